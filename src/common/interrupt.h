@@ -1,0 +1,16 @@
+// Ctrl-C and SIGTERM handling for anytime planners: the first signal asks the planner to stop and write
+// the best plan found so far; a second one ends the process at once.
+#pragma once
+
+namespace common {
+
+// Installs the SIGINT/SIGTERM handlers (idempotent).
+void InstallInterruptHandler();
+
+// True once SIGINT or SIGTERM has been received.
+bool InterruptRequested();
+
+// Clears the flag (tests use it between runs).
+void ResetInterrupt();
+
+}  // namespace common

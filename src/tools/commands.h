@@ -1,0 +1,17 @@
+// The subcommands of `memplan`, grouped by library. Each group adds its subcommands to the app; a
+// subcommand's callback stores its exit status in the shared CommandResult.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tools {
+
+// Filled in by the subcommand that ran.
+struct CommandResult {
+  int exit_status = 0;
+};
+
+// alloc, simulate, validate, gen (memplan_alloc.cc).
+void AddAllocCommands(CLI::App& app, CommandResult& result);
+
+}  // namespace tools
