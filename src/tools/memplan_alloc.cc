@@ -1,23 +1,148 @@
-// The allocation subcommands of memplan: alloc, validate (and simulate, gen).
+// The allocation subcommands of memplan: alloc and validate.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "alloc/converter.h"
+#include "alloc/planner.h"
+#include "alloc/svg.h"
 #include "alloc/validator.h"
+#include "common/atomic_file.h"
+#include "common/error.h"
 #include "common/exit_codes.h"
+#include "common/interrupt.h"
+#include "common/progress.h"
 #include "tools/commands.h"
 
 namespace tools {
 namespace {
+
+// Options of `memplan alloc`.
+struct AllocOptions {
+  std::string input;
+  std::string output;
+  std::string method = "sa";
+  std::string svg;
+  double time_limit_s = 10;
+  uint64_t moves = 0;
+  uint64_t seed = 1;
+  std::optional<alloc::Bytes> capacity;
+  alloc::TimeValue period = 0;
+  bool json = false;
+  bool validate = false;
+  bool quiet = false;
+};
+
+// H / LB - 1.
+double Fragmentation(alloc::Bytes height, alloc::Bytes lb) {
+  return lb > 0 ? static_cast<double>(height) / static_cast<double>(lb) - 1 : 0;
+}
+// (H - LB) / H: the share of the arena that is wasted.
+double WastedShare(alloc::Bytes height, alloc::Bytes lb) {
+  return height > 0 ? static_cast<double>(height - lb) / static_cast<double>(height) : 0;
+}
+
+nlohmann::json ToJson(const alloc::PlanResult& r) {
+  nlohmann::json j = {{"method", r.method},
+                      {"lb", r.lower_bound},
+                      {"height", r.height},
+                      {"fragmentation", Fragmentation(r.height, r.lower_bound)},
+                      {"wasted_share", WastedShare(r.height, r.lower_bound)},
+                      {"seconds", r.seconds}};
+  if (r.method == "sa") {
+    j["moves"] = r.moves;
+    j["candidates_scored"] = r.candidates_scored;
+    j["stop_reason"] = common::ToString(r.stop_reason);
+  }
+  return j;
+}
+
+int RunAlloc(const AllocOptions& options) {
+  const alloc::Problem problem = alloc::ReadProblem(options.input, options.period);
+  std::vector<std::string> methods;
+  if (options.method == "all") {
+    methods = alloc::Methods();
+  } else if (std::find(alloc::Methods().begin(), alloc::Methods().end(), options.method) != alloc::Methods().end()) {
+    methods = {options.method};
+  } else {
+    throw common::InputError(fmt::format("unknown method '{}' (expected all, {})", options.method,
+                                         fmt::join(alloc::Methods(), ", ")));
+  }
+
+  common::Progress progress(common::ProgressWanted(options.quiet || options.json));
+  std::vector<alloc::PlanResult> results;
+  for (const std::string& method : methods) {
+    alloc::PlanOptions plan_options;
+    plan_options.method = method;
+    plan_options.time_limit_s = options.time_limit_s;
+    plan_options.moves = options.moves;
+    plan_options.seed = options.seed;
+    plan_options.capacity = options.capacity;
+    results.push_back(alloc::PlanAllocation(problem, plan_options, progress));
+    if (common::InterruptRequested()) break;
+  }
+  progress.Finish();
+
+  if (options.validate) {
+    for (const alloc::PlanResult& r : results) {
+      const alloc::ValidationReport report = alloc::Validate(problem, r.solution);
+      if (!report.ok()) {
+        for (const std::string& e : report.errors) fmt::print(stderr, "memplan: {} plan: {}\n", r.method, e);
+        throw std::runtime_error(fmt::format("the {} plan failed validation ({} errors)", r.method, report.errors.size()));
+      }
+    }
+  }
+
+  // The plan written is the lowest one (the first method wins ties, and the annealing planner comes first).
+  const alloc::PlanResult& chosen = *std::min_element(
+      results.begin(), results.end(), [](const auto& a, const auto& b) { return a.height < b.height; });
+  if (!options.output.empty()) common::WriteFileAtomically(options.output, alloc::FormatPlan(problem, chosen.solution));
+  if (!options.svg.empty()) {
+    common::WriteFileAtomically(options.svg, alloc::RenderSvg(problem, chosen.solution,
+                                                             fmt::format("{} ({})", options.input, chosen.method)));
+  }
+
+  if (options.json) {
+    nlohmann::json summary = ToJson(chosen);
+    summary["input"] = options.input;
+    summary["buffers"] = problem.buffers.size();
+    if (options.capacity) {
+      summary["capacity"] = *options.capacity;
+      summary["fits"] = chosen.height <= *options.capacity;
+    }
+    if (results.size() > 1) {
+      summary["methods"] = nlohmann::json::array();
+      for (const auto& r : results) summary["methods"].push_back(ToJson(r));
+    }
+    fmt::print("{}\n", summary.dump());
+  } else {
+    fmt::print("{}: {} buffers, LB (peak load) {} B\n", options.input, problem.buffers.size(), chosen.lower_bound);
+    fmt::print("{:<18} {:>14} {:>12} {:>12} {:>10}\n", "method", "height B", "H/LB-1 %", "(H-LB)/H %", "time s");
+    for (const auto& r : results) {
+      fmt::print("{:<18} {:>14} {:>12.3f} {:>12.3f} {:>10.3f}\n", r.method, r.height,
+                 100 * Fragmentation(r.height, r.lower_bound), 100 * WastedShare(r.height, r.lower_bound), r.seconds);
+    }
+    if (!options.output.empty()) fmt::print("plan ({}) written to {}\n", chosen.method, options.output);
+  }
+  if (common::InterruptRequested()) return common::kExitInterrupted;
+  if (options.capacity && chosen.height > *options.capacity) {
+    if (!options.json) fmt::print(stderr, "memplan: height {} exceeds the capacity {}\n", chosen.height, *options.capacity);
+    return common::kExitTargetMissed;
+  }
+  return common::kExitOk;
+}
 
 // Options of `memplan validate`.
 struct ValidateOptions {
   std::string problem_path;
   std::string plan_path;
   alloc::TimeValue period = 0;
-  bool json = false;
 };
 
 int RunValidate(const ValidateOptions& options) {
@@ -37,12 +162,32 @@ int RunValidate(const ValidateOptions& options) {
 }  // namespace
 
 void AddAllocCommands(CLI::App& app, CommandResult& result) {
+  auto plan = std::make_shared<AllocOptions>();
+  CLI::App* cmd = app.add_subcommand("alloc", "Give every buffer an offset in one arena, as low as possible");
+  cmd->add_option("input", plan->input, "Problem CSV (id,lower,upper,size[,alignment][,offset])")->required();
+  cmd->add_option("-o,--output", plan->output, "Plan CSV to write (the input rows plus offset)");
+  cmd->add_option("--method", plan->method, "sa (annealing, default), first-fit, best-fit, xla, online-first-fit, "
+                                            "online-best-fit, or all (comparison table)");
+  cmd->add_option("--time-limit", plan->time_limit_s, "Seconds the annealing planner may run (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--moves", plan->moves, "Annealing moves (default: chosen from the problem size)");
+  cmd->add_option("--seed", plan->seed, "Random seed (same input and seed, same plan)");
+  cmd->add_option("--capacity", plan->capacity, "Stop as soon as the height fits; exit status 1 if it does not")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--period", plan->period, "The pattern repeats every P time units; upper > P wraps around")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--svg", plan->svg, "Also draw the plan as an SVG picture");
+  cmd->add_flag("--json", plan->json, "Print the summary as one JSON object on stdout");
+  cmd->add_flag("--validate", plan->validate, "Check every plan with the independent validator");
+  cmd->add_flag("-q,--quiet", plan->quiet, "No progress line");
+  cmd->callback([plan, &result] { result.exit_status = RunAlloc(*plan); });
+
   auto validate = std::make_shared<ValidateOptions>();
-  CLI::App* cmd = app.add_subcommand("validate", "Check a plan against its problem; names every overlap");
-  cmd->add_option("problem", validate->problem_path, "Problem CSV")->required();
-  cmd->add_option("plan", validate->plan_path, "Plan CSV (the problem's rows plus offset)")->required();
-  cmd->add_option("--period", validate->period, "Pattern repeats every P time units")->check(CLI::NonNegativeNumber);
-  cmd->callback([validate, &result] { result.exit_status = RunValidate(*validate); });
+  CLI::App* check = app.add_subcommand("validate", "Check a plan against its problem; names every overlap");
+  check->add_option("problem", validate->problem_path, "Problem CSV")->required();
+  check->add_option("plan", validate->plan_path, "Plan CSV (the problem's rows plus offset)")->required();
+  check->add_option("--period", validate->period, "Pattern repeats every P time units")->check(CLI::NonNegativeNumber);
+  check->callback([validate, &result] { result.exit_status = RunValidate(*validate); });
 }
 
 }  // namespace tools

@@ -1,0 +1,73 @@
+#include "alloc/planner.h"
+
+#include <stdexcept>
+
+#include "alloc/annealing_planner.h"
+#include "alloc/greedy.h"
+#include "common/stopwatch.h"
+
+namespace alloc {
+
+const std::vector<std::string>& Methods() {
+  static const std::vector<std::string> methods = {"sa",  "first-fit",        "best-fit",
+                                                   "xla", "online-first-fit", "online-best-fit"};
+  return methods;
+}
+
+namespace {
+
+// The better of first fit and best fit in decreasing size order: where the annealing planner starts.
+Solution BestGreedy(const Problem& problem) {
+  const std::vector<BufferIndex> by_size = OrderBySize(problem);
+  Solution first = PlaceInOrder(problem, by_size, GapRule::kFirstFit);
+  Solution best = PlaceInOrder(problem, by_size, GapRule::kBestFit);
+  return Height(problem, first) <= Height(problem, best) ? first : best;
+}
+
+// Default move budget: about the work of 2 * 10^8 skyline operations, so a few seconds at most.
+uint64_t DefaultMoves(size_t buffers) {
+  const uint64_t per_move = std::max<uint64_t>(buffers, 1) * 3;
+  return std::clamp<uint64_t>(200'000'000ull / per_move / 20, 200, 200'000);
+}
+
+}  // namespace
+
+PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, common::Progress& progress) {
+  common::Stopwatch clock;
+  PlanResult result;
+  result.method = options.method;
+  result.lower_bound = PeakLoad(problem);
+  const std::string& m = options.method;
+  if (m == "sa") {
+    const Bytes target = options.capacity ? std::max(*options.capacity, result.lower_bound) : result.lower_bound;
+    DropOrderAnnealer annealer(problem, BestGreedy(problem), target);
+    common::AnnealingSchedule schedule;
+    schedule.start_temperature = std::max(1.0, static_cast<double>(result.lower_bound) / 300.0);
+    schedule.end_temperature = std::min(100.0, schedule.start_temperature / 1000.0);
+    schedule.max_moves = options.moves > 0 ? options.moves : DefaultMoves(problem.buffers.size());
+    schedule.time_limit_s = std::max(0.0, options.time_limit_s - clock.Seconds());
+    if (schedule.time_limit_s <= 0) schedule.time_limit_s = 1e-9;
+    common::Rng rng(options.seed);
+    const common::AnnealingResult run = common::Anneal(annealer, schedule, rng, progress, "memplan alloc (sa)");
+    result.solution = annealer.BestSolution();
+    result.moves = run.moves;
+    result.candidates_scored = annealer.candidates_scored();
+    result.stop_reason = run.reason;
+  } else if (m == "first-fit" || m == "best-fit") {
+    result.solution = PlaceInOrder(problem, OrderBySize(problem), m == "first-fit" ? GapRule::kFirstFit : GapRule::kBestFit);
+  } else if (m == "xla") {
+    Solution by_size = PlaceInOrder(problem, OrderBySize(problem), GapRule::kBestFit);
+    Solution by_lifespan = PlaceInOrder(problem, OrderByLifespan(problem), GapRule::kBestFit);
+    result.solution = Height(problem, by_size) <= Height(problem, by_lifespan) ? by_size : by_lifespan;
+  } else if (m == "online-first-fit" || m == "online-best-fit") {
+    result.solution = PlaceInOrder(problem, OrderByAllocationTime(problem),
+                                   m == "online-first-fit" ? GapRule::kFirstFit : GapRule::kBestFit);
+  } else {
+    throw std::invalid_argument("unknown method '" + m + "'");
+  }
+  result.height = Height(problem, result.solution);
+  result.seconds = clock.Seconds();
+  return result;
+}
+
+}  // namespace alloc

@@ -1,0 +1,42 @@
+// The allocation planners behind one entry point: the greedy baselines and the annealing planner.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloc/problem.h"
+#include "common/annealing.h"
+#include "common/progress.h"
+
+namespace alloc {
+
+// What to run and for how long.
+struct PlanOptions {
+  std::string method = "sa";        // one of Methods()
+  double time_limit_s = 10.0;       // wall-clock budget of the annealing planner
+  uint64_t moves = 0;               // annealing move budget; 0 picks one from the problem size
+  uint64_t seed = 1;
+  std::optional<Bytes> capacity;    // stop as soon as the height is at most this
+};
+
+// A plan and how it was found.
+struct PlanResult {
+  Solution solution;
+  std::string method;
+  Bytes lower_bound = 0;     // peak load
+  Bytes height = 0;
+  double seconds = 0;
+  uint64_t moves = 0;              // annealing moves (0 for greedy methods)
+  uint64_t candidates_scored = 0;  // candidate plans scored (annealing: moves x reinsertion positions)
+  common::StopReason stop_reason = common::StopReason::kMoveLimit;
+};
+
+// Names accepted by PlanOptions::method, the annealing planner ("sa") first.
+const std::vector<std::string>& Methods();
+
+// Runs one method. Throws std::invalid_argument for an unknown method name.
+PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, common::Progress& progress);
+
+}  // namespace alloc
