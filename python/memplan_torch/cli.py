@@ -1,0 +1,65 @@
+"""The memplan-torch command line: export-graph, trace, import-snapshot, apply-schedule.
+
+Exit status follows memplan's: 0 done, 2 bad input (message names the op, field or file; nothing written),
+3 internal error, 130 interrupted."""
+
+import argparse
+import sys
+import time
+
+from .errors import MemplanTorchError
+
+
+def _cmd_export_graph(args):
+    import torch
+    from . import atomic, graph_export, models
+
+    torch.manual_seed(args.seed)
+    model = models.load_model(args.model)
+    shape = models.parse_shape(args.input_shape) if args.input_shape else None
+    x = models.example_input(model, args.batch, shape, args.input_dtype)
+    name = args.name or f"{args.model.split(':')[-1]}_bs{args.batch}"
+    t0 = time.time()
+    graph = graph_export.export_graph(model, (x,), name, fake=not args.real_tensors)
+    s = graph_export.summarize(graph)
+    atomic.write_json(args.output, graph, compact=True)
+    print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
+          f"inputs {s['input_bytes'] / 2**20:.1f} MiB, {s['non_recomputable']} non-recomputable nodes "
+          f"({time.time() - t0:.1f} s) -> {args.output}", file=sys.stderr)
+    return 0
+
+
+def build_parser():
+    """The argparse parser of every subcommand (kept separate so tests can inspect it)."""
+    p = argparse.ArgumentParser(prog="memplan-torch", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def model_args(q):
+        q.add_argument("model", help="MODULE:CONSTRUCTOR, e.g. torchvision:resnet18 or memplan_torch.models:gpt_small")
+        q.add_argument("--batch", type=int, default=8, help="batch size (default 8)")
+        q.add_argument("--input-shape", help="per-sample input shape, e.g. 3,224,224 (default: the model's "
+                       "example_input, else 3,224,224)")
+        q.add_argument("--input-dtype", default="float32", help="input dtype when --input-shape is used")
+        q.add_argument("--seed", type=int, default=0)
+
+    q = sub.add_parser("export-graph", help="joint forward+backward graph -> remat-graph/v1 JSON")
+    model_args(q)
+    q.add_argument("-o", "--output", required=True)
+    q.add_argument("--name", help="graph name (default CONSTRUCTOR_bsBATCH)")
+    q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow)")
+    q.set_defaults(func=_cmd_export_graph)
+    return p
+
+
+def main(argv=None):
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except MemplanTorchError as e:
+        print(f"memplan-torch: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("memplan-torch: interrupted", file=sys.stderr)
+        return 130

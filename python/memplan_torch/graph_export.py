@@ -1,0 +1,368 @@
+"""Joint forward+backward graph of a torch.nn.Module -> remat-graph/v1 JSON.
+
+The joint graph comes from functorch's aot_module: our partition function receives the joint fx graph
+(with shape and dtype metadata on its nodes), keeps it, and stops the compilation, so the model itself
+never runs (with fake tensors, tracing costs seconds even for vit_b_16). fx tuple-returning ops (batch norm,
+convolution backward, max-pool with indices, split, ...) carry no shape; the getitem nodes that unpack them
+do, so each such op becomes one multi-output node whose outputs are its getitems' values.
+
+Cost model (cost_unit "flops"; documented in docs/pytorch.md):
+- mm: 2mkn; addmm: 2mkn + mn; bmm: 2bmkn; baddbmm: 2bmkn + bmn;
+- convolution: 2 * N * S * |W| (S = output spatial size, or input spatial size when transposed; |W| =
+  elements of the weight), + output elements for a bias;
+- convolution_backward: the forward FLOPs once for each of grad_input and grad_weight that output_mask
+  asks for, + grad_output elements for grad_bias;
+- scaled-dot-product attention (torch 2.x): 2BHLS(E + Ev) forward, 2.5x that for its backward;
+- views, detach, getitem, aliases: 0;
+- anything else: max(elements read, elements written) over its tensor arguments and outputs, a stand-in
+  for memory-bound work.
+"""
+
+import operator
+import re
+
+import torch
+import torch.fx
+
+from .errors import MemplanTorchError
+
+# Bytes per element of every dtype we can size; anything else (quantized, ...) is an error naming the op.
+DTYPE_BYTES = {
+    torch.float64: 8, torch.float32: 4, torch.float16: 2, torch.bfloat16: 2,
+    torch.complex128: 16, torch.complex64: 8,
+    torch.int64: 8, torch.int32: 4, torch.int16: 2, torch.int8: 1, torch.uint8: 1, torch.bool: 1,
+}
+for _name, _bytes in (("float8_e4m3fn", 1), ("float8_e5m2", 1), ("uint16", 2), ("uint32", 4), ("uint64", 8)):
+    if hasattr(torch, _name):  # torch 2.x only
+        DTYPE_BYTES[getattr(torch, _name)] = _bytes
+
+# Ops that update state outside their outputs even though their schema does not say so (native_batch_norm
+# writes running_mean / running_var in place in training mode; its schema carries no write annotation).
+_STATEFUL_BN = re.compile(r"^aten\.(native_batch_norm|_native_batch_norm_legit|cudnn_batch_norm|miopen_batch_norm"
+                          r"|_batch_norm_impl_index|batch_norm)\.")
+# Random ops, for torch versions whose ops lack the nondeterministic_seeded tag.
+_RANDOM = re.compile(r"^aten\.(rand|randn|randint|randperm|bernoulli|native_dropout|dropout|normal|uniform|"
+                     r"multinomial|exponential|poisson|rrelu|feature_dropout|alpha_dropout|cauchy|geometric|"
+                     r"log_normal|random)")
+
+
+class _Captured(Exception):
+    """Raised inside our partition function to stop aot_module once it has handed us the joint graph."""
+
+
+def _never_compile(gm, example_inputs):
+    raise MemplanTorchError("internal: aot_module reached compilation after the joint graph was captured")
+
+
+def capture_joint(model, inputs, fake=True):
+    """Trace `model(*inputs)` into its joint forward+backward fx graph with functorch's aot_module.
+    Returns (GraphModule, joint_inputs, num_primals). With fake=True (torch 1.13's
+    functorch.compile.config.use_fake_tensor; torch 2.x always traces with fake tensors) no real compute
+    happens; joint_inputs are then fake and only good for their shapes."""
+    try:
+        import functorch.compile as fc
+        from functorch.compile import aot_module
+    except ImportError as e:  # pragma: no cover - both supported versions ship functorch
+        raise MemplanTorchError(f"functorch.compile is not available in torch {torch.__version__}: {e}") from e
+    captured = {}
+
+    def partition(joint, joint_inputs, **kwargs):
+        captured["gm"] = joint
+        captured["inputs"] = joint_inputs
+        raise _Captured()
+
+    old = getattr(fc.config, "use_fake_tensor", None)
+    if old is not None:
+        fc.config.use_fake_tensor = fake
+    model.train()
+    try:
+        compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
+                              partition_fn=partition)
+        compiled(*inputs)
+    except _Captured:
+        pass
+    except MemplanTorchError:
+        raise
+    except Exception as e:  # torch wraps user errors in various types; keep the original text
+        if "gm" not in captured:
+            raise MemplanTorchError(f"model {type(model).__name__} cannot be traced by aot_module: "
+                                    f"{type(e).__name__}: {e}") from e
+    finally:
+        if old is not None:
+            fc.config.use_fake_tensor = old
+    if "gm" not in captured:
+        raise MemplanTorchError(f"model {type(model).__name__}: aot_module produced no joint graph")
+    joint_inputs = captured["inputs"]
+    primals = joint_inputs[0] if isinstance(joint_inputs, (tuple, list)) and len(joint_inputs) == 2 else None
+    num_primals = len(primals) if isinstance(primals, (list, tuple)) else None
+    return captured["gm"], joint_inputs, num_primals
+
+
+def _meta(node):
+    """(shape, dtype) of a single-tensor fx node, from tensor_meta (torch 1.13) or val (torch 2.x)."""
+    tm = node.meta.get("tensor_meta")
+    if tm is not None and hasattr(tm, "shape") and hasattr(tm, "dtype"):
+        return tuple(tm.shape), tm.dtype
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        return tuple(val.shape), val.dtype
+    return None
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def _bytes(shape, dtype, op_name):
+    if dtype not in DTYPE_BYTES:
+        raise MemplanTorchError(f"op {op_name}: unsupported dtype {dtype} (cannot size its output)")
+    return _numel(shape) * DTYPE_BYTES[dtype]
+
+
+def _op_name(target):
+    return str(target)
+
+
+def _schema(target):
+    return getattr(target, "_schema", None)
+
+
+def is_view_op(target):
+    """True when the op's outputs alias an input without writing it (view, t, expand, detach, split, ...)."""
+    schema = _schema(target)
+    if schema is None:
+        return False
+    rets = schema.returns
+    return bool(rets) and all(r.alias_info is not None and not r.alias_info.is_write for r in rets)
+
+
+def writes_input(target):
+    """True when the schema says the op writes one of its arguments (in-place ops, out= variants)."""
+    schema = _schema(target)
+    if schema is None:
+        return False
+    return any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+
+
+def is_random_op(target):
+    """True for ops that draw random numbers (must run exactly once, or gradients change)."""
+    tags = getattr(target, "tags", None) or []
+    if any(getattr(t, "name", str(t)).endswith("nondeterministic_seeded") for t in tags):
+        return True
+    return bool(_RANDOM.match(_op_name(target)))
+
+
+def is_stateful(node):
+    """In-place state updates: written arguments per the schema, or batch norm in training mode with
+    running statistics (1.13's native_batch_norm writes them without saying so in its schema)."""
+    target = node.target
+    if writes_input(target):
+        return True
+    if _STATEFUL_BN.match(_op_name(target)):
+        schema = _schema(target)
+        names = [a.name for a in schema.arguments] if schema is not None else []
+        args = dict(zip(names, node.args))
+        args.update(node.kwargs)
+        training = args.get("training", True)
+        has_stats = args.get("running_mean") is not None
+        return bool(training) and has_stats
+    return False
+
+
+def _arg_shape(a):
+    if isinstance(a, torch.fx.Node):
+        m = _meta(a)
+        return m[0] if m else None
+    return None
+
+
+def node_cost(node, out_metas):
+    """FLOPs of one fx node under the documented cost model (module docstring)."""
+    name = _op_name(node.target)
+    args = node.args
+    if node.target is operator.getitem or is_view_op(node.target):
+        return 0.0
+    base = name.split(".")[1] if name.startswith("aten.") else name
+    try:
+        if base == "mm":
+            (m, k), (_, n) = _arg_shape(args[0]), _arg_shape(args[1])
+            return 2.0 * m * k * n
+        if base == "addmm":
+            (m, k), (_, n) = _arg_shape(args[1]), _arg_shape(args[2])
+            return 2.0 * m * k * n + m * n
+        if base in ("bmm", "baddbmm"):
+            i = 0 if base == "bmm" else 1
+            (b, m, k), (_, _, n) = _arg_shape(args[i]), _arg_shape(args[i + 1])
+            return 2.0 * b * m * k * n + (b * m * n if base == "baddbmm" else 0)
+        if base in ("convolution", "_convolution", "cudnn_convolution", "mkldnn_convolution"):
+            x, w, out = _arg_shape(args[0]), _arg_shape(args[1]), out_metas[0][0]
+            transposed = bool(args[6]) if len(args) > 6 and base != "cudnn_convolution" else False
+            spatial = _numel(x[2:]) if transposed else _numel(out[2:])
+            bias = _numel(out) if len(args) > 2 and args[2] is not None else 0
+            return 2.0 * x[0] * spatial * _numel(w) + bias
+        if base == "convolution_backward":
+            gout, x, w = _arg_shape(args[0]), _arg_shape(args[1]), _arg_shape(args[2])
+            transposed = bool(args[7])
+            mask = list(args[10])
+            spatial = _numel(x[2:]) if transposed else _numel(gout[2:])
+            fwd = 2.0 * x[0] * spatial * _numel(w)
+            return fwd * (int(bool(mask[0])) + int(bool(mask[1]))) + (_numel(gout) if mask[2] else 0)
+        if "scaled_dot_product" in base and "attention" in base:
+            q, k = _arg_shape(args[0 if "backward" not in base else 1]), _arg_shape(args[1 if "backward" not in base else 2])
+            # q: (..., L, E), k: (..., S, E); value dims equal E in every model we export.
+            batch_heads = _numel(q[:-2])
+            fwd = 2.0 * batch_heads * q[-2] * k[-2] * (q[-1] + k[-1])
+            return fwd * (2.5 if "backward" in base else 1.0)
+    except (TypeError, ValueError, IndexError) as e:
+        raise MemplanTorchError(f"op {name} (node {node.name}): cannot compute its FLOPs from its argument shapes: {e}")
+    elems_in = sum(_numel(s) for s in (_arg_shape(a) for a in node.all_input_nodes) if s is not None)
+    elems_out = sum(_numel(m[0]) for m in out_metas)
+    return float(max(elems_in, elems_out))
+
+
+def joint_to_graph(gm, name):
+    """Convert aot_module's joint fx graph into a remat-graph/v1 dict, plus a mapping used to run it back
+    (node id -> fx node name; value id -> fx node name or (fx node name, index) for merged outputs)."""
+    fx_nodes = list(gm.graph.nodes)
+    getitems = {}  # parent fx node -> {index: getitem fx node}
+    for n in fx_nodes:
+        if n.op == "call_function" and n.target is operator.getitem:
+            parent, index = n.args
+            if not isinstance(parent, torch.fx.Node):
+                raise MemplanTorchError(f"getitem {n.name}: its source is not a graph node")
+            getitems.setdefault(parent, {})[int(index)] = n
+
+    values, nodes = [], []
+    value_of = {}   # fx node -> value id
+    root_of = {}    # value id -> the value id owning its storage
+    fx_of_node = []
+
+    def add_value(fx_node, shape, dtype, kind, op_name):
+        vid = len(values)
+        values.append({"id": vid, "name": fx_node.name, "size": _bytes(shape, dtype, op_name), "kind": kind})
+        value_of[fx_node] = vid
+        root_of[vid] = vid
+        return vid
+
+    output_node = None
+    for n in fx_nodes:
+        if n.op in ("placeholder", "get_attr"):
+            m = _meta(n)
+            if m is None:
+                if n.op == "get_attr":
+                    t = getattr(gm, n.target, None)
+                    m = (tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor) else None
+                if m is None:
+                    raise MemplanTorchError(f"graph input {n.name}: no shape or dtype recorded")
+            kind = "tangent" if n.name.startswith("tangents") else "input"
+            add_value(n, m[0], m[1], kind, n.name)
+        elif n.op == "call_function":
+            if n.target is operator.getitem:
+                continue  # merged into its parent below
+            op_name = _op_name(n.target)
+            outs = []
+            out_metas = []
+            m = _meta(n)
+            if m is not None:
+                outs.append(add_value(n, m[0], m[1], "intermediate", op_name))
+                out_metas.append(m)
+            elif n in getitems:
+                for index in sorted(getitems[n]):
+                    g = getitems[n][index]
+                    gm_meta = _meta(g)
+                    if gm_meta is None:
+                        raise MemplanTorchError(f"op {op_name} (node {n.name}): output {index} ({g.name}) has no shape")
+                    outs.append(add_value(g, gm_meta[0], gm_meta[1], "intermediate", op_name))
+                    out_metas.append(gm_meta)
+            elif n.users:
+                raise MemplanTorchError(f"op {op_name} (node {n.name}): no shape recorded for its output")
+            inputs = []
+            for a in n.all_input_nodes:
+                if a not in value_of:
+                    if a in getitems or a.op == "call_function":
+                        raise MemplanTorchError(f"op {op_name} (node {n.name}): input {a.name} is a tuple, not a tensor")
+                    raise MemplanTorchError(f"op {op_name} (node {n.name}): input {a.name} is not a tensor value")
+                if value_of[a] not in inputs:
+                    inputs.append(value_of[a])
+            view = is_view_op(n.target)
+            stateful = is_stateful(n)
+            if (view or writes_input(n.target)) and inputs:
+                base = root_of[inputs[0]]
+                for v in outs:
+                    root_of[v] = base
+                    values[v]["view_of"] = base
+                    # A view can never need more memory than the storage it aliases (expand can claim more).
+                    values[v]["size"] = min(values[v]["size"], values[base]["size"])
+            nodes.append({
+                "id": len(nodes), "name": n.name, "op": op_name, "cost": node_cost(n, out_metas),
+                "inputs": inputs, "outputs": outs,
+                "recomputable": not (stateful or is_random_op(n.target)),
+                "side_effect": stateful, "workspace": 0,
+            })
+            fx_of_node.append(n.name)
+        elif n.op == "output":
+            output_node = n
+        else:
+            raise MemplanTorchError(f"graph node {n.name}: unsupported fx op kind '{n.op}'")
+    if output_node is None:
+        raise MemplanTorchError("joint graph has no output node")
+    outputs = []
+    for a in _flatten(output_node.args):
+        if isinstance(a, torch.fx.Node):
+            if a not in value_of:
+                raise MemplanTorchError(f"graph output {a.name}: not a tensor value")
+            vid = value_of[a]
+            if vid not in outputs:
+                outputs.append(vid)
+                if values[vid]["kind"] == "intermediate":
+                    values[vid]["kind"] = "output"
+    graph = {
+        "format": "remat-graph/v1", "name": name, "cost_unit": "flops",
+        "values": values, "nodes": nodes, "order": list(range(len(nodes))), "outputs": outputs,
+    }
+    mapping = {"nodes": fx_of_node, "values": [v["name"] for v in values]}
+    return graph, mapping
+
+
+def _flatten(x):
+    if isinstance(x, (list, tuple)):
+        out = []
+        for y in x:
+            out.extend(_flatten(y))
+        return out
+    return [x]
+
+
+def export_graph(model, inputs, name, fake=True):
+    """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph)."""
+    gm, _, _ = capture_joint(model, inputs, fake=fake)
+    graph, _ = joint_to_graph(gm, name)
+    graph_summary_check(graph)
+    return graph
+
+
+def graph_summary_check(graph):
+    """Sanity checks that hold for every joint graph we emit: ids dense, inputs produced before use,
+    order a permutation of the nodes. A failure is a bug in this exporter, reported as such."""
+    produced = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")}
+    for node in graph["nodes"]:
+        for v in node["inputs"]:
+            if v not in produced:
+                raise MemplanTorchError(f"internal: node {node['name']} uses value {v} before it is produced")
+        produced.update(node["outputs"])
+    for v in graph["outputs"]:
+        if v not in produced:
+            raise MemplanTorchError(f"internal: graph output {v} is never produced")
+
+
+def summarize(graph):
+    """Totals for a one-line report: node and value counts, FLOPs, bytes of inputs and of all values."""
+    return {
+        "nodes": len(graph["nodes"]), "values": len(graph["values"]),
+        "flops": sum(n["cost"] for n in graph["nodes"]),
+        "input_bytes": sum(v["size"] for v in graph["values"] if v["kind"] in ("input", "tangent")),
+        "non_recomputable": sum(1 for n in graph["nodes"] if not n["recomputable"]),
+    }

@@ -1,0 +1,154 @@
+"""Models for export and tracing: a GPT-style decoder written with plain torch.nn, and the resolution of a
+model specification ("torchvision:resnet18", "memplan_torch.models:gpt_small", "pkg.mod:Constructor") into a
+module plus an example input batch."""
+
+import importlib
+import math
+
+import torch
+from torch import nn
+
+from .errors import MemplanTorchError
+
+
+class CausalSelfAttention(nn.Module):
+    """Multi-head causal self-attention with explicit matmuls (no fused kernel), so that every
+    intermediate (scores, probabilities) is a tensor the planners can see."""
+
+    def __init__(self, dim, heads, dropout):
+        super().__init__()
+        if dim % heads:
+            raise MemplanTorchError(f"gpt: dim {dim} is not a multiple of heads {heads}")
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        h = self.heads
+        q, k, v = self.qkv(x).split(d, dim=2)
+        q = q.view(b, t, h, d // h).transpose(1, 2)
+        k = k.view(b, t, h, d // h).transpose(1, 2)
+        v = v.view(b, t, h, d // h).transpose(1, 2)
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d // h))
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
+        scores = scores.masked_fill(mask, float("-inf"))
+        probs = self.drop(torch.softmax(scores, dim=-1))
+        y = (probs @ v).transpose(1, 2).reshape(b, t, d)
+        return self.proj(y)
+
+
+class Block(nn.Module):
+    """Pre-norm transformer decoder block: x + attn(ln(x)), then x + mlp(ln(x))."""
+
+    def __init__(self, dim, heads, dropout):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(dim)
+        self.attn = CausalSelfAttention(dim, heads, dropout)
+        self.ln2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim), nn.Dropout(dropout))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+class GPT(nn.Module):
+    """A GPT-style decoder-only language model (token and position embeddings, `layers` blocks, final norm,
+    language-model head). Input: token ids (batch, seq_len), int64. Output: logits (batch, seq_len, vocab)."""
+
+    def __init__(self, vocab=8192, seq_len=128, dim=256, heads=8, layers=4, dropout=0.1):
+        super().__init__()
+        self.seq_len = seq_len
+        self.vocab = vocab
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(seq_len, dim)
+        self.drop = nn.Dropout(dropout)
+        self.blocks = nn.ModuleList([Block(dim, heads, dropout) for _ in range(layers)])
+        self.ln = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        pos = torch.arange(t, device=idx.device)
+        x = self.drop(self.tok(idx) + self.pos(pos))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln(x))
+
+    def example_input(self, batch):
+        """Random token ids of this model's context length."""
+        return torch.randint(0, self.vocab, (batch, self.seq_len))
+
+
+def gpt_small():
+    """The bundled GPT-style decoder: 4 layers, width 256, 8 heads, context 128, vocabulary 8192 (~5.4 M
+    parameters), small enough to trace on two CPU cores."""
+    return GPT()
+
+
+def gpt_tiny():
+    """A 2-layer, width-64 decoder for fast tests."""
+    return GPT(vocab=512, seq_len=32, dim=64, heads=4, layers=2, dropout=0.0)
+
+
+def transformer_block_tiny():
+    """One decoder block (width 64, 4 heads, no dropout) taking (batch, 16, 64) activations: the
+    'transformer block' of the schedule tests."""
+    block = Block(64, 4, 0.0)
+    block.example_input = lambda batch: torch.randn(batch, 16, 64)
+    return block
+
+
+def load_model(spec):
+    """Resolve "package.module:Constructor" (or "torchvision:name", a shorthand for torchvision.models) and
+    call the constructor with no arguments (torchvision models get weights=None: random initialisation,
+    nothing is downloaded)."""
+    if ":" not in spec:
+        raise MemplanTorchError(f"model '{spec}': expected MODULE:CONSTRUCTOR, e.g. torchvision:resnet18")
+    module_name, attr = spec.split(":", 1)
+    if module_name == "torchvision":
+        module_name = "torchvision.models"
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise MemplanTorchError(f"model '{spec}': cannot import module '{module_name}': {e}") from e
+    ctor = getattr(module, attr, None)
+    if ctor is None or not callable(ctor):
+        raise MemplanTorchError(f"model '{spec}': module '{module_name}' has no constructor '{attr}'")
+    kwargs = {"weights": None} if module_name.startswith("torchvision.models") else {}
+    try:
+        model = ctor(**kwargs)
+    except TypeError:
+        model = ctor()
+    if not isinstance(model, nn.Module):
+        raise MemplanTorchError(f"model '{spec}': the constructor returned {type(model).__name__}, not a torch.nn.Module")
+    return model
+
+
+def parse_shape(text):
+    """"3,224,224" -> (3, 224, 224); a clear error for anything else."""
+    try:
+        dims = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        dims = ()
+    if not dims or any(d <= 0 for d in dims):
+        raise MemplanTorchError(f"--input-shape '{text}': expected positive integers separated by commas")
+    return dims
+
+
+def example_input(model, batch, input_shape=None, input_dtype="float32"):
+    """An input batch for `model`: its own example_input(batch) if it has one, else a random tensor of shape
+    (batch, *input_shape) (default 3,224,224: an image), floats from randn, integers from 0..input-range."""
+    if batch <= 0:
+        raise MemplanTorchError(f"--batch {batch}: must be positive")
+    if input_shape is None and hasattr(model, "example_input"):
+        return model.example_input(batch)
+    shape = (batch,) + (input_shape or (3, 224, 224))
+    dtype = getattr(torch, input_dtype, None)
+    if not isinstance(dtype, torch.dtype):
+        raise MemplanTorchError(f"--input-dtype '{input_dtype}': not a torch dtype")
+    if dtype.is_floating_point:
+        return torch.randn(shape, dtype=dtype)
+    return torch.randint(0, 2, shape, dtype=dtype)
