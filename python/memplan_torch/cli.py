@@ -4,6 +4,7 @@ Exit status follows memplan's: 0 done, 2 bad input (message names the op, field 
 3 internal error, 130 interrupted."""
 
 import argparse
+import os
 import sys
 import time
 
@@ -29,6 +30,29 @@ def _cmd_export_graph(args):
     return 0
 
 
+def _cmd_trace(args):
+    import json
+
+    import torch
+    from . import atomic, models, trace
+
+    torch.manual_seed(args.seed)
+    model = models.load_model(args.model)
+    shape = models.parse_shape(args.input_shape) if args.input_shape else None
+    models.example_input(model, args.batch, shape, args.input_dtype)  # validates the options early
+    names = trace.select_modules(model, args.checkpoint.split(",")) if args.checkpoint else []
+    t0 = time.time()
+    rows, meta = trace.trace_training(model, lambda: models.example_input(model, args.batch, shape, args.input_dtype),
+                                      names)
+    meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
+    atomic.write_files([(args.output, trace.to_csv(rows)),
+                        (trace.meta_path(args.output), json.dumps(meta, indent=1) + "\n")])
+    print(f"{args.model} batch {args.batch}{' checkpointed ' + ','.join(names) if names else ''}: "
+          f"{meta['buffers']} buffers, period {meta['period']}, peak load {meta['peak_load'] / 2**20:.1f} MiB "
+          f"({time.time() - t0:.1f} s) -> {args.output} + {trace.meta_path(args.output)}", file=sys.stderr)
+    return 0
+
+
 def build_parser():
     """The argparse parser of every subcommand (kept separate so tests can inspect it)."""
     p = argparse.ArgumentParser(prog="memplan-torch", description=__doc__.split("\n")[0])
@@ -48,6 +72,14 @@ def build_parser():
     q.add_argument("--name", help="graph name (default CONSTRUCTOR_bsBATCH)")
     q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow)")
     q.set_defaults(func=_cmd_export_graph)
+
+    q = sub.add_parser("trace", help="allocation pattern of one training iteration (CPU) -> MiniMalloc CSV "
+                       "+ NAME.meta.json with the period")
+    model_args(q)
+    q.add_argument("-o", "--output", required=True, help="CSV path; the period goes to NAME.meta.json beside it")
+    q.add_argument("--checkpoint", help="comma-separated submodule names or patterns to wrap in "
+                   "torch.utils.checkpoint, e.g. layer1,layer2 or 'blocks.*'")
+    q.set_defaults(func=_cmd_trace)
     return p
 
 
