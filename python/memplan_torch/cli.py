@@ -53,6 +53,23 @@ def _cmd_trace(args):
     return 0
 
 
+def _cmd_import_snapshot(args):
+    import json
+
+    from . import atomic, pattern, snapshot
+
+    snap = snapshot.load(args.snapshot)
+    rows, meta = snapshot.import_snapshot(snap, device=args.device, marker_size=args.marker_size,
+                                          round_to=args.round, min_period=args.min_period)
+    meta.update({"snapshot": os.path.basename(args.snapshot), "csv": os.path.basename(args.output)})
+    atomic.write_files([(args.output, pattern.to_csv(rows)),
+                        (pattern.meta_path(args.output), json.dumps(meta, indent=1) + "\n")])
+    print(f"{args.snapshot}: {meta['buffers']} buffers, period {meta['period']}, peak load "
+          f"{meta['peak_load'] / 2**20:.1f} MiB + persistent {meta['persistent_bytes'] / 2**20:.1f} MiB; "
+          f"PyTorch reserved {meta['reserved_peak_bytes'] / 2**20:.1f} MiB -> {args.output}", file=sys.stderr)
+    return 0
+
+
 def build_parser():
     """The argparse parser of every subcommand (kept separate so tests can inspect it)."""
     p = argparse.ArgumentParser(prog="memplan-torch", description=__doc__.split("\n")[0])
@@ -80,6 +97,17 @@ def build_parser():
     q.add_argument("--checkpoint", help="comma-separated submodule names or patterns to wrap in "
                    "torch.utils.checkpoint, e.g. layer1,layer2 or 'blocks.*'")
     q.set_defaults(func=_cmd_trace)
+
+    q = sub.add_parser("import-snapshot", help="CUDA memory snapshot pickle -> MiniMalloc CSV of one "
+                       "steady-state iteration + NAME.meta.json (period, PyTorch's reserved peak)")
+    q.add_argument("snapshot", help="pickle from torch.cuda.memory._dump_snapshot")
+    q.add_argument("-o", "--output", required=True)
+    q.add_argument("--device", type=int, help="device index (default: the one with the most events)")
+    q.add_argument("--marker-size", type=int, help="requested size of the alloc that marks each iteration start")
+    q.add_argument("--round", type=int, default=512, help="round sizes up to this multiple (default 512, as "
+                   "the caching allocator does; 1 keeps requested sizes)")
+    q.add_argument("--min-period", type=int, default=16, help="without markers: shortest iteration, in events")
+    q.set_defaults(func=_cmd_import_snapshot)
     return p
 
 

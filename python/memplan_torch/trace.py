@@ -26,6 +26,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from .errors import MemplanTorchError
+from .pattern import meta_path, peak_load, to_csv  # noqa: F401  (re-exported: trace.to_csv etc.)
 
 
 def storage_of(t):
@@ -199,32 +200,3 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01):
         "torch": torch.__version__,
     }
     return rows, meta
-
-
-def peak_load(rows, period=0):
-    """Max over time of the total size of live buffers (rows with upper > period wrap around)."""
-    events = []
-    for r in rows:
-        lo, up = r["lower"], r["upper"]
-        if period and up > period:
-            events += [(lo, r["size"]), (period, -r["size"]), (0, r["size"]), (up - period, -r["size"])]
-        else:
-            events += [(lo, r["size"]), (up, -r["size"])]
-    events.sort(key=lambda e: (e[0], e[1]))  # frees before allocations at the same time: half-open
-    live = peak = 0
-    for _, d in events:
-        live += d
-        peak = max(peak, live)
-    return peak
-
-
-def to_csv(rows):
-    """MiniMalloc CSV text: header id,lower,upper,size."""
-    lines = ["id,lower,upper,size"]
-    lines += [f"{r['id']},{r['lower']},{r['upper']},{r['size']}" for r in rows]
-    return "\n".join(lines) + "\n"
-
-
-def meta_path(csv_path):
-    """The JSON sidecar beside a trace: NAME.csv -> NAME.meta.json (holds the period and the totals)."""
-    return (csv_path[:-4] if csv_path.endswith(".csv") else csv_path) + ".meta.json"

@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from memplan_torch import models, trace  # noqa: E402
+from memplan_torch import models, pattern, trace  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
 
@@ -43,7 +43,7 @@ def test_training_iteration_is_periodic_with_wrapping_gradients():
     wrapping = sorted(r["size"] for r in rows if r["upper"] > period)
     assert wrapping == grad_sizes
     assert meta["persistent_bytes"] == 2 * sum(grad_sizes)  # parameters + momentum buffers
-    assert meta["peak_load"] == trace.peak_load(rows, period) >= sum(grad_sizes)
+    assert meta["peak_load"] == pattern.peak_load(rows, period) >= sum(grad_sizes)
 
 
 def test_checkpointing_changes_the_pattern():
@@ -73,7 +73,7 @@ def test_peak_load_wraps_and_csv():
     rows = [{"id": 0, "lower": 0, "upper": 4, "size": 10},
             {"id": 1, "lower": 3, "upper": 6, "size": 5},   # wraps to [0, 1) in a period of 5
             {"id": 2, "lower": 4, "upper": 5, "size": 7}]
-    assert trace.peak_load(rows, 5) == 15   # at t=0: 10 + 5; at t=3: 10 + 5; at t=4: 5 + 7
-    assert trace.peak_load(rows) == 15
-    assert trace.to_csv(rows).splitlines() == ["id,lower,upper,size", "0,0,4,10", "1,3,6,5", "2,4,5,7"]
-    assert trace.meta_path("a/b.csv") == "a/b.meta.json"
+    assert pattern.peak_load(rows, 5) == 15   # at t=0: 10 + 5; at t=3: 10 + 5; at t=4: 5 + 7
+    assert pattern.peak_load(rows) == 15
+    assert pattern.to_csv(rows).splitlines() == ["id,lower,upper,size", "0,0,4,10", "1,3,6,5", "2,4,5,7"]
+    assert pattern.meta_path("a/b.csv") == "a/b.meta.json"

@@ -1,0 +1,213 @@
+"""CUDA memory snapshot (torch.cuda.memory._dump_snapshot pickle) -> MiniMalloc CSV of one steady-state
+iteration, plus what PyTorch's caching allocator really reserved.
+
+Snapshot schema (torch 2.x, see docs/pytorch.md): a dict with
+- "segments": the allocator's state at dump time, one dict per segment: device, address, total_size,
+  stream, segment_type, blocks = [{address?, size, requested_size?, state}], state "active_allocated",
+  "active_awaiting_free" or "inactive";
+- "device_traces": per device, the event history (a ring buffer of max_entries): dicts with action, addr,
+  size, stream (and frames, time_us); actions alloc, free_requested, free_completed (older: free),
+  segment_alloc, segment_free, segment_map, segment_unmap, oom, snapshot.
+
+Iterations: either marked (the recording script allocates a tensor of a distinctive size, --marker-size,
+at the start of every iteration: torch.empty(MARKER, dtype=torch.uint8, device="cuda")) or found as the
+shortest period of the tail of the alloc/free sequence. The window is the iteration between the last two
+markers (or the second-to-last period), so that the frees of buffers that live into the next iteration are
+seen. Time = index among alloc and free events; a buffer allocated at event i and freed at event j lives
+[i, j) relative to the window start; upper > period wraps into the next iteration.
+
+Reserved memory: the segment list gives the reserved bytes at dump time; walking the segment events
+backwards from there gives the reserved curve over the whole trace, even when the ring buffer lost its
+start. Its maximum over the window is what a user of the caching allocator needed for that iteration.
+"""
+
+import pickle
+
+from .errors import MemplanTorchError
+from .pattern import peak_load
+
+ALLOC = "alloc"
+FREES = ("free_requested", "free", "free_completed")
+SEGMENT_DELTA = {"segment_alloc": 1, "segment_map": 1, "segment_free": -1, "segment_unmap": -1}
+KNOWN = {ALLOC, *FREES, *SEGMENT_DELTA, "oom", "snapshot"}
+
+
+def load(path):
+    """Unpickle a snapshot file; a clear error when it is not one."""
+    try:
+        with open(path, "rb") as f:
+            snap = pickle.load(f)
+    except FileNotFoundError:
+        raise MemplanTorchError(f"{path}: no such file")
+    except Exception as e:
+        raise MemplanTorchError(f"{path}: not a memory snapshot pickle: {type(e).__name__}: {e}") from e
+    return snap
+
+
+def _field(d, key, where):
+    if not isinstance(d, dict) or key not in d:
+        raise MemplanTorchError(f"{where}: missing field '{key}'")
+    return d[key]
+
+
+def _int_field(d, key, where):
+    v = _field(d, key, where)
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise MemplanTorchError(f"{where}: field '{key}' must be a non-negative integer, got {v!r}")
+    return v
+
+
+def _round_up(n, r):
+    return -(-n // r) * r if r > 1 else n
+
+
+def smallest_tail_period(tokens, min_period):
+    """Smallest P >= min_period such that the last 2P tokens repeat with period P (the trace ends with two
+    identical iterations), by the Z-function of the reversed sequence: O(n). None when there is none."""
+    r = tokens[::-1]
+    n = len(r)
+    z = [0] * n
+    left = right = 0
+    for i in range(1, n):
+        if i < right:
+            z[i] = min(right - i, z[i - left])
+        while i + z[i] < n and r[z[i]] == r[i + z[i]]:
+            z[i] += 1
+        if i + z[i] > right:
+            left, right = i, i + z[i]
+    for p in range(max(1, min_period), n // 2 + 1):
+        if z[p] >= p:
+            return p
+    return None
+
+
+def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_period=16):
+    """Return (rows, meta): MiniMalloc rows (id, lower, upper, size) of one steady-state iteration and a
+    meta dict (period, peaks, reserved memory). Raises MemplanTorchError naming the missing field or the
+    reason the iteration cannot be found."""
+    segments = _field(snap, "segments", "snapshot")
+    traces = _field(snap, "device_traces", "snapshot")
+    if not isinstance(traces, list) or not traces:
+        raise MemplanTorchError("snapshot: 'device_traces' is empty: record with "
+                                "torch.cuda.memory._record_memory_history() before running the iterations")
+    if device is None:
+        device = max(range(len(traces)), key=lambda d: len(traces[d]))
+    if not 0 <= device < len(traces):
+        raise MemplanTorchError(f"snapshot: no trace for device {device} (it has {len(traces)})")
+    events = traces[device]
+    if not events:
+        raise MemplanTorchError(f"snapshot: device_traces[{device}] has no events")
+
+    # Parse every event once; which free action marks the end of a buffer's life: the first kind present
+    # in FREES order (free_requested is when the tensor died; free_completed waits for other streams).
+    parsed = []
+    for i, e in enumerate(events):
+        where = f"device_traces[{device}][{i}]"
+        action = _field(e, "action", where)
+        if action not in KNOWN:
+            raise MemplanTorchError(f"{where}: unknown action '{action}'")
+        addr = _int_field(e, "addr", where)
+        size = _int_field(e, "size", where)
+        parsed.append((action, addr, size))
+    present = {a for a, _, _ in parsed}
+    free_action = next((a for a in FREES if a in present), "free_requested")
+
+    # Reserved bytes at dump time, then backwards through the segment events.
+    reserved_end = 0
+    for k, s in enumerate(segments):
+        where = f"segments[{k}]"
+        if s.get("device", device) == device:
+            reserved_end += _int_field(s, "total_size", where)
+    allocated_end = 0
+    for k, s in enumerate(segments):
+        if s.get("device", device) != device:
+            continue
+        for b, blk in enumerate(_field(s, "blocks", f"segments[{k}]")):
+            where = f"segments[{k}].blocks[{b}]"
+            if _field(blk, "state", where) != "inactive":
+                allocated_end += _int_field(blk, "size", where)
+    reserved_before = [0] * (len(parsed) + 1)   # reserved bytes just before event i (index len: at dump)
+    reserved_before[-1] = reserved_end
+    for i in range(len(parsed) - 1, -1, -1):
+        action, _, size = parsed[i]
+        reserved_before[i] = reserved_before[i + 1] - SEGMENT_DELTA.get(action, 0) * size
+    if min(reserved_before) < 0:
+        raise MemplanTorchError(f"snapshot: segment events of device {device} do not add up to the dumped "
+                                "segments (reserved memory would go negative): the segments list and the "
+                                "trace disagree")
+
+    # The alloc/free token sequence, in the time unit of the output.
+    toks = [(i, a, addr, _round_up(size, round_to)) for i, (a, addr, size) in enumerate(parsed)
+            if a == ALLOC or a == free_action]
+    if marker_size is not None:
+        marks = [t for t, (_, a, _, _) in enumerate(toks) if a == ALLOC and parsed[toks[t][0]][2] == marker_size]
+        if len(marks) < 2:
+            raise MemplanTorchError(
+                f"snapshot: found {len(marks)} iteration marker(s) (alloc of {marker_size} bytes) on device "
+                f"{device}; one complete iteration needs two: the ring buffer lost the start of the "
+                "iteration (record with a larger max_entries, or fewer iterations)")
+        # The last marked iteration: the events after it (the next iteration, up to the dump) show when
+        # its longer-lived buffers die.
+        start, end = marks[-2], marks[-1]
+    else:
+        period = smallest_tail_period([(a, s) for _, a, _, s in toks], min_period)
+        if period is None:
+            raise MemplanTorchError(
+                f"snapshot: no repeating iteration at the end of device {device}'s trace ({len(toks)} alloc/free "
+                "events): the ring buffer holds less than two iterations, or they differ; record more "
+                "iterations (larger max_entries) or mark them with --marker-size")
+        start, end = len(toks) - 2 * period, len(toks) - period
+    period = end - start
+
+    rows, open_allocs, left_out = [], {}, []
+    for t, (i, action, addr, size) in enumerate(toks):
+        if action == ALLOC:
+            if addr in open_allocs and open_allocs[addr][0] >= start:
+                raise MemplanTorchError(f"device_traces[{device}][{i}]: alloc at address {addr:#x}, which is "
+                                        "still allocated (no free event in between)")
+            open_allocs[addr] = (t, size)
+        else:
+            if addr not in open_allocs:
+                continue  # allocated before the ring buffer's first event
+            t0, s0 = open_allocs.pop(addr)
+            if start <= t0 < end:
+                if t - t0 > period:
+                    left_out.append(s0)
+                else:
+                    rows.append({"id": len(rows), "lower": t0 - start, "upper": t - start, "size": s0})
+    for addr, (t0, s0) in open_allocs.items():
+        if start <= t0 < end:
+            left_out.append(s0)  # never freed within the trace: longer-lived than the pattern
+    rows.sort(key=lambda r: (r["lower"], r["upper"]))
+    for k, r in enumerate(rows):
+        r["id"] = k
+
+    # Allocated bytes over the window, walking back from the dumped blocks (sizes rounded as above).
+    allocated_before = [0] * (len(toks) + 1)
+    allocated_before[-1] = allocated_end
+    for t in range(len(toks) - 1, -1, -1):
+        _, action, _, size = toks[t]
+        allocated_before[t] = allocated_before[t + 1] + (-size if action == ALLOC else size)
+    first_event, last_event = toks[start][0], toks[end][0] if end < len(toks) else len(parsed)
+    wrapped_at_start = sum(r["size"] for r in rows if r["upper"] > period)
+    meta = {
+        "format": "memplan-trace/v1",
+        "period": period,
+        "time_unit": "alloc/free events",
+        "source": "cuda-snapshot",
+        "device": device,
+        "buffers": len(rows),
+        "peak_load": peak_load(rows, period),
+        "round_to": round_to,
+        "left_out_buffers": len(left_out),
+        "left_out_bytes": sum(left_out),
+        "reserved_peak_bytes": max(reserved_before[first_event:last_event + 1]),
+        "reserved_peak_trace_bytes": max(reserved_before),
+        "allocated_peak_bytes": max(allocated_before[start:end + 1]),
+        # Memory live across the iteration that the pattern does not model (parameters, optimizer state):
+        # add it to an arena planned for the rows to compare with reserved_peak_bytes.
+        "persistent_bytes": max(0, allocated_before[start] - wrapped_at_start),
+        "events": len(parsed),
+        "free_action": free_action,
+    }
+    return rows, meta

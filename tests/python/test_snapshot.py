@@ -1,0 +1,142 @@
+"""Snapshot import: pickles with the schema of torch.cuda.memory._snapshot(), built by a small model of the
+caching allocator (reuse of freed blocks, new segments on a miss), and the errors for broken ones."""
+
+import copy
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+from memplan_torch import pattern, snapshot
+from memplan_torch.errors import MemplanTorchError
+
+from conftest import REPO
+
+MARKER = 4093
+MB = 1 << 20
+# One iteration: (name, bytes, name to free before it, ...). "g" (a gradient) lives into the next iteration,
+# where the first step frees it, as zero_grad does.
+ITERATION = [("in", 3 * MB, None), ("a", 5 * MB, None), ("b", 700_000, None), ("x", 300, "in"),
+             ("c", 5 * MB, "a"), ("g", 2 * MB, "b"), ("d", 1000, "x")]
+
+
+def make_snapshot(iterations=3, marker=True):
+    """Run ITERATION `iterations` times through a best-fit-by-size block cache with one segment per miss.
+    Returns (snapshot dict, expected rows of the second-to-last iteration)."""
+    events, segments, cache, live = [], {}, {}, {}
+    next_addr = [0x7F0000000000]
+    freed_at_end = ["c", "d"]
+
+    def alloc(name, size):
+        rounded = -(-size // 512) * 512
+        if cache.get(rounded):
+            addr = cache[rounded].pop()
+        else:
+            addr = next_addr[0]
+            seg = max(2 * MB, -(-rounded // (2 * MB)) * 2 * MB)
+            next_addr[0] += seg
+            segments[addr] = (seg, rounded)
+            events.append({"action": "segment_alloc", "addr": addr, "size": seg, "stream": 0, "frames": []})
+        events.append({"action": "alloc", "addr": addr, "size": size, "stream": 0, "frames": [], "time_us": 1})
+        live[name] = (addr, size, rounded)
+
+    def free(name):
+        addr, size, rounded = live.pop(name)
+        events.append({"action": "free_requested", "addr": addr, "size": size, "stream": 0, "frames": []})
+        events.append({"action": "free_completed", "addr": addr, "size": size, "stream": 0, "frames": []})
+        cache.setdefault(rounded, []).append(addr)
+
+    for it in range(iterations):
+        if marker:
+            alloc("marker", MARKER)
+            free("marker")
+        if "g" in live:
+            free("g")
+        for name, size, to_free in ITERATION:
+            if to_free:
+                free(to_free)
+            alloc(name, size)
+        for name in freed_at_end:
+            free(name)
+    seg_list = []
+    live_addrs = {a: (s, r) for a, s, r in live.values()}
+    for addr, (total, rounded) in segments.items():
+        blocks = [{"address": addr, "size": rounded, "requested_size": live_addrs.get(addr, (0,))[0],
+                   "state": "active_allocated" if addr in live_addrs else "inactive", "frames": []}]
+        if total > rounded:
+            blocks.append({"address": addr + rounded, "size": total - rounded, "state": "inactive", "frames": []})
+        seg_list.append({"device": 0, "address": addr, "total_size": total, "allocated_size": 0,
+                         "active_size": 0, "stream": 0, "segment_type": "large", "blocks": blocks})
+    return {"segments": seg_list, "device_traces": [events]}
+
+
+def test_marked_iteration_rows_and_reserved_peak():
+    snap = make_snapshot()
+    rows, meta = snapshot.import_snapshot(snap, marker_size=MARKER)
+    # per iteration: 2 marker events, free g, 7 allocs, 4 frees inside, 2 frees at the end = 16 events
+    assert meta["period"] == 16
+    sizes = sorted(r["size"] for r in rows)
+    expected = sorted([4096] + [-(-s // 512) * 512 for _, s, _ in ITERATION])
+    assert sizes == expected
+    g = [r for r in rows if r["size"] == 2 * MB]
+    assert len(g) == 1 and g[0]["upper"] > meta["period"], "the gradient wraps into the next iteration"
+    assert all(r["lower"] < r["upper"] <= r["lower"] + meta["period"] for r in rows)
+    # segments only grow in this model: the reserved peak is everything reserved at dump time
+    assert meta["reserved_peak_bytes"] == sum(s["total_size"] for s in snap["segments"])
+    assert meta["peak_load"] == pattern.peak_load(rows, meta["period"])
+    assert meta["free_action"] == "free_requested" and meta["left_out_buffers"] == 0
+    assert meta["persistent_bytes"] == 0  # nothing outlives the pattern in this model
+
+
+def test_auto_detected_period_matches_markers():
+    snap = make_snapshot(iterations=3, marker=False)
+    rows, meta = snapshot.import_snapshot(snap, min_period=4)
+    assert meta["period"] == 14
+    assert sorted(r["size"] for r in rows) == sorted(-(-s // 512) * 512 for _, s, _ in ITERATION)
+
+
+def test_ring_buffer_that_lost_the_iteration_start():
+    snap = make_snapshot(iterations=2)
+    events = snap["device_traces"][0]
+    first_marker = next(i for i, e in enumerate(events) if e["action"] == "alloc" and e["size"] == MARKER)
+    snap["device_traces"][0] = events[first_marker + 1:]   # the ring buffer overwrote the first marker
+    with pytest.raises(MemplanTorchError, match="found 1 iteration marker.*lost the start of the iteration"):
+        snapshot.import_snapshot(snap, marker_size=MARKER)
+    short = make_snapshot(iterations=1, marker=False)
+    with pytest.raises(MemplanTorchError, match="no repeating iteration"):
+        snapshot.import_snapshot(short)
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda s: s.pop("segments"), "snapshot: missing field 'segments'"),
+    (lambda s: s["device_traces"][0][5].pop("size"), r"device_traces\[0\]\[5\]: missing field 'size'"),
+    (lambda s: s["device_traces"][0][2].update(action="mystery"), r"device_traces\[0\]\[2\]: unknown action 'mystery'"),
+    (lambda s: s["segments"][0].pop("total_size"), r"segments\[0\]: missing field 'total_size'"),
+    (lambda s: s["segments"][1]["blocks"][0].pop("state"), r"segments\[1\].blocks\[0\]: missing field 'state'"),
+    (lambda s: s.update(device_traces=[]), "'device_traces' is empty"),
+])
+def test_missing_fields_are_named(damage, message):
+    snap = copy.deepcopy(make_snapshot())
+    damage(snap)
+    with pytest.raises(MemplanTorchError, match=message):
+        snapshot.import_snapshot(snap, marker_size=MARKER)
+
+
+def test_cli_writes_csv_and_meta_or_nothing(tmp_path):
+    pkl = tmp_path / "snap.pickle"
+    pkl.write_bytes(pickle.dumps(make_snapshot()))
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    out = tmp_path / "it.csv"
+    cmd = [sys.executable, "-m", "memplan_torch", "import-snapshot", str(pkl), "-o", str(out)]
+    r = subprocess.run(cmd + ["--marker-size", str(MARKER)], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().startswith("id,lower,upper,size\n")
+    meta = json.loads((tmp_path / "it.meta.json").read_text())
+    assert meta["period"] == 16 and "PyTorch reserved" in r.stderr
+    bad = tmp_path / "bad.csv"
+    r = subprocess.run(cmd[:-1] + [str(bad), "--marker-size", "7"], env=env, capture_output=True, text=True)
+    assert r.returncode == 2 and "iteration marker" in r.stderr
+    assert not bad.exists() and not (tmp_path / "bad.meta.json").exists()
