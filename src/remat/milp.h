@@ -1,0 +1,24 @@
+// Checkmate's MILP (Jain et al., MLSys 2020) over the reference order, solved with CBC: the optimality
+// reference for graphs of up to a few hundred nodes.
+#pragma once
+
+#include <string>
+
+#include "remat/graph.h"
+
+namespace remat {
+
+// A MILP run: the schedule of the best solution CBC found (empty when none) and how it ended.
+struct MilpResult {
+  Sequence sequence;
+  std::string status;  // "optimal", "feasible" (time limit), "infeasible", "no solution" (time limit)
+};
+
+// Stage t of the reference order computes node t and may recompute any earlier node; R[t][i] (run i in
+// stage t), S[t][i] (keep i into stage t) and FREE[t][i][k] (free i after step k) are binaries; the
+// memory after each step stays within `budget`; the cost of the runs is minimised. A node's outputs are
+// kept and freed together; graph outputs and non-recomputable nodes run once and graph outputs are kept
+// to the end. Stops after `time_limit_s` with the best solution so far.
+MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limit_s);
+
+}  // namespace remat

@@ -1,0 +1,261 @@
+#include "remat/slot_state.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "common/annealing.h"
+
+namespace remat {
+namespace {
+
+// Enough nop slots between two reference steps for many recomputations, rounded to a power of two so
+// that the segment tree's root covers every slot.
+int SlotCount(size_t steps) {
+  size_t slots = 1024;
+  while (slots < 16 * (steps + 1)) slots *= 2;
+  return static_cast<int>(slots);
+}
+
+void InsertSorted(std::vector<int>& items, int item) {
+  items.insert(std::lower_bound(items.begin(), items.end(), item), item);
+}
+
+void EraseSorted(std::vector<int>& items, int item) {
+  items.erase(std::lower_bound(items.begin(), items.end(), item));
+}
+
+}  // namespace
+
+SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget)
+    : graph_(graph),
+      slots_(SlotCount(initial.size())),
+      slot_node_(slots_, -1),
+      node_slots_(graph.nodes.size()),
+      use_slots_(graph.values.size()),
+      tree_(slots_),
+      moves_(moves),
+      stop_at_budget_(stop_at_budget),
+      budget_(budget),
+      resident_(graph.ResidentBytes()) {
+  for (int u = 0; u < static_cast<int>(graph.nodes.size()); ++u) {
+    if (graph.nodes[u].recomputable) recomputable_.push_back(u);
+    min_cost_ += graph.nodes[u].cost;
+  }
+  cost_offset_ = 1e-9 * std::max<Cost>(min_cost_, 1);
+  // Node i of k at slot (i + 1)·T/(k + 1): evenly spread, never in the last slot (which stands for "the end"
+  // of a graph output's life).
+  const int64_t k = static_cast<int64_t>(initial.size());
+  for (int64_t i = 0; i < k; ++i) AddStep(initial[i], static_cast<int>((i + 1) * slots_ / (k + 1)));
+  objective_ = ObjectiveOf(Peak(), cost_);
+}
+
+int SlotState::LastUseBetween(int value, int after, int before) const {
+  const std::vector<int>& uses = use_slots_[value];
+  const auto it = std::lower_bound(uses.begin(), uses.end(), before);
+  if (it != uses.begin() && *(it - 1) > after) return *(it - 1);
+  return after;
+}
+
+int SlotState::InstanceEnd(int value, int production, int next) const {
+  if (next < 0 && graph_.values[value].graph_output) return slots_ - 1;
+  return LastUseBetween(value, production, next < 0 ? slots_ : next);
+}
+
+void SlotState::AddUse(int value, int slot) {
+  const Bytes size = graph_.values[value].size;
+  if (size != 0) {
+    const std::vector<int>& productions = node_slots_[graph_.values[value].producer];
+    const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
+    const int next = it == productions.end() ? -1 : *it;
+    const int end = InstanceEnd(value, *(it - 1), next);
+    if (slot > end) tree_.Add(end + 1, slot, size);
+  }
+  InsertSorted(use_slots_[value], slot);
+}
+
+void SlotState::RemoveUse(int value, int slot) {
+  const Bytes size = graph_.values[value].size;
+  if (size == 0) {
+    EraseSorted(use_slots_[value], slot);
+    return;
+  }
+  const std::vector<int>& productions = node_slots_[graph_.values[value].producer];
+  const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
+  const int next = it == productions.end() ? -1 : *it;
+  const int production = *(it - 1);
+  const int old_end = InstanceEnd(value, production, next);
+  EraseSorted(use_slots_[value], slot);
+  const int new_end = InstanceEnd(value, production, next);
+  if (new_end < old_end) tree_.Add(new_end + 1, old_end, -size);
+}
+
+void SlotState::AddStep(int node, int slot) {
+  const Node& n = graph_.nodes[node];
+  slot_node_[slot] = node;
+  cost_ += n.cost;
+  if (n.workspace != 0) tree_.Add(slot, slot, n.workspace);
+  for (int v : n.inputs) {
+    if (!graph_.IsGraphInput(v)) AddUse(v, slot);
+  }
+  std::vector<int>& productions = node_slots_[node];
+  const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
+  const int previous = it == productions.begin() ? -1 : *(it - 1);
+  const int next = it == productions.end() ? -1 : *it;
+  for (int w : n.outputs) {
+    const Bytes size = graph_.values[w].size;
+    if (size == 0) continue;
+    // Before: [previous, end]. After: [previous, last use before slot] and [slot, end]; when the old
+    // instance did not reach past `slot`, the new one is just [slot, slot] (nothing reads it yet).
+    const int end = previous < 0 ? -1 : InstanceEnd(w, previous, next);
+    if (end > slot) {
+      const int kept = LastUseBetween(w, previous, slot);
+      if (kept + 1 <= slot - 1) tree_.Add(kept + 1, slot - 1, -size);
+    } else {
+      tree_.Add(slot, slot, size);
+    }
+  }
+  productions.insert(it, slot);
+}
+
+void SlotState::RemoveStep(int node, int slot) {
+  const Node& n = graph_.nodes[node];
+  std::vector<int>& productions = node_slots_[node];
+  const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
+  const int previous = it == productions.begin() ? -1 : *(it - 1);
+  const int next = it + 1 == productions.end() ? -1 : *(it + 1);
+  for (int w : n.outputs) {
+    const Bytes size = graph_.values[w].size;
+    if (size == 0) continue;
+    // The inverse of AddStep: the removed instance merges into the previous one when it served a use.
+    const int end = InstanceEnd(w, slot, next);
+    if (previous >= 0 && end > slot) {
+      const int kept = LastUseBetween(w, previous, slot);
+      if (kept + 1 <= slot - 1) tree_.Add(kept + 1, slot - 1, size);
+    } else {
+      tree_.Add(slot, slot, -size);
+    }
+  }
+  productions.erase(it);
+  for (int v : n.inputs) {
+    if (!graph_.IsGraphInput(v)) RemoveUse(v, slot);
+  }
+  if (n.workspace != 0) tree_.Add(slot, slot, -n.workspace);
+  cost_ -= n.cost;
+  slot_node_[slot] = -1;
+}
+
+int SlotState::InputsReadyAfter(int node) const {
+  int ready = -1;
+  for (int v : graph_.nodes[node].inputs) {
+    const int producer = graph_.values[v].producer;
+    if (producer >= 0) ready = std::max(ready, node_slots_[producer].front());
+  }
+  return ready;
+}
+
+int SlotState::FirstUse(int node) const {
+  int first = slots_;
+  for (int w : graph_.nodes[node].outputs) {
+    if (!use_slots_[w].empty()) first = std::min(first, use_slots_[w].front());
+  }
+  return first;
+}
+
+int SlotState::LastUsefulSlot(int node) const {
+  int last = -1;
+  for (int w : graph_.nodes[node].outputs) {
+    if (graph_.values[w].graph_output || use_slots_[w].empty()) return slots_ - 2;
+    last = std::max(last, use_slots_[w].back() - 1);
+  }
+  return last < 0 ? slots_ - 2 : last;
+}
+
+void SlotState::Move(double temperature, common::Rng& rng) {
+  const double before = objective_;
+  const int kind = moves_ == MoveSet::kReorderOnly ? 2 : static_cast<int>(rng.Below(3));
+  int node = 0;
+  int from = -1;  // slot removed (remove, move)
+  int to = -1;    // slot added (add, move)
+  if (kind == 0) {  // add a recomputation
+    if (recomputable_.empty()) return;
+    node = recomputable_[rng.Below(recomputable_.size())];
+    const int low = InputsReadyAfter(node) + 1;
+    const int high = LastUsefulSlot(node);
+    if (high < low) return;
+    to = low + static_cast<int>(rng.Below(high - low + 1));
+    if (slot_node_[to] >= 0) return;
+    AddStep(node, to);
+  } else if (kind == 1) {  // remove a copy
+    if (recomputable_.empty()) return;
+    node = recomputable_[rng.Below(recomputable_.size())];
+    const std::vector<int>& copies = node_slots_[node];
+    if (copies.size() < 2) return;
+    from = copies[rng.Below(copies.size())];
+    const int first_after = from == copies.front() ? copies[1] : copies.front();
+    if (first_after >= FirstUse(node)) return;
+    RemoveStep(node, from);
+  } else {  // move a step to a nop slot
+    node = static_cast<int>(rng.Below(graph_.nodes.size()));
+    const std::vector<int>& copies = node_slots_[node];
+    from = copies[rng.Below(copies.size())];
+    const int others_first = copies.size() < 2 ? slots_ : (from == copies.front() ? copies[1] : copies.front());
+    const int first_use = FirstUse(node);
+    const int low = InputsReadyAfter(node) + 1;
+    const int high = others_first < first_use ? LastUsefulSlot(node) : first_use - 1;
+    if (high < low) return;
+    to = low + static_cast<int>(rng.Below(high - low + 1));
+    if (slot_node_[to] >= 0) return;
+    AddStep(node, to);
+    RemoveStep(node, from);
+  }
+  const double after = ObjectiveOf(Peak(), cost_);
+  if (!common::Metropolis(after - before, temperature, rng)) {
+    if (from >= 0) AddStep(node, from);
+    if (to >= 0) RemoveStep(node, to);
+    return;
+  }
+  ++accepted_;
+  if (after > before && best_is_current_) {
+    // Leaving the best state: record it first (undo, copy, redo), so that KeepBest stays O(1).
+    if (from >= 0) AddStep(node, from);
+    if (to >= 0) RemoveStep(node, to);
+    Snapshot();
+    if (to >= 0) AddStep(node, to);
+    if (from >= 0) RemoveStep(node, from);
+  }
+  objective_ = after;
+}
+
+void SlotState::Snapshot() {
+  best_ = Current();
+  best_is_current_ = false;
+}
+
+void SlotState::KeepBest() {
+  best_is_current_ = true;
+  best_peak_ = Peak();
+  best_cost_ = cost_;
+}
+
+bool SlotState::TargetReached(double) const {
+  if (best_peak_ > budget_) return false;
+  return stop_at_budget_ || best_cost_ <= min_cost_ * (1 + 1e-12);
+}
+
+std::string SlotState::Describe(double) const {
+  return fmt::format("best peak {} (budget {}), cost +{:.2f}%", best_peak_, budget_,
+                     min_cost_ > 0 ? 100.0 * (best_cost_ - min_cost_) / min_cost_ : 0.0);
+}
+
+Sequence SlotState::Current() const {
+  Sequence sequence;
+  for (int node : slot_node_) {
+    if (node >= 0) sequence.push_back(node);
+  }
+  return sequence;
+}
+
+Sequence SlotState::Best() const { return best_is_current_ ? Current() : best_; }
+
+}  // namespace remat

@@ -1,0 +1,91 @@
+// The state FastSA anneals: a fixed vector of T time slots, each holding a node or a nop, with the live
+// intervals of every value kept in a lazy segment tree so that each move updates the peak in
+// O(degree · log T). It satisfies common::Annealable; the stages and grouping live in fastsa.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/rng.h"
+#include "remat/graph.h"
+#include "remat/segment_tree.h"
+
+namespace remat {
+
+// The moves a state may make.
+enum class MoveSet {
+  kFull,         // add a recomputation, remove one, move a step
+  kReorderOnly,  // move steps only: every node runs exactly once
+};
+
+// A schedule spread over nop-padded slots, with incremental peak and cost.
+class SlotState {
+ public:
+  // Spreads `initial` (a valid schedule of `graph`) evenly over the slots. `budget` enters the objective
+  // max(budget, M) × C; `stop_at_budget` makes TargetReached true once the best state meets it.
+  SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget);
+
+  // common::Annealable.
+  double Objective() const { return objective_; }
+  void Move(double temperature, common::Rng& rng);
+  void KeepBest();
+  bool TargetReached(double best) const;
+  std::string Describe(double best) const;
+
+  Bytes Peak() const { return resident_ + tree_.Max(); }  // M of the current state
+  Cost TotalCost() const { return cost_; }                // C of the current state
+  Sequence Current() const;                               // the current schedule
+  Sequence Best() const;                                  // the best schedule passed to KeepBest()
+  Bytes BestPeak() const { return best_peak_; }
+  Cost BestCost() const { return best_cost_; }
+  uint64_t AcceptedMoves() const { return accepted_; }
+
+ private:
+  // The objective of a peak and a cost. A tiny cost offset keeps the peak in play when every cost is 0.
+  double ObjectiveOf(Bytes peak, Cost cost) const {
+    return static_cast<double>(std::max(budget_, peak)) * (cost + cost_offset_);
+  }
+  // Applies a valid change and updates the tree, cost and objective.
+  void AddStep(int node, int slot);
+  void RemoveStep(int node, int slot);
+  void AddUse(int value, int slot);
+  void RemoveUse(int value, int slot);
+  // The last slot of the instance of `value` produced at `production`, whose next production is `next`
+  // (-1: none): its last use before `next`, the end of time for a graph output's last production, else
+  // `production` itself.
+  int InstanceEnd(int value, int production, int next) const;
+  // The latest use of `value` in (after, before), or `after` when there is none.
+  int LastUseBetween(int value, int after, int before) const;
+  // Earliest slot at which all of `node`'s inputs exist, minus one.
+  int InputsReadyAfter(int node) const;
+  // Earliest use of any output of `node` (slots_ when unused).
+  int FirstUse(int node) const;
+  // Latest slot at which a copy of `node` can serve anything.
+  int LastUsefulSlot(int node) const;
+  void Snapshot();
+
+  const Graph& graph_;
+  int slots_ = 0;                                 // T
+  std::vector<int> slot_node_;                    // node at each slot, -1 for nop
+  std::vector<std::vector<int>> node_slots_;      // slots of each node's copies, ascending
+  std::vector<std::vector<int>> use_slots_;       // slots of each value's readers, ascending
+  std::vector<int> recomputable_;                 // nodes that may be added and removed
+  MaxSegmentTree tree_;
+  MoveSet moves_;
+  bool stop_at_budget_;
+  Bytes budget_;
+  Bytes resident_;
+  Cost cost_ = 0;
+  Cost min_cost_ = 0;      // every node once: no schedule costs less
+  Cost cost_offset_ = 0;
+  double objective_ = 0;
+  uint64_t accepted_ = 0;
+  // The best state: current while best_is_current_, else the snapshot taken when the annealing left it.
+  bool best_is_current_ = false;
+  Sequence best_;
+  Bytes best_peak_ = 0;
+  Cost best_cost_ = 0;
+};
+
+}  // namespace remat

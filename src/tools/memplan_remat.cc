@@ -1,0 +1,129 @@
+// The recomputation subcommands of memplan: remat (FastSA and the baselines).
+#include <fmt/core.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "alloc/converter.h"
+#include "common/atomic_file.h"
+#include "common/exit_codes.h"
+#include "common/interrupt.h"
+#include "common/progress.h"
+#include "remat/buffers.h"
+#include "remat/planner.h"
+#include "remat/reader.h"
+#include "remat/schedule_io.h"
+#include "remat/simulator.h"
+#include "remat/validator.h"
+#include "tools/commands.h"
+
+namespace tools {
+namespace {
+
+// Options of `memplan remat`.
+struct RematCommand {
+  std::string graph_path;
+  std::string budget = "100%";
+  std::string output_path;
+  std::string buffers_path;
+  remat::RematOptions plan;
+  bool json = false;
+  bool validate = false;
+  bool quiet = false;
+};
+
+// Percentage change from `reference` to `value` (0 when the reference is 0).
+double PercentIncrease(double value, double reference) {
+  return reference > 0 ? 100.0 * (value - reference) / reference : 0.0;
+}
+
+// Reads the graph, works out the budget (warning when no schedule can reach it) and plans.
+remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, remat::RematOptions options,
+                        bool quiet) {
+  const remat::Bytes reference_peak = remat::Simulate(graph, graph.order).peak;
+  options.budget = remat::ParseBudget(budget_text, reference_peak, "--budget");
+  const remat::Bytes lower_bound = graph.PeakLowerBound();
+  if (options.budget < lower_bound) {
+    fmt::print(stderr,
+               "memplan: warning: budget {} is below what any schedule can reach ({}: graph inputs plus the "
+               "largest single step); returning the best schedule found\n",
+               options.budget, lower_bound);
+  }
+  common::Progress progress(common::ProgressWanted(quiet));
+  return remat::PlanRemat(graph, options, progress);
+}
+
+// Checks a result with the independent validator; throws std::logic_error (an internal error) if invalid.
+void CheckResult(const remat::Graph& graph, const remat::RematResult& result) {
+  const remat::ScheduleReport report = remat::ValidateSchedule(
+      graph, result.sequence, {.peak = result.peak, .cost = result.cost, .budget = result.budget});
+  if (!report.ok()) throw std::logic_error("the planned schedule is invalid: " + report.errors.front());
+}
+
+int RunRemat(const RematCommand& command) {
+  const remat::Graph graph = remat::ReadGraph(command.graph_path);
+  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet);
+  if (command.validate) CheckResult(graph, result);
+  if (!command.output_path.empty()) {
+    common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
+  }
+  if (!command.buffers_path.empty()) {
+    common::WriteFileAtomically(command.buffers_path,
+                                alloc::FormatProblem(remat::ScheduleToBuffers(graph, result.sequence)));
+  }
+  const double cost_increase = PercentIncrease(result.cost, result.reference_cost);
+  const double memory_percent = result.reference_peak > 0 ? 100.0 * result.peak / result.reference_peak : 0;
+  if (command.json) {
+    const nlohmann::json summary = {
+        {"graph", graph.name},        {"method", result.method},
+        {"status", result.status},    {"reference_peak", result.reference_peak},
+        {"peak", result.peak},        {"reference_cost", result.reference_cost},
+        {"cost", result.cost},        {"budget", result.budget},
+        {"budget_met", result.budget_met}, {"cost_increase_percent", cost_increase},
+        {"memory_percent", memory_percent}, {"steps", result.sequence.size()},
+        {"moves", result.moves},      {"seconds", result.seconds},
+    };
+    fmt::print("{}\n", summary.dump());
+  } else {
+    fmt::print("{}: {} peak {} ({:.1f}% of reference {}), budget {} {}, cost +{:.2f}% ({} steps for {} nodes), "
+               "{:.2f} s\n",
+               command.graph_path, result.method, result.peak, memory_percent, result.reference_peak, result.budget,
+               result.budget_met ? "met" : "NOT met", cost_increase, result.sequence.size(), graph.nodes.size(),
+               result.seconds);
+  }
+  if (common::InterruptRequested()) return common::kExitInterrupted;
+  return result.budget_met ? common::kExitOk : common::kExitTargetMissed;
+}
+
+// The options remat and plan share.
+void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
+  cmd->add_option("graph", command.graph_path, "Graph: remat-graph/v1 JSON or a Moccasin/Checkmate networkx JSON")
+      ->required();
+  cmd->add_option("--budget", command.budget, "Peak memory to reach: bytes, or a percentage of the reference peak")
+      ->capture_default_str();
+  cmd->add_option("--time-limit", command.plan.time_limit_s, "Seconds for the planner")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", command.plan.seed, "Random seed")->capture_default_str();
+  cmd->add_option("--method", command.plan.method, "fastsa, none (reference order), chen, milp (Checkmate, CBC)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(remat::RematMethods()));
+  cmd->add_flag("--reorder-only", command.plan.reorder_only, "FastSA without recomputation: best topological order");
+  cmd->add_flag("--json", command.json, "Print a JSON summary on stdout");
+  cmd->add_flag("--quiet", command.quiet, "No progress line");
+}
+
+}  // namespace
+
+void AddRematCommands(CLI::App& app, CommandResult& result) {
+  auto remat_command = std::make_shared<RematCommand>();
+  CLI::App* cmd = app.add_subcommand("remat", "Choose what to recompute so that peak memory fits a budget");
+  AddPlanningOptions(cmd, *remat_command);
+  cmd->add_option("-o,--output", remat_command->output_path, "Write the schedule (remat-schedule/v1 JSON)");
+  cmd->add_option("--emit-buffers", remat_command->buffers_path, "Write the schedule's buffers as a problem CSV");
+  cmd->add_flag("--validate", remat_command->validate, "Check the schedule with the independent validator");
+  cmd->callback([remat_command, &result] { result.exit_status = RunRemat(*remat_command); });
+}
+
+}  // namespace tools
