@@ -14,4 +14,7 @@ struct CommandResult {
 // alloc, simulate, validate, gen (memplan_alloc.cc).
 void AddAllocCommands(CLI::App& app, CommandResult& result);
 
+// remat (memplan_remat.cc).
+void AddRematCommands(CLI::App& app, CommandResult& result);
+
 }  // namespace tools

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "memplan 0.1");
   tools::CommandResult result;
   tools::AddAllocCommands(app, result);
+  tools::AddRematCommands(app, result);
   common::InstallInterruptHandler();
   try {
     app.parse(argc, argv);
