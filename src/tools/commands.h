@@ -11,8 +11,11 @@ struct CommandResult {
   int exit_status = 0;
 };
 
-// alloc, simulate, validate, gen (memplan_alloc.cc).
+// alloc, validate (memplan_alloc.cc).
 void AddAllocCommands(CLI::App& app, CommandResult& result);
+
+// simulate, gen (memplan_simulate.cc).
+void AddSimulateCommands(CLI::App& app, CommandResult& result);
 
 // remat (memplan_remat.cc).
 void AddRematCommands(CLI::App& app, CommandResult& result);

@@ -1,0 +1,130 @@
+// The subcommands of memplan that replay and make allocation patterns: simulate and gen.
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "alloc/caching_allocator.h"
+#include "alloc/converter.h"
+#include "alloc/generator.h"
+#include "common/atomic_file.h"
+#include "common/exit_codes.h"
+#include "tools/commands.h"
+
+namespace tools {
+namespace {
+
+// Options of `memplan simulate`.
+struct SimulateOptions {
+  std::string input;
+  alloc::TimeValue period = 0;
+  std::optional<std::string> conf;  // --conf; when absent, the PYTORCH_CUDA_ALLOC_CONF variable
+  alloc::Bytes device_memory = 0;
+  double memory_fraction = 0;
+  bool json = false;
+};
+
+int RunSimulate(const SimulateOptions& options) {
+  std::string conf;
+  std::string conf_source = "--conf";
+  if (options.conf) {
+    conf = *options.conf;
+  } else if (const char* env = std::getenv("PYTORCH_CUDA_ALLOC_CONF")) {
+    conf = env;
+    conf_source = "PYTORCH_CUDA_ALLOC_CONF";
+  }
+  alloc::CachingAllocatorConfig config = alloc::CachingAllocatorConfig::Parse(conf, conf_source);
+  config.device_memory = options.device_memory;
+  config.memory_fraction = options.memory_fraction;
+  const alloc::Problem problem = alloc::ReadProblem(options.input, options.period);
+  const alloc::CachingAllocatorResult r = alloc::SimulateCachingAllocator(problem, config);
+
+  if (options.json) {
+    nlohmann::json j = {{"input", options.input},
+                        {"buffers", problem.buffers.size()},
+                        {"conf", conf},
+                        {"iterations", r.iterations},
+                        {"lb", r.lower_bound},
+                        {"peak_reserved", r.peak_reserved},
+                        {"peak_allocated", r.peak_allocated},
+                        {"peak_requested", r.peak_requested},
+                        {"segments_allocated", r.segments_allocated},
+                        {"segments_released", r.segments_released},
+                        {"alloc_retries", r.alloc_retries},
+                        {"fragmentation", r.Fragmentation()},
+                        {"wasted_share", r.WastedShare()},
+                        {"out_of_memory", r.out_of_memory}};
+    if (r.out_of_memory) j["oom_buffer"] = r.oom_buffer;
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("{}: {} buffers, PyTorch caching allocator, conf \"{}\"{}\n", options.input, problem.buffers.size(),
+               conf, r.iterations > 1 ? " (second iteration of two)" : "");
+    fmt::print("  LB (peak load)       {:>16} B\n", r.lower_bound);
+    fmt::print("  peak reserved        {:>16} B\n", r.peak_reserved);
+    fmt::print("  peak allocated       {:>16} B\n", r.peak_allocated);
+    fmt::print("  segments allocated   {:>16}\n", r.segments_allocated);
+    fmt::print("  segments released    {:>16}\n", r.segments_released);
+    fmt::print("  fragmentation        {:>16.3f} % (reserved/LB - 1); {:.3f} % of reserved is wasted\n",
+               100 * r.Fragmentation(), 100 * r.WastedShare());
+  }
+  if (r.out_of_memory) {
+    fmt::print(stderr, "memplan: out of memory: allocating '{}' fails on a device of {} B\n", r.oom_buffer,
+               options.device_memory);
+    return common::kExitTargetMissed;
+  }
+  return common::kExitOk;
+}
+
+// Options of `memplan gen`.
+struct GenOptions {
+  alloc::GeneratorOptions generator;
+  std::string output;  // empty: stdout
+};
+
+int RunGen(const GenOptions& options) {
+  const std::string text = alloc::FormatProblem(alloc::Generate(options.generator));
+  if (options.output.empty()) {
+    fmt::print("{}", text);
+  } else {
+    common::WriteFileAtomically(options.output, text);
+  }
+  return common::kExitOk;
+}
+
+}  // namespace
+
+void AddSimulateCommands(CLI::App& app, CommandResult& result) {
+  auto simulate = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate", "Replay a pattern through PyTorch's CUDA caching allocator: peak reserved memory and fragmentation");
+  cmd->add_option("input", simulate->input, "Problem CSV (id,lower,upper,size)")->required();
+  cmd->add_option("--period", simulate->period, "Pattern repeats every P time units (reports the second iteration)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--conf", simulate->conf,
+                  "PYTORCH_CUDA_ALLOC_CONF-style settings, e.g. max_split_size_mb:128,expandable_segments:True "
+                  "(default: the PYTORCH_CUDA_ALLOC_CONF variable)");
+  CLI::Option* device = cmd->add_option("--device-memory", simulate->device_memory,
+                                        "Device memory in bytes (suffixes KB, MB, GB are powers of 1024); default unlimited")
+                            ->transform(CLI::AsSizeValue(false));
+  cmd->add_option("--memory-fraction", simulate->memory_fraction,
+                  "As torch.cuda.set_per_process_memory_fraction (enables garbage_collection_threshold)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->needs(device);
+  cmd->add_flag("--json", simulate->json, "Print the summary as one JSON object");
+  cmd->callback([simulate, &result] { result.exit_status = RunSimulate(*simulate); });
+
+  auto gen = std::make_shared<GenOptions>();
+  CLI::App* gcmd = app.add_subcommand("gen", "Generate a random allocation problem (families: docs/generator.md)");
+  gcmd->add_option("--family", gen->generator.family, "uniform, heavy or training")
+      ->check(CLI::IsMember(alloc::GeneratorFamilies()));
+  gcmd->add_option("-n", gen->generator.n, "Number of buffers")->check(CLI::PositiveNumber);
+  gcmd->add_option("--seed", gen->generator.seed, "Random seed");
+  gcmd->add_flag("--recompute", gen->generator.recompute, "training: recompute checkpoint segments in the backward pass");
+  gcmd->add_option("-o,--output", gen->output, "Output CSV (default: standard output)");
+  gcmd->callback([gen, &result] { result.exit_status = RunGen(*gen); });
+}
+
+}  // namespace tools

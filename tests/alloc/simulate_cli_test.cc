@@ -1,0 +1,116 @@
+// End-to-end runs of `memplan gen` and `memplan simulate` (the real executable, on files in a temp dir).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "alloc/converter.h"
+#include "common/exit_codes.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed at the end.
+class SimulateCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("memplan_simulate_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Runs memplan with `args` (a shell fragment); returns the exit status and keeps stdout and stderr.
+  int Memplan(const std::string& args) {
+    const std::string command =
+        std::string(MEMPLAN_BIN) + " " + args + " >" + Path("stdout") + " 2>" + Path("stderr");
+    const int status = std::system(command.c_str());
+    out_ = Slurp(Path("stdout"));
+    err_ = Slurp(Path("stderr"));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static std::string Slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  fs::path dir_;
+  std::string out_;
+  std::string err_;
+};
+
+TEST_F(SimulateCli, GenThenSimulate) {
+  const std::string csv = Path("train.csv");
+  ASSERT_EQ(Memplan("gen --family training --recompute -n 300 --seed 4 -o " + csv), common::kExitOk) << err_;
+  const alloc::Problem problem = alloc::ReadProblem(csv);
+  EXPECT_EQ(problem.buffers.size(), 300u);
+
+  ASSERT_EQ(Memplan("simulate " + csv + " --json"), common::kExitOk) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j["lb"].get<int64_t>(), alloc::PeakLoad(problem));
+  EXPECT_GE(j["peak_reserved"].get<int64_t>(), j["lb"].get<int64_t>());
+  EXPECT_GE(j["segments_allocated"].get<int64_t>(), 1);
+  EXPECT_FALSE(j["out_of_memory"].get<bool>());
+
+  // The same seed writes the same file; the text report names the settings.
+  ASSERT_EQ(Memplan("gen --family training --recompute -n 300 --seed 4"), common::kExitOk);
+  EXPECT_EQ(out_, Slurp(csv));
+  ASSERT_EQ(Memplan("simulate " + csv + " --conf expandable_segments:True"), common::kExitOk) << err_;
+  EXPECT_NE(out_.find("conf \"expandable_segments:True\""), std::string::npos) << out_;
+  EXPECT_NE(out_.find("peak reserved"), std::string::npos) << out_;
+}
+
+TEST_F(SimulateCli, ReadsTheEnvironmentWhenNoConfIsGiven) {
+  const std::string csv = Path("p.csv");
+  std::ofstream(csv) << "id,lower,upper,size\na,0,1,41943040\nb,1,2,31457280\n";  // 40 MiB, then 30 MiB
+  // max_split_size_mb:32 keeps b off a's oversize block: 70 MiB reserved instead of 40 MiB.
+  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  ASSERT_EQ(Memplan("simulate " + csv + " --json"), common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["peak_reserved"].get<int64_t>(), 40 << 20);
+  ASSERT_EQ(Memplan("simulate " + csv + " --json --conf max_split_size_mb:32"), common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["peak_reserved"].get<int64_t>(), 70 << 20);
+  ASSERT_EQ(::setenv("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:32", 1), 0);
+  const int status = Memplan("simulate " + csv + " --json");
+  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  ASSERT_EQ(status, common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["peak_reserved"].get<int64_t>(), 70 << 20);
+}
+
+TEST_F(SimulateCli, OutOfMemoryExitsWithOne) {
+  const std::string csv = Path("p.csv");
+  std::ofstream(csv) << "id,lower,upper,size\na,0,2,12582912\nb,1,2,20971520\n";  // 12 MiB, then 20 MiB
+  EXPECT_EQ(Memplan("simulate " + csv + " --device-memory 30MB --json"), common::kExitTargetMissed);
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_TRUE(j["out_of_memory"].get<bool>());
+  EXPECT_EQ(j["oom_buffer"], "b");
+  EXPECT_NE(err_.find("out of memory"), std::string::npos) << err_;
+}
+
+TEST_F(SimulateCli, BadInputExitsWithTwo) {
+  const std::string csv = Path("p.csv");
+  std::ofstream(csv) << "id,lower,upper,size\na,0,1,100\n";
+  EXPECT_EQ(Memplan("simulate " + csv + " --conf max_split_size_mb:5"), common::kExitBadInput);
+  EXPECT_NE(err_.find("--conf: max_split_size_mb: must be >= 20"), std::string::npos) << err_;
+  EXPECT_EQ(Memplan("simulate " + csv + " --conf colour:blue"), common::kExitBadInput);
+  EXPECT_NE(err_.find("colour"), std::string::npos) << err_;
+  EXPECT_EQ(Memplan("simulate " + Path("missing.csv")), common::kExitBadInput);
+  EXPECT_EQ(Memplan("gen --family gaussian -o " + Path("g.csv")), common::kExitBadInput);
+  EXPECT_FALSE(fs::exists(Path("g.csv")));
+  EXPECT_EQ(Memplan("gen --family uniform --recompute -o " + Path("g.csv")), common::kExitBadInput);
+  EXPECT_NE(err_.find("--recompute"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(Path("g.csv")));
+}
+
+}  // namespace
