@@ -1,0 +1,154 @@
+#include "fusion/aligned.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "fusion/loop_ir.h"
+#include "fusion/reverse.h"
+
+namespace fusion {
+namespace {
+
+// True when the statement only assigns (no control flow, errors or cuts): movable across a loop.
+bool IsPlain(const StmtPtr& s) { return s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc; }
+
+// True when no dependence between the bodies crosses iterations once they share counter c.
+bool Compatible(const CountedLoop& a, const CountedLoop& b) {
+  const Effects e1 = EffectsOf(a.body), e2 = EffectsOf(b.body);
+  for (const auto& v : e1.writes) {
+    if (e2.reads.count(v) || e2.writes.count(v)) return false;
+  }
+  for (const auto& v : e2.writes) {
+    if (e1.reads.count(v)) return false;
+  }
+  // An error in one body and a path cut in the other could be reordered into a missed or false alarm.
+  if ((e1.errors || e2.errors) && (e1.cuts || e2.cuts)) return false;
+  std::set<std::string> shared;
+  for (const auto& x : e1.ArraysWritten()) {
+    if (e2.ArraysAccessed().count(x)) shared.insert(x);
+  }
+  for (const auto& x : e2.ArraysWritten()) {
+    if (e1.ArraysAccessed().count(x)) shared.insert(x);
+  }
+  for (const std::string& array : shared) {
+    std::optional<Int128> offset;
+    for (const Effects* e : {&e1, &e2}) {
+      for (const auto* list : {&e->array_reads, &e->array_writes}) {
+        for (const ArrayAccess& acc : *list) {
+          if (acc.array != array) continue;
+          if (!acc.index) return false;
+          auto k = OffsetFromCounter(acc.index, a.counter);
+          if (!k || (offset && *k != *offset)) return false;
+          offset = k;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// A counted loop as the canonical upward loop over [init, end) when possible.
+std::optional<std::vector<StmtPtr>> Upward(const CountedLoop& c, const StmtPtr& init, const StmtPtr& loop) {
+  if (c.stride > 0) return std::vector<StmtPtr>{init, loop};
+  return ReverseLoop(c);
+}
+
+// Tries to fuse the loop at items[j] (with its init at j-1) into the loop at items[i] (init at i-1),
+// the statements between them being plain; returns the replacement of items[i-1 .. j] or nothing.
+std::optional<std::vector<StmtPtr>> TryPair(const std::vector<StmtPtr>& items, size_t i, size_t j,
+                                            std::vector<std::string>& applied) {
+  auto c1 = AsCounted(items[i - 1], items[i]);
+  auto c2 = AsCounted(items[j - 1], items[j]);
+  if (!c1 || !c2) return std::nullopt;
+  // Bring both loops to the upward direction (reversing one that counts down).
+  auto u1 = Upward(*c1, items[i - 1], items[i]);
+  auto u2 = Upward(*c2, items[j - 1], items[j]);
+  if (!u1 || !u2) return std::nullopt;
+  const bool reversed1 = c1->stride < 0, reversed2 = c2->stride < 0;
+  auto n1 = AsCounted((*u1)[0], (*u1)[1]);
+  auto n2 = AsCounted((*u2)[0], (*u2)[1]);
+  if (!n1 || !n2) return std::nullopt;
+  if (!(n1->counter_type == n2->counter_type) || n1->cmp != n2->cmp) return std::nullopt;
+  // Same range: the same first value and bound, over variables neither loop (nor the middle) changes.
+  const std::map<std::string, std::string> to_c1 = {{n2->counter, n1->counter}};
+  const StmtPtr body2 = RenameStmt(n2->body, to_c1);
+  if (!SameExpr(n1->init, n2->init) || !SameExpr(n1->bound, n2->bound)) return std::nullopt;
+  const Effects whole1 = EffectsOf(items[i]);
+  Effects whole2 = EffectsOf(items[j]);
+  std::set<std::string> changed = whole1.writes;
+  changed.insert(whole2.writes.begin(), whole2.writes.end());
+  for (size_t k = i + 1; k + 1 < j; ++k) {
+    if (!IsPlain(items[k])) return std::nullopt;
+    const Effects m = EffectsOf(items[k]);
+    // The middle moves before the first loop: it must not touch what the first loop writes, nor write
+    // what the first loop reads.
+    for (const auto& v : m.Scalars()) {
+      if (whole1.writes.count(v) || v == n1->counter) return std::nullopt;
+    }
+    for (const auto& v : m.writes) {
+      if (whole1.reads.count(v)) return std::nullopt;
+      changed.insert(v);
+    }
+    for (const auto& x : m.ArraysAccessed()) {
+      if (whole1.ArraysAccessed().count(x)) return std::nullopt;
+    }
+  }
+  if (!ReadsNone(n1->init, changed) || !ReadsNone(n1->bound, changed)) return std::nullopt;
+  if (n1->counter != n2->counter) {
+    // The second body must not see the first counter's final value, nor the first body the second's.
+    if (EffectsOf(n2->body).Scalars().count(n1->counter) || EffectsOf(n1->body).Scalars().count(n2->counter)) {
+      return std::nullopt;
+    }
+  }
+  CountedLoop second = *n2;
+  second.body = body2;
+  second.counter = n1->counter;
+  if (!Compatible(*n1, second)) return std::nullopt;
+  std::vector<StmtPtr> out(items.begin() + static_cast<long>(i) + 1, items.begin() + static_cast<long>(j) - 1);
+  out.push_back((*u1)[0]);
+  out.push_back(MakeLoop((*u1)[1]->cond, MakeBlock({n1->body, body2}), n1->increment));
+  if (n1->counter != n2->counter) {
+    out.push_back(MakeAssign(MakeVar(n2->counter, n2->counter_type), MakeVar(n1->counter, n1->counter_type)));
+  }
+  // The reversed loops' final counter values, as the original loops leave them.
+  if (reversed1) out.push_back((*u1)[2]);
+  if (reversed2) out.push_back((*u2)[2]);
+  applied.push_back(std::string("aligned fusion of the loops at lines ") + std::to_string(items[i]->loc.line) + " and " +
+                    std::to_string(items[j]->loc.line) + (reversed1 || reversed2 ? " (after loop reversal)" : ""));
+  return out;
+}
+
+}  // namespace
+
+StmtPtr AlignedFusion(const StmtPtr& body, std::vector<std::string>& applied) {
+  return RewriteBlocks(body, [&](std::vector<StmtPtr> items) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (size_t i = 1; i < items.size() && !changed; ++i) {
+        if (items[i]->kind != StmtKind::kLoop) continue;
+        // The next loop after i, with plain statements between.
+        for (size_t j = i + 2; j < items.size(); ++j) {
+          if (items[j]->kind == StmtKind::kLoop) {
+            if (auto repl = TryPair(items, i, j, applied)) {
+              std::vector<StmtPtr> next(items.begin(), items.begin() + static_cast<long>(i) - 1);
+              auto fused = std::const_pointer_cast<Stmt>(*std::find_if(repl->begin(), repl->end(), [](const StmtPtr& s) {
+                return s->kind == StmtKind::kLoop;
+              }));
+              fused->loc = items[i]->loc;
+              next.insert(next.end(), repl->begin(), repl->end());
+              next.insert(next.end(), items.begin() + static_cast<long>(j) + 1, items.end());
+              items = std::move(next);
+              changed = true;
+            }
+            break;
+          }
+          if (!IsPlain(items[j])) break;
+        }
+      }
+    }
+    return items;
+  });
+}
+
+}  // namespace fusion

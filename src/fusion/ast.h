@@ -1,0 +1,150 @@
+// The C subset as a typed syntax tree. The parser builds it with every implicit C conversion made
+// explicit (Cast nodes), so the interpreter, the Horn-clause encoder and the printer share one meaning
+// of each expression; the transformations rewrite it and the printer turns it back into C.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusion {
+
+// Integers wide enough for every C value the subset computes (unsigned long long sums included).
+__extension__ typedef __int128 Int128;
+
+// An integer type of the subset: its width and signedness (char is signed, as with gcc on x86).
+struct IntType {
+  int bits = 32;
+  bool is_signed = true;
+  bool operator==(const IntType&) const = default;
+};
+
+inline constexpr IntType kInt{32, true};
+inline constexpr IntType kUnsigned{32, false};
+inline constexpr IntType kLongLong{64, true};
+inline constexpr IntType kUnsignedLong{64, false};
+
+// Smallest and largest value of a type.
+Int128 MinOf(IntType t);
+Int128 MaxOf(IntType t);
+// What C makes of value v converted to type t (wrap-around modulo 2^bits, as gcc does).
+Int128 Wrap(IntType t, Int128 v);
+// The C spelling of a type ("unsigned int").
+std::string TypeName(IntType t);
+// The type both operands of a binary arithmetic operator convert to (C's usual arithmetic conversions).
+IntType CommonType(IntType a, IntType b);
+// The type a narrow operand is promoted to before arithmetic (int for char and _Bool).
+IntType Promote(IntType t);
+
+// A position in the source, for messages "file:line:col".
+struct Loc {
+  int line = 0;
+  int col = 0;
+};
+
+// Expression kinds. Assignments are statements, never expressions.
+enum class ExprKind {
+  kConst,    // value
+  kVar,      // name (a scalar)
+  kIndex,    // name[args[0]] (an array cell)
+  kUnary,    // op args[0]: "-", "!"
+  kBinary,   // args[0] op args[1]: + - * / % < <= > >= == != && ||
+  kTernary,  // args[0] ? args[1] : args[2]
+  kCast,     // (type) args[0]
+  kNondet,   // name() : a __VERIFIER_nondet_* call, a fresh value of type
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+// One expression node; immutable and shared, so rewriting builds new nodes only where something changes.
+struct Expr {
+  ExprKind kind = ExprKind::kConst;
+  IntType type = kInt;  // the C type of the value (comparisons and logic give int)
+  Int128 value = 0;
+  std::string name;
+  std::string op;
+  std::vector<ExprPtr> args;
+  Loc loc;
+};
+
+// Builders for expression nodes (the type is computed by the caller or the parser).
+ExprPtr MakeConst(Int128 v, IntType t = kInt);
+ExprPtr MakeVar(const std::string& name, IntType t);
+ExprPtr MakeIndex(const std::string& array, IntType element, ExprPtr index);
+ExprPtr MakeUnary(const std::string& op, ExprPtr a, IntType t);
+ExprPtr MakeBinary(const std::string& op, ExprPtr a, ExprPtr b, IntType t);
+ExprPtr MakeTernary(ExprPtr c, ExprPtr a, ExprPtr b, IntType t);
+ExprPtr MakeCast(IntType t, ExprPtr a);
+ExprPtr MakeNondet(IntType t);
+// !e, with the type int.
+ExprPtr MakeNot(ExprPtr e);
+// a && b / a || b, with the type int.
+ExprPtr MakeAnd(ExprPtr a, ExprPtr b);
+ExprPtr MakeOr(ExprPtr a, ExprPtr b);
+// Structural equality of two expressions.
+bool SameExpr(const ExprPtr& a, const ExprPtr& b);
+
+// Statement kinds.
+enum class StmtKind {
+  kBlock,     // body
+  kAssign,    // lhs = rhs (lhs a kVar or kIndex)
+  kHavoc,     // name gets an arbitrary value (uninitialised declaration); an array gets fresh cells
+  kAssume,    // __VERIFIER_assume(cond); an abort() is assume(0)
+  kAssert,    // __VERIFIER_assert(cond)
+  kError,     // reach_error(), __VERIFIER_error(), __assert_fail(...)
+  kIf,        // if (cond) body[0] else body[1]
+  kLoop,      // while (cond) body[0], with step (if any) run at the end of each iteration and at continue;
+              // do-while when do_while is set
+  kBreak,
+  kContinue,
+  kReturn,    // leaves main: the program ends without error
+};
+
+struct Stmt;
+using StmtPtr = std::shared_ptr<const Stmt>;
+
+// One statement node; immutable and shared like Expr.
+struct Stmt {
+  StmtKind kind = StmtKind::kBlock;
+  ExprPtr lhs;
+  ExprPtr rhs;
+  ExprPtr cond;
+  std::string name;         // kHavoc
+  ExprPtr size;             // kHavoc of an array: its number of cells, printed as the malloc size
+  std::vector<StmtPtr> body;
+  StmtPtr step;             // kLoop
+  bool do_while = false;    // kLoop
+  Loc loc;
+};
+
+// Builders for statements.
+StmtPtr MakeBlock(std::vector<StmtPtr> body);
+StmtPtr MakeAssign(ExprPtr lhs, ExprPtr rhs);
+StmtPtr MakeHavoc(const std::string& name, ExprPtr size = nullptr);
+StmtPtr MakeAssume(ExprPtr cond);
+StmtPtr MakeAssert(ExprPtr cond);
+StmtPtr MakeError();
+StmtPtr MakeIf(ExprPtr cond, StmtPtr then_branch, StmtPtr else_branch = nullptr);
+StmtPtr MakeLoop(ExprPtr cond, StmtPtr body, StmtPtr step = nullptr, bool do_while = false);
+StmtPtr MakeSimple(StmtKind kind);
+
+// A variable of the program (names are unique: the parser renames shadowing declarations).
+struct Var {
+  std::string name;
+  IntType type;           // for an array, the type of its cells
+  bool is_array = false;
+};
+
+// A whole program: the variables and the body of main (global initialisers come first in it).
+struct Program {
+  std::string file;
+  std::vector<Var> vars;
+  StmtPtr body;
+  // The variable called name; throws std::out_of_range when there is none.
+  const Var& VarNamed(const std::string& name) const;
+  // A name not yet used by any variable, derived from base; the variable is added.
+  std::string AddVar(const std::string& base, IntType type, bool is_array = false);
+};
+
+}  // namespace fusion

@@ -1,0 +1,29 @@
+// The fused versions of a program that the verifier tries next to the original.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+
+namespace fusion {
+
+// One version of the program and the transformations that made it.
+struct Variant {
+  std::string name;
+  Program prog;
+  std::vector<std::string> transformations;
+};
+
+// Which transformations a variant may use.
+enum class FusionMode { kAligned, kGuess, kAll };
+
+// Applies the transformations of mode: kAligned (aligned fusion, with reversal), kGuess
+// (guess-and-assume only) or kAll (aligned fusion, then guess-and-assume on what remains).
+Variant Transform(const Program& prog, FusionMode mode);
+
+// The distinct fused versions (all, aligned only, guess only), without the original; empty when no
+// transformation applies.
+std::vector<Variant> FusedVariants(const Program& prog);
+
+}  // namespace fusion

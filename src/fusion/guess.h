@@ -1,0 +1,20 @@
+// Guess-and-assume fusion (Imanishi, Suenaga & Igarashi, PEPM 2018): runs consecutive loops in one loop,
+// each later loop on a guessed copy of the state the earlier loops leave, and assumes the guess after the
+// loop. Assertions, assumes, returns and breaks of the later loops become flags that stop that loop and are
+// acted on only after the assumes that make the guess right, so that no false alarm is raised and no bug is
+// hidden; the first loop runs on the real state and keeps its statements as they are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+
+namespace fusion {
+
+// Fuses every run of two or more consecutive while/for loops (plain assignments between them) whose
+// arrays are not written by one loop and accessed by another. New variables (guesses, copies, flags) are
+// added to prog. Appends a line per fusion to applied.
+StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std::string>& applied);
+
+}  // namespace fusion

@@ -1,0 +1,418 @@
+#include "fusion/horn.h"
+
+#include <map>
+#include <set>
+
+#include "fusion/errors.h"
+
+namespace fusion {
+namespace {
+
+// Bound on the loop-free paths enumerated in one program, so that a huge program fails fast.
+constexpr size_t kMaxClauses = 20000;
+
+// A control-flow node: a simple statement, a two-way branch, or an end (exit, error).
+struct Node {
+  enum Kind { kStmt, kBranch, kExit, kError } kind = kExit;
+  StmtPtr stmt;     // kStmt: kAssign, kHavoc, kAssume, kAssert
+  ExprPtr cond;     // kBranch
+  int next = -1;    // kStmt successor, kBranch true successor
+  int alt = -1;     // kBranch false successor
+  bool cut = false; // a loop head: it gets a predicate
+};
+
+// Turns the structured program into a control-flow graph whose loop heads are cut points.
+class CfgBuilder {
+ public:
+  std::vector<Node> nodes;
+  int exit_node = Add(Node{Node::kExit, nullptr, nullptr});
+  int error_node = Add(Node{Node::kError, nullptr, nullptr});
+
+  int Add(Node n) {
+    nodes.push_back(std::move(n));
+    return static_cast<int>(nodes.size()) - 1;
+  }
+
+  // The entry node of s, which continues at succ; break and continue jump to brk and cont.
+  int Build(const StmtPtr& s, int succ, int brk, int cont) {
+    switch (s->kind) {
+      case StmtKind::kBlock: {
+        int entry = succ;
+        for (auto it = s->body.rbegin(); it != s->body.rend(); ++it) entry = Build(*it, entry, brk, cont);
+        return entry;
+      }
+      case StmtKind::kAssign:
+      case StmtKind::kHavoc:
+      case StmtKind::kAssume:
+      case StmtKind::kAssert:
+        return Add(Node{Node::kStmt, s, nullptr, succ});
+      case StmtKind::kError:
+        return error_node;
+      case StmtKind::kIf: {
+        const int t = Build(s->body[0], succ, brk, cont);
+        const int f = Build(s->body[1], succ, brk, cont);
+        return Add(Node{Node::kBranch, nullptr, s->cond, t, f});
+      }
+      case StmtKind::kLoop:
+        return BuildLoop(s, succ);
+      case StmtKind::kBreak:
+        return brk;
+      case StmtKind::kContinue:
+        return cont;
+      case StmtKind::kReturn:
+        return exit_node;
+    }
+    return succ;
+  }
+
+ private:
+  static bool IsFalse(const ExprPtr& e) { return e->kind == ExprKind::kConst && e->value == 0; }
+
+  int BuildLoop(const StmtPtr& s, int succ) {
+    if (IsFalse(s->cond)) {  // do { } while (0) runs its body once; while (0) never does
+      if (!s->do_while) return succ;
+      return Build(s->body[0], succ, succ, succ);
+    }
+    const int head = Add(Node{Node::kBranch, nullptr, s->cond, -1, succ, true});
+    const int step = s->step ? Build(s->step, head, succ, head) : head;
+    const int body = Build(s->body[0], step, succ, step);
+    nodes[head].next = body;
+    return s->do_while ? body : head;
+  }
+};
+
+// Names of the variables an expression reads (arrays included).
+void ReadsOf(const ExprPtr& e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::kVar || e->kind == ExprKind::kIndex) out.insert(e->name);
+  for (const auto& a : e->args) ReadsOf(a, out);
+}
+
+// Live variables at every node (backward data flow to a fixed point).
+std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes, const Program& prog) {
+  std::vector<std::set<std::string>> live(nodes.size());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = nodes.size(); i-- > 0;) {
+      const Node& n = nodes[i];
+      std::set<std::string> in;
+      if (n.kind == Node::kBranch) {
+        in = live[n.next];
+        in.insert(live[n.alt].begin(), live[n.alt].end());
+        ReadsOf(n.cond, in);
+      } else if (n.kind == Node::kStmt) {
+        in = live[n.next];
+        const Stmt& s = *n.stmt;
+        if (s.kind == StmtKind::kHavoc) {
+          in.erase(s.name);
+        } else if (s.kind == StmtKind::kAssign) {
+          if (s.lhs->kind == ExprKind::kVar) in.erase(s.lhs->name);
+          ReadsOf(s.lhs, in);  // an array store keeps the other cells
+          if (s.lhs->kind == ExprKind::kIndex) ReadsOf(s.lhs->args[0], in);
+          ReadsOf(s.rhs, in);
+        } else {
+          ReadsOf(s.cond, in);
+        }
+      }
+      if (in != live[i]) {
+        live[i] = std::move(in);
+        changed = true;
+      }
+    }
+  }
+  (void)prog;
+  return live;
+}
+
+// Symbolic values of the variables along one path.
+using State = std::map<std::string, z3::expr>;
+
+// Enumerates the loop-free paths from each cut point and turns them into clauses.
+class Encoder {
+ public:
+  Encoder(const Program& prog, z3::context& ctx) : prog_(prog), ctx_(ctx) {}
+
+  HornSystem Run() {
+    CfgBuilder cfg;
+    const int entry = cfg.Build(prog_.body, cfg.exit_node, cfg.exit_node, cfg.exit_node);
+    nodes_ = cfg.nodes;
+    error_node_ = cfg.error_node;
+    const auto live = Liveness(nodes_, prog_);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!nodes_[i].cut) continue;
+      pred_of_[static_cast<int>(i)] = static_cast<int>(sys_.preds.size());
+      std::vector<std::string> vars(live[i].begin(), live[i].end());
+      z3::sort_vector domain(ctx_);
+      for (const auto& v : vars) domain.push_back(SortOf(v));
+      std::string name = "L";
+      name.append(std::to_string(sys_.preds.size()));
+      sys_.preds.push_back(ctx_.function(name.c_str(), domain, ctx_.bool_sort()));
+      sys_.pred_vars.push_back(std::move(vars));
+    }
+    // From the program entry, then from every loop head.
+    StartFrom(entry, -1);
+    for (const auto& [node, pred] : pred_of_) StartFrom(node, pred);
+    return std::move(sys_);
+  }
+
+ private:
+  z3::sort SortOf(const std::string& var) const {
+    return prog_.VarNamed(var).is_array ? ctx_.array_sort(ctx_.int_sort(), ctx_.int_sort()) : ctx_.int_sort();
+  }
+
+  z3::expr Fresh(const std::string& base, z3::sort s) {
+    z3::expr c = ctx_.constant((base + "!" + std::to_string(counter_++)).c_str(), s);
+    vars_.push_back(c);
+    return c;
+  }
+
+  // Starts the paths at node with every variable fresh; pred (if any) holds of the live ones.
+  void StartFrom(int node, int pred) {
+    vars_.clear();
+    State st;
+    for (const Var& v : prog_.vars) st.emplace(v.name, Fresh(v.name, SortOf(v.name)));
+    std::vector<z3::expr> args;
+    if (pred >= 0) {
+      for (const auto& v : sys_.pred_vars[pred]) args.push_back(st.at(v));
+    }
+    body_pred_ = pred;
+    body_args_ = args;
+    std::vector<z3::expr> path;
+    // A loop head starts by taking its branch, not by ending the path at itself.
+    Walk(node, st, path, true);
+  }
+
+  void Emit(const std::vector<z3::expr>& path, int head_pred, std::vector<z3::expr> head_args) {
+    if (sys_.clauses.size() >= kMaxClauses) {
+      throw UnsupportedError(prog_.file + ": unsupported program: more than " + std::to_string(kMaxClauses) +
+                             " loop-free paths");
+    }
+    z3::expr_vector conj(ctx_);
+    for (const auto& p : path) conj.push_back(p);
+    HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_};
+    sys_.clauses.push_back(std::move(c));
+  }
+
+  void Walk(int id, State st, std::vector<z3::expr> path, bool first) {
+    while (true) {
+      const Node& n = nodes_[id];
+      if (n.cut && !first) {
+        const int pred = pred_of_.at(id);
+        std::vector<z3::expr> args;
+        for (const auto& v : sys_.pred_vars[pred]) args.push_back(st.at(v));
+        Emit(path, pred, std::move(args));
+        return;
+      }
+      first = false;
+      if (n.kind == Node::kExit) return;
+      if (n.kind == Node::kError) {
+        Emit(path, -1, {});
+        return;
+      }
+      if (n.kind == Node::kBranch) {
+        const z3::expr c = Bool(n.cond, st, path).simplify();
+        if (c.is_true()) {
+          id = n.next;
+          continue;
+        }
+        if (!c.is_false()) {
+          auto p = path;
+          p.push_back(c);
+          Walk(n.next, st, p, false);
+          path.push_back(!c);
+        }
+        id = n.alt;
+        continue;
+      }
+      const Stmt& s = *n.stmt;
+      switch (s.kind) {
+        case StmtKind::kAssign: {
+          const z3::expr v = Int(s.rhs, st, path);
+          if (s.lhs->kind == ExprKind::kVar) {
+            st.at(s.lhs->name) = v;
+          } else {
+            const z3::expr i = Int(s.lhs->args[0], st, path);
+            st.at(s.lhs->name) = z3::store(st.at(s.lhs->name), i, v);
+          }
+          break;
+        }
+        case StmtKind::kHavoc: {
+          const Var& v = prog_.VarNamed(s.name);
+          st.at(s.name) = Fresh(s.name, SortOf(s.name));
+          if (!v.is_array) path.push_back(InRange(st.at(s.name), v.type));
+          break;
+        }
+        case StmtKind::kAssume:
+          path.push_back(Bool(s.cond, st, path));
+          break;
+        case StmtKind::kAssert: {
+          const z3::expr c = Bool(s.cond, st, path);
+          auto p = path;
+          p.push_back(!c);
+          Emit(p, -1, {});
+          path.push_back(c);
+          break;
+        }
+        default:
+          break;
+      }
+      id = n.next;
+    }
+  }
+
+  z3::expr Num(Int128 v) {
+    const bool neg = v < 0;
+    std::string s;
+    Int128 u = neg ? -v : v;
+    do {
+      s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+      u /= 10;
+    } while (u != 0);
+    return ctx_.int_val((neg ? "-" + s : s).c_str());
+  }
+
+  z3::expr InRange(const z3::expr& x, IntType t) { return Num(MinOf(t)) <= x && x <= Num(MaxOf(t)); }
+
+  // The value of e after conversion to t, given that e lies in [lo, hi].
+  z3::expr WrapTo(IntType t, const z3::expr& e, Int128 lo, Int128 hi) {
+    if (t.bits == 1) return z3::ite(e != 0, Num(1), Num(0));
+    const Int128 mn = MinOf(t), mx = MaxOf(t), m = Int128(1) << t.bits;
+    if (lo >= mn && hi <= mx) return e;
+    if (lo >= mn - m && hi <= mx + m) {
+      z3::expr r = e;
+      if (hi > mx) r = z3::ite(e > Num(mx), e - Num(m), r);
+      if (lo < mn) r = z3::ite(e < Num(mn), e + Num(m), r);
+      return r;
+    }
+    const z3::expr r = z3::mod(e - Num(mn), Num(m)) + Num(mn);
+    return r;
+  }
+
+  // The range of values an expression of this node can take (type range, or the constant).
+  static std::pair<Int128, Int128> RangeOf(const ExprPtr& e) {
+    if (e->kind == ExprKind::kConst) return {e->value, e->value};
+    return {MinOf(e->type), MaxOf(e->type)};
+  }
+
+  // The condition e != 0 as a Boolean.
+  z3::expr Bool(const ExprPtr& e, State& st, std::vector<z3::expr>& path) {
+    if (e->kind == ExprKind::kUnary && e->op == "!") return !Bool(e->args[0], st, path);
+    if (e->kind == ExprKind::kBinary) {
+      const std::string& op = e->op;
+      if (op == "&&") return Bool(e->args[0], st, path) && Bool(e->args[1], st, path);
+      if (op == "||") return Bool(e->args[0], st, path) || Bool(e->args[1], st, path);
+      if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=") {
+        const z3::expr a = Int(e->args[0], st, path), b = Int(e->args[1], st, path);
+        if (op == "<") return a < b;
+        if (op == "<=") return a <= b;
+        if (op == ">") return a > b;
+        if (op == ">=") return a >= b;
+        if (op == "==") return a == b;
+        return a != b;
+      }
+    }
+    return Int(e, st, path) != 0;
+  }
+
+  // C division truncates toward zero; SMT div rounds so that the remainder is non-negative.
+  z3::expr Divide(const z3::expr& a, const z3::expr& b, bool nonneg_a) {
+    if (nonneg_a) return z3::ite(b > 0, a / b, -(a / -b));
+    const z3::expr abs_a = z3::ite(a >= 0, a, -a);
+    const z3::expr abs_b = z3::ite(b >= 0, b, -b);
+    const z3::expr q = abs_a / abs_b;
+    return z3::ite((a >= 0) == (b >= 0), q, -q);
+  }
+
+  // The integer value of e.
+  z3::expr Int(const ExprPtr& e, State& st, std::vector<z3::expr>& path) {
+    switch (e->kind) {
+      case ExprKind::kConst:
+        return Num(e->value);
+      case ExprKind::kVar:
+        return st.at(e->name);
+      case ExprKind::kIndex:
+        return z3::select(st.at(e->name), Int(e->args[0], st, path));
+      case ExprKind::kUnary: {
+        if (e->op == "!") return z3::ite(Bool(e->args[0], st, path), Num(0), Num(1));
+        const z3::expr a = -Int(e->args[0], st, path);
+        if (e->type.is_signed) return a;
+        return WrapTo(e->type, a, -MaxOf(e->type), 0);
+      }
+      case ExprKind::kBinary: {
+        const std::string& op = e->op;
+        if (op == "&&" || op == "||" || op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" ||
+            op == "!=") {
+          return z3::ite(Bool(e, st, path), Num(1), Num(0));
+        }
+        const z3::expr a = Int(e->args[0], st, path), b = Int(e->args[1], st, path);
+        const auto [alo, ahi] = RangeOf(e->args[0]);
+        const auto [blo, bhi] = RangeOf(e->args[1]);
+        if (op == "/" || op == "%") {
+          const z3::expr q = Divide(a, b, alo >= 0);
+          const z3::expr r = op == "/" ? q : a - b * q;
+          if (e->type.is_signed) return r;
+          return WrapTo(e->type, r, MinOf(e->type), MaxOf(e->type));
+        }
+        if (e->type.is_signed) {
+          if (op == "+") return a + b;
+          if (op == "-") return a - b;
+          return a * b;
+        }
+        if (op == "+") return WrapTo(e->type, a + b, alo + blo, ahi + bhi);
+        if (op == "-") return WrapTo(e->type, a - b, alo - bhi, ahi - blo);
+        const Int128 c[] = {alo * blo, alo * bhi, ahi * blo, ahi * bhi};
+        return WrapTo(e->type, a * b, *std::min_element(c, c + 4), *std::max_element(c, c + 4));
+      }
+      case ExprKind::kTernary:
+        return z3::ite(Bool(e->args[0], st, path), Int(e->args[1], st, path), Int(e->args[2], st, path));
+      case ExprKind::kCast: {
+        const auto [lo, hi] = RangeOf(e->args[0]);
+        return WrapTo(e->type, Int(e->args[0], st, path), lo, hi);
+      }
+      case ExprKind::kNondet: {
+        const z3::expr x = Fresh("nondet", ctx_.int_sort());
+        path.push_back(InRange(x, e->type));
+        return x;
+      }
+    }
+    return Num(0);
+  }
+
+  const Program& prog_;
+  z3::context& ctx_;
+  std::vector<Node> nodes_;
+  int error_node_ = -1;
+  std::map<int, int> pred_of_;
+  HornSystem sys_;
+  std::vector<z3::expr> vars_;
+  int body_pred_ = -1;
+  std::vector<z3::expr> body_args_;
+  int counter_ = 0;
+};
+
+}  // namespace
+
+z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
+  z3::expr body = c.constraint;
+  if (c.body_pred >= 0) {
+    z3::expr_vector args(ctx);
+    for (const auto& a : c.body_args) args.push_back(a);
+    body = preds[c.body_pred](args) && body;
+  }
+  z3::expr head = ctx.bool_val(false);
+  if (c.head_pred >= 0) {
+    z3::expr_vector args(ctx);
+    for (const auto& a : c.head_args) args.push_back(a);
+    head = preds[c.head_pred](args);
+  }
+  const z3::expr f = z3::implies(body, head);
+  if (c.vars.empty()) return f;
+  z3::expr_vector vs(ctx);
+  for (const auto& v : c.vars) vs.push_back(v);
+  return z3::forall(vs, f);
+}
+
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx) { return Encoder(prog, ctx).Run(); }
+
+}  // namespace fusion

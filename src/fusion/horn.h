@@ -1,0 +1,39 @@
+// Encodes a program as constrained Horn clauses: one predicate per loop head over the variables live
+// there (integers as SMT integers, arrays as SMT arrays), one clause per loop-free path between loop heads,
+// and a clause ending in false for every path to an error.
+#pragma once
+
+#include <z3++.h>
+
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+
+namespace fusion {
+
+// One clause: pred(body_args) /\ constraint => head(head_args), where a missing predicate (-1) is
+// true in the body and false in the head; vars are the clause's universally quantified constants.
+struct HornClause {
+  int body_pred = -1;
+  std::vector<z3::expr> body_args;
+  z3::expr constraint;
+  int head_pred = -1;
+  std::vector<z3::expr> head_args;
+  std::vector<z3::expr> vars;
+};
+
+// The clauses of one program, and the variables each predicate ranges over (for printing invariants).
+struct HornSystem {
+  std::vector<z3::func_decl> preds;
+  std::vector<std::vector<std::string>> pred_vars;
+  std::vector<HornClause> clauses;
+  // The clause as a closed formula (forall vars. body => head) for the Horn solver.
+  z3::expr Formula(z3::context& ctx, const HornClause& c) const;
+};
+
+// Builds the Horn clauses of a program in ctx. Throws UnsupportedError when the loop-free paths
+// between two loop heads are too many to enumerate.
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx);
+
+}  // namespace fusion

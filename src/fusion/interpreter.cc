@@ -1,0 +1,199 @@
+#include "fusion/interpreter.h"
+
+#include <unordered_map>
+
+namespace fusion {
+namespace {
+
+// How control leaves a statement.
+enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
+
+// The state of one run: variables, array cells and the input log.
+class Machine {
+ public:
+  Machine(const Program& prog, const InputSource& inputs, long max_steps)
+      : prog_(prog), inputs_(inputs), max_steps_(max_steps) {}
+
+  RunResult Run() {
+    if (Exec(prog_.body) != Flow::kStop) result_.outcome = Outcome::kFinished;
+    return result_;
+  }
+
+ private:
+  // Stops the run with an outcome.
+  Flow Stop(Outcome o) {
+    result_.outcome = o;
+    return Flow::kStop;
+  }
+
+  Int128 Input(IntType t) {
+    const Int128 v = Wrap(t, inputs_(t));
+    result_.inputs.push_back(v);
+    return v;
+  }
+
+  // Evaluates an expression; sets undefined_ on division by zero.
+  Int128 Eval(const ExprPtr& e) {
+    switch (e->kind) {
+      case ExprKind::kConst:
+        return e->value;
+      case ExprKind::kVar: {
+        auto it = scalars_.find(e->name);
+        if (it != scalars_.end()) return it->second;
+        return scalars_[e->name] = Input(e->type);
+      }
+      case ExprKind::kIndex: {
+        auto& cells = arrays_[e->name];
+        const long long i = static_cast<long long>(Eval(e->args[0]));
+        auto it = cells.find(i);
+        if (it != cells.end()) return it->second;
+        return cells[i] = Input(e->type);
+      }
+      case ExprKind::kUnary: {
+        const Int128 a = Eval(e->args[0]);
+        if (e->op == "!") return a == 0;
+        return e->type.is_signed ? -a : Wrap(e->type, -a);
+      }
+      case ExprKind::kBinary:
+        return Binary(e);
+      case ExprKind::kTernary:
+        return Eval(e->args[0]) != 0 ? Eval(e->args[1]) : Eval(e->args[2]);
+      case ExprKind::kCast:
+        return Wrap(e->type, Eval(e->args[0]));
+      case ExprKind::kNondet:
+        return Input(e->type);
+    }
+    return 0;
+  }
+
+  Int128 Binary(const ExprPtr& e) {
+    const std::string& op = e->op;
+    if (op == "&&") return Eval(e->args[0]) != 0 && Eval(e->args[1]) != 0;
+    if (op == "||") return Eval(e->args[0]) != 0 || Eval(e->args[1]) != 0;
+    const Int128 a = Eval(e->args[0]);
+    const Int128 b = Eval(e->args[1]);
+    if (op == "<") return a < b;
+    if (op == "<=") return a <= b;
+    if (op == ">") return a > b;
+    if (op == ">=") return a >= b;
+    if (op == "==") return a == b;
+    if (op == "!=") return a != b;
+    Int128 r = 0;
+    if (op == "+") r = a + b;
+    if (op == "-") r = a - b;
+    if (op == "*") r = a * b;
+    if (op == "/" || op == "%") {
+      if (b == 0) {
+        undefined_ = true;
+        return 0;
+      }
+      r = op == "/" ? a / b : a % b;  // C and C++ both truncate toward zero
+    }
+    return e->type.is_signed ? r : Wrap(e->type, r);
+  }
+
+  // Evaluates a condition; false when the evaluation was undefined (the caller then stops).
+  bool Test(const ExprPtr& e) { return Eval(e) != 0; }
+
+  Flow Exec(const StmtPtr& s) {
+    if (++result_.steps > max_steps_) return Stop(Outcome::kStepLimit);
+    switch (s->kind) {
+      case StmtKind::kBlock:
+        for (const auto& b : s->body) {
+          const Flow f = Exec(b);
+          if (f != Flow::kNormal) return f;
+        }
+        return Flow::kNormal;
+      case StmtKind::kAssign: {
+        const Int128 v = Eval(s->rhs);
+        if (s->lhs->kind == ExprKind::kVar) {
+          scalars_[s->lhs->name] = v;
+        } else {
+          const long long i = static_cast<long long>(Eval(s->lhs->args[0]));
+          arrays_[s->lhs->name][i] = v;
+        }
+        return undefined_ ? Stop(Outcome::kUndefined) : Flow::kNormal;
+      }
+      case StmtKind::kHavoc:
+        if (prog_.VarNamed(s->name).is_array) {
+          arrays_[s->name].clear();  // fresh cells: each is read as a new input
+        } else {
+          scalars_[s->name] = Input(prog_.VarNamed(s->name).type);
+        }
+        return Flow::kNormal;
+      case StmtKind::kAssume: {
+        const bool ok = Test(s->cond);
+        if (undefined_) return Stop(Outcome::kUndefined);
+        return ok ? Flow::kNormal : Stop(Outcome::kBlocked);
+      }
+      case StmtKind::kAssert: {
+        const bool ok = Test(s->cond);
+        if (undefined_) return Stop(Outcome::kUndefined);
+        return ok ? Flow::kNormal : Stop(Outcome::kError);
+      }
+      case StmtKind::kError:
+        return Stop(Outcome::kError);
+      case StmtKind::kIf: {
+        const bool c = Test(s->cond);
+        if (undefined_) return Stop(Outcome::kUndefined);
+        return Exec(s->body[c ? 0 : 1]);
+      }
+      case StmtKind::kLoop:
+        return Loop(s);
+      case StmtKind::kBreak:
+        return Flow::kBreak;
+      case StmtKind::kContinue:
+        return Flow::kContinue;
+      case StmtKind::kReturn:
+        return Flow::kReturn;
+    }
+    return Flow::kNormal;
+  }
+
+  Flow Loop(const StmtPtr& s) {
+    bool first = true;
+    while (true) {
+      if (!(first && s->do_while)) {
+        const bool c = Test(s->cond);
+        if (undefined_) return Stop(Outcome::kUndefined);
+        if (!c) return Flow::kNormal;
+      }
+      first = false;
+      const Flow f = Exec(s->body[0]);
+      if (f == Flow::kBreak) return Flow::kNormal;
+      if (f == Flow::kReturn || f == Flow::kStop) return f;
+      if (s->step) {
+        const Flow g = Exec(s->step);
+        if (g != Flow::kNormal) return g;
+      }
+      if (++result_.steps > max_steps_) return Stop(Outcome::kStepLimit);
+    }
+  }
+
+  const Program& prog_;
+  const InputSource& inputs_;
+  long max_steps_;
+  RunResult result_;
+  bool undefined_ = false;
+  std::unordered_map<std::string, Int128> scalars_;
+  std::unordered_map<std::string, std::unordered_map<long long, Int128>> arrays_;
+};
+
+}  // namespace
+
+RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps) {
+  return Machine(prog, inputs, max_steps).Run();
+}
+
+std::string OutcomeName(Outcome o) {
+  switch (o) {
+    case Outcome::kFinished: return "finished";
+    case Outcome::kError: return "error";
+    case Outcome::kBlocked: return "blocked";
+    case Outcome::kUndefined: return "undefined";
+    case Outcome::kStepLimit: return "step limit";
+  }
+  return "";
+}
+
+}  // namespace fusion

@@ -1,0 +1,39 @@
+// An interpreter of the C subset on concrete values. It replays counterexamples: a `false` verdict is
+// given only when the original program, run here on concrete nondeterministic values, reaches an error.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+
+namespace fusion {
+
+// How a run ended.
+enum class Outcome {
+  kFinished,    // main returned; no error
+  kError,       // an assertion failed or reach_error() was called
+  kBlocked,     // an assume failed or abort() was called
+  kUndefined,   // division by zero (undefined behaviour): the run says nothing
+  kStepLimit,   // the step budget ran out
+};
+
+// The end of one run and the nondeterministic values it consumed, in order.
+struct RunResult {
+  Outcome outcome = Outcome::kFinished;
+  std::vector<Int128> inputs;
+  long steps = 0;
+};
+
+// Supplies the next nondeterministic value of a type (uninitialised variables and array cells too);
+// the interpreter converts it to the type.
+using InputSource = std::function<Int128(IntType)>;
+
+// Runs the program with at most max_steps statements executed.
+RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps);
+
+// "finished", "error", ...
+std::string OutcomeName(Outcome o);
+
+}  // namespace fusion

@@ -1,0 +1,94 @@
+#include "fusion/lexer.h"
+
+#include <cctype>
+
+#include "fusion/errors.h"
+
+namespace fusion {
+
+std::vector<Token> Lex(const std::string& file, const std::string& text) {
+  std::vector<Token> out;
+  size_t p = 0;
+  int line = 1;
+  size_t line_start = 0;
+  bool at_line_start = true;
+  auto here = [&] { return Loc{line, static_cast<int>(p - line_start) + 1}; };
+  // Punctuators longest first, so that "<<=" is not read as "<" "<=".
+  static const char* kPuncts[] = {"<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
+                                  "&&", "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="};
+  while (p < text.size()) {
+    const char c = text[p];
+    if (c == '\n') {
+      ++line;
+      line_start = ++p;
+      at_line_start = true;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++p;
+      continue;
+    }
+    if (c == '#' && at_line_start) {  // preprocessor line: skip it, including continuation lines
+      while (p < text.size() && text[p] != '\n') p += (text[p] == '\\' && p + 1 < text.size()) ? 2 : 1;
+      continue;
+    }
+    at_line_start = false;
+    if (text.compare(p, 2, "//") == 0) {
+      while (p < text.size() && text[p] != '\n') ++p;
+      continue;
+    }
+    if (text.compare(p, 2, "/*") == 0) {
+      const Loc start = here();
+      const size_t end = text.find("*/", p + 2);
+      if (end == std::string::npos) FailSyntax(file, start, "unterminated comment");
+      for (; p < end + 2; ++p) {
+        if (text[p] == '\n') {
+          ++line;
+          line_start = p + 1;
+        }
+      }
+      continue;
+    }
+    Token t;
+    t.loc = here();
+    const size_t begin = p;
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '_')) ++p;
+      t.kind = TokKind::kIdent;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '.')) ++p;
+      t.kind = TokKind::kNumber;
+    } else if (c == '\'' || c == '"') {
+      ++p;
+      while (p < text.size() && text[p] != c && text[p] != '\n') p += text[p] == '\\' ? 2 : 1;
+      if (p >= text.size() || text[p] != c) FailSyntax(file, t.loc, "unterminated literal");
+      ++p;
+      t.kind = c == '\'' ? TokKind::kChar : TokKind::kString;
+    } else {
+      t.kind = TokKind::kPunct;
+      size_t len = 0;
+      for (const char* punct : kPuncts) {
+        if (text.compare(p, std::char_traits<char>::length(punct), punct) == 0) {
+          len = std::char_traits<char>::length(punct);
+          break;
+        }
+      }
+      if (len == 0) {
+        if (std::string("{}()[];,:?=+-*/%<>!~&|^.").find(c) == std::string::npos) {
+          FailSyntax(file, t.loc, std::string("unexpected character '") + c + "'");
+        }
+        len = 1;
+      }
+      p += len;
+    }
+    t.text = text.substr(begin, p - begin);
+    out.push_back(std::move(t));
+  }
+  Token end;
+  end.kind = TokKind::kEnd;
+  end.loc = here();
+  out.push_back(end);
+  return out;
+}
+
+}  // namespace fusion

@@ -1,0 +1,255 @@
+#include "fusion/loop_ir.h"
+
+namespace fusion {
+namespace {
+
+// Collects effects; in_loop tells whether break/continue belong to an inner loop.
+void Collect(const StmtPtr& s, Effects& eff, bool in_inner_loop) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::kBlock:
+      for (const auto& b : s->body) Collect(b, eff, in_inner_loop);
+      break;
+    case StmtKind::kAssign:
+      AddReads(s->rhs, eff);
+      if (s->lhs->kind == ExprKind::kVar) {
+        eff.writes.insert(s->lhs->name);
+      } else {
+        AddReads(s->lhs->args[0], eff);
+        eff.array_writes.push_back({s->lhs->name, s->lhs->args[0]});
+      }
+      break;
+    case StmtKind::kHavoc:
+      if (s->size) {
+        AddReads(s->size, eff);
+        eff.array_writes.push_back({s->name, nullptr});
+      } else {
+        eff.writes.insert(s->name);
+      }
+      break;
+    case StmtKind::kAssume:
+      AddReads(s->cond, eff);
+      eff.cuts = true;
+      break;
+    case StmtKind::kAssert:
+      AddReads(s->cond, eff);
+      eff.errors = true;
+      break;
+    case StmtKind::kError:
+      eff.errors = true;
+      break;
+    case StmtKind::kIf:
+      AddReads(s->cond, eff);
+      Collect(s->body[0], eff, in_inner_loop);
+      Collect(s->body[1], eff, in_inner_loop);
+      break;
+    case StmtKind::kLoop:
+      eff.nested_loop = true;
+      AddReads(s->cond, eff);
+      Collect(s->body[0], eff, true);
+      Collect(s->step, eff, true);
+      break;
+    case StmtKind::kBreak:
+    case StmtKind::kContinue:
+      if (!in_inner_loop) eff.jumps = true;
+      break;
+    case StmtKind::kReturn:
+      eff.cuts = true;
+      break;
+  }
+}
+
+// The counter's increment: `c = c + 1` or `c = c - 1` (through casts); returns +1, -1 or 0.
+int StrideOf(const StmtPtr& s, const std::string& counter) {
+  if (!s || s->kind != StmtKind::kAssign || s->lhs->kind != ExprKind::kVar || s->lhs->name != counter) return 0;
+  ExprPtr r = s->rhs;
+  while (r->kind == ExprKind::kCast) r = r->args[0];
+  if (r->kind != ExprKind::kBinary || (r->op != "+" && r->op != "-")) return 0;
+  ExprPtr a = r->args[0], b = r->args[1];
+  while (a->kind == ExprKind::kCast) a = a->args[0];
+  while (b->kind == ExprKind::kCast) b = b->args[0];
+  if (a->kind != ExprKind::kVar || a->name != counter || b->kind != ExprKind::kConst || b->value != 1) return 0;
+  return r->op == "+" ? 1 : -1;
+}
+
+}  // namespace
+
+std::set<std::string> Effects::ArraysWritten() const {
+  std::set<std::string> out;
+  for (const auto& a : array_writes) out.insert(a.array);
+  return out;
+}
+
+std::set<std::string> Effects::ArraysAccessed() const {
+  std::set<std::string> out = ArraysWritten();
+  for (const auto& a : array_reads) out.insert(a.array);
+  return out;
+}
+
+std::set<std::string> Effects::Scalars() const {
+  std::set<std::string> out = reads;
+  out.insert(writes.begin(), writes.end());
+  return out;
+}
+
+void AddReads(const ExprPtr& e, Effects& eff) {
+  if (!e) return;
+  if (e->kind == ExprKind::kVar) eff.reads.insert(e->name);
+  if (e->kind == ExprKind::kIndex) eff.array_reads.push_back({e->name, e->args[0]});
+  for (const auto& a : e->args) AddReads(a, eff);
+}
+
+Effects EffectsOf(const StmtPtr& s) {
+  Effects eff;
+  if (s && s->kind == StmtKind::kLoop) {
+    AddReads(s->cond, eff);
+    Collect(s->body[0], eff, false);
+    Collect(s->step, eff, false);
+    return eff;
+  }
+  Collect(s, eff, false);
+  return eff;
+}
+
+std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop) {
+  if (!init || !loop || loop->kind != StmtKind::kLoop || loop->do_while) return std::nullopt;
+  if (init->kind != StmtKind::kAssign || init->lhs->kind != ExprKind::kVar) return std::nullopt;
+  CountedLoop c;
+  c.counter = init->lhs->name;
+  c.counter_type = init->lhs->type;
+  c.init = init->rhs;
+  // The condition: counter cmp bound, the counter possibly converted to the comparison type.
+  const ExprPtr cond = loop->cond;
+  if (cond->kind != ExprKind::kBinary) return std::nullopt;
+  static const std::set<std::string> kCmp = {"<", "<=", ">", ">="};
+  if (!kCmp.count(cond->op)) return std::nullopt;
+  ExprPtr lhs = cond->args[0];
+  if (lhs->kind == ExprKind::kCast && lhs->args[0]->kind == ExprKind::kVar &&
+      !lhs->type.is_signed == !lhs->args[0]->type.is_signed && lhs->type.bits >= lhs->args[0]->type.bits) {
+    lhs = lhs->args[0];  // a widening that keeps every value
+  }
+  if (lhs->kind != ExprKind::kVar || lhs->name != c.counter) return std::nullopt;
+  // A strict comparison cannot let the counter wrap around; <= and >= can, unless the types are signed.
+  if ((cond->op == "<=" || cond->op == ">=") && (!lhs->type.is_signed || !cond->args[1]->type.is_signed)) {
+    return std::nullopt;
+  }
+  c.cmp = cond->op;
+  c.bound = cond->args[1];
+  // The increment: the loop's step, or the last statement of the body.
+  std::vector<StmtPtr> body = Flatten(loop->body[0]);
+  if (loop->step) {
+    c.increment = loop->step;
+  } else if (!body.empty()) {
+    c.increment = body.back();
+    body.pop_back();
+  } else {
+    return std::nullopt;
+  }
+  c.stride = StrideOf(c.increment, c.counter);
+  if (c.stride == 0) return std::nullopt;
+  if ((c.stride > 0) != (c.cmp[0] == '<')) return std::nullopt;
+  c.body = MakeBlock(body);
+  const Effects eff = EffectsOf(c.body);
+  if (eff.writes.count(c.counter) || eff.jumps || eff.nested_loop) return std::nullopt;
+  Effects bound_reads;
+  AddReads(c.bound, bound_reads);
+  for (const auto& v : bound_reads.reads) {
+    if (eff.writes.count(v) || v == c.counter) return std::nullopt;
+  }
+  if (!bound_reads.array_reads.empty()) return std::nullopt;
+  return c;
+}
+
+std::vector<StmtPtr> Flatten(const StmtPtr& s) {
+  if (!s) return {};
+  if (s->kind != StmtKind::kBlock) return {s};
+  std::vector<StmtPtr> out;
+  for (const auto& b : s->body) {
+    auto inner = Flatten(b);
+    out.insert(out.end(), inner.begin(), inner.end());
+  }
+  return out;
+}
+
+ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& names) {
+  if (!e) return e;
+  if (e->kind == ExprKind::kVar) {
+    auto it = names.find(e->name);
+    return it == names.end() ? e : MakeVar(it->second, e->type);
+  }
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  for (auto& a : copy->args) a = RenameExpr(a, names);
+  return copy;
+}
+
+StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& names) {
+  if (!s) return s;
+  auto copy = std::make_shared<Stmt>(*s);
+  copy->lhs = RenameExpr(s->lhs, names);
+  copy->rhs = RenameExpr(s->rhs, names);
+  copy->cond = RenameExpr(s->cond, names);
+  copy->size = RenameExpr(s->size, names);
+  if (s->kind == StmtKind::kHavoc && !s->size) {
+    auto it = names.find(s->name);
+    if (it != names.end()) copy->name = it->second;
+  }
+  for (auto& b : copy->body) b = RenameStmt(b, names);
+  copy->step = RenameStmt(s->step, names);
+  return copy;
+}
+
+ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value) {
+  if (!e) return e;
+  if (e->kind == ExprKind::kVar && e->name == name) return MakeCast(e->type, value);
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  for (auto& a : copy->args) a = Substitute(a, name, value);
+  return copy;
+}
+
+std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter) {
+  ExprPtr x = e;
+  while (x->kind == ExprKind::kCast && x->args[0]->type.bits <= x->type.bits && x->args[0]->type.is_signed &&
+         x->type.is_signed) {
+    x = x->args[0];
+  }
+  if (x->kind == ExprKind::kVar) return x->name == counter ? std::optional<Int128>(0) : std::nullopt;
+  if (x->kind != ExprKind::kBinary || (x->op != "+" && x->op != "-") || !x->type.is_signed) return std::nullopt;
+  const ExprPtr k = x->args[1];
+  if (k->kind != ExprKind::kConst) return std::nullopt;
+  auto inner = OffsetFromCounter(x->args[0], counter);
+  if (!inner) return std::nullopt;
+  return x->op == "+" ? *inner + k->value : *inner - k->value;
+}
+
+bool ReadsNone(const ExprPtr& e, const std::set<std::string>& names) {
+  Effects eff;
+  AddReads(e, eff);
+  for (const auto& v : eff.reads) {
+    if (names.count(v)) return false;
+  }
+  for (const auto& a : eff.array_reads) {
+    if (names.count(a.array)) return false;
+  }
+  return true;
+}
+
+}  // namespace fusion
+
+namespace fusion {
+
+StmtPtr RewriteBlocks(const StmtPtr& s, const std::function<std::vector<StmtPtr>(std::vector<StmtPtr>)>& f) {
+  if (!s) return s;
+  if (s->kind == StmtKind::kBlock) {
+    std::vector<StmtPtr> items;
+    for (const auto& b : Flatten(s)) items.push_back(RewriteBlocks(b, f));
+    return MakeBlock(f(std::move(items)));
+  }
+  if (s->kind != StmtKind::kIf && s->kind != StmtKind::kLoop) return s;
+  auto copy = std::make_shared<Stmt>(*s);
+  for (auto& b : copy->body) b = RewriteBlocks(b->kind == StmtKind::kBlock ? b : MakeBlock({b}), f);
+  return copy;
+}
+
+}  // namespace fusion

@@ -1,0 +1,83 @@
+// The loop IR: what each statement reads and writes (scalars, and array cells with their index
+// expressions), how it can leave, and the shape of counted loops. The transformations decide legality here.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+
+namespace fusion {
+
+// One array access: the array and the index expression.
+struct ArrayAccess {
+  std::string array;
+  ExprPtr index;
+};
+
+// The effects of a statement (or a loop with its condition and step).
+struct Effects {
+  std::set<std::string> reads;    // scalars read
+  std::set<std::string> writes;   // scalars written
+  std::vector<ArrayAccess> array_reads;
+  std::vector<ArrayAccess> array_writes;
+  bool errors = false;       // an assertion or reach_error
+  bool cuts = false;         // assume, abort or return: the path may end without error
+  bool jumps = false;        // break or continue belonging to the enclosing loop
+  bool nested_loop = false;
+  // Arrays written (any cell).
+  std::set<std::string> ArraysWritten() const;
+  // Arrays read or written.
+  std::set<std::string> ArraysAccessed() const;
+  // Scalars read or written.
+  std::set<std::string> Scalars() const;
+};
+
+// Effects of a statement; for a loop, those of its condition, body and step together.
+Effects EffectsOf(const StmtPtr& s);
+// Adds the reads of an expression to eff.
+void AddReads(const ExprPtr& e, Effects& eff);
+
+// A loop `for (counter = init; counter < bound; counter += stride)` in any of its spellings (while with
+// the increment last in the body, <=, >, >=, stride +1 or -1).
+struct CountedLoop {
+  std::string counter;
+  IntType counter_type;
+  ExprPtr init;         // from the assignment right before the loop
+  ExprPtr bound;
+  std::string cmp;      // "<", "<=", ">", ">=" with the counter on the left
+  int stride = 1;
+  StmtPtr body;         // without the increment
+  StmtPtr increment;    // counter = counter +/- 1
+};
+
+// Recognises a counted loop given the statement before it (the counter's initialisation).
+std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop);
+
+// The statements of a block with nested blocks flattened (names are unique, so scopes do not matter).
+std::vector<StmtPtr> Flatten(const StmtPtr& s);
+
+// e with every scalar variable renamed by the map (unmapped ones unchanged); arrays keep their names.
+ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& names);
+// s with every scalar variable renamed.
+StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& names);
+// e with the variable name replaced by the expression value.
+ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value);
+// The constant k when e is the counter plus k (through value-preserving casts); nothing otherwise.
+std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter);
+// True when e reads none of the scalars or arrays in names.
+bool ReadsNone(const ExprPtr& e, const std::set<std::string>& names);
+
+}  // namespace fusion
+
+namespace fusion {
+
+// Applies f to the flattened statement list of every block (innermost first, branches and loop bodies
+// included) and rebuilds the tree; f returns the new list.
+StmtPtr RewriteBlocks(const StmtPtr& s, const std::function<std::vector<StmtPtr>(std::vector<StmtPtr>)>& f);
+
+}  // namespace fusion

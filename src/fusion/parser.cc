@@ -1,0 +1,750 @@
+#include "fusion/parser.h"
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "fusion/errors.h"
+#include "fusion/lexer.h"
+
+namespace fusion {
+namespace {
+
+// Helpers whose definitions are skipped: calls to them are understood by name.
+const std::set<std::string> kKnownHelpers = {"reach_error",    "__VERIFIER_error", "__VERIFIER_assert",
+                                              "__VERIFIER_assume", "__assert_fail", "__assert_perror_fail",
+                                              "__assert",       "abort",            "malloc"};
+
+// Words that qualify a declaration without changing the integer type it declares.
+const std::set<std::string> kIgnoredSpecifiers = {"const",    "volatile", "extern",      "static",
+                                                  "inline",   "__inline", "__inline__",  "restrict",
+                                                  "__restrict", "register", "__extension__", "__const"};
+
+// A parsed type: an integer type, or void.
+struct ParsedType {
+  IntType type;
+  bool is_void = false;
+};
+
+// Recursive-descent parser over the token list; one instance parses one file.
+class Parser {
+ public:
+  Parser(std::string file, std::vector<Token> toks) : file_(std::move(file)), toks_(std::move(toks)) {
+    prog_.file = file_;
+    scopes_.emplace_back();
+  }
+
+  // Parses the whole translation unit.
+  Program Run() {
+    while (!AtEnd()) TopLevel();
+    if (!main_body_) FailUnsupported(file_, Peek().loc, "program: no definition of main");
+    std::vector<StmtPtr> all = globals_init_;
+    all.push_back(main_body_);
+    prog_.body = MakeBlock(std::move(all));
+    return std::move(prog_);
+  }
+
+ private:
+  const Token& Peek(int k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
+  bool AtEnd() const { return Peek().kind == TokKind::kEnd; }
+  bool Is(const std::string& text, int k = 0) const {
+    const Token& t = Peek(k);
+    return (t.kind == TokKind::kPunct || t.kind == TokKind::kIdent) && t.text == text;
+  }
+  const Token& Next() {
+    const Token& t = toks_[pos_];
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    return t;
+  }
+  bool Accept(const std::string& text) {
+    if (!Is(text)) return false;
+    Next();
+    return true;
+  }
+  void Expect(const std::string& text) {
+    if (!Accept(text)) {
+      FailSyntax(file_, Peek().loc, "expected '" + text + "' before '" + Peek().text + "'");
+    }
+  }
+  std::string ExpectIdent() {
+    if (Peek().kind != TokKind::kIdent) {
+      FailSyntax(file_, Peek().loc, "expected an identifier before '" + Peek().text + "'");
+    }
+    return Next().text;
+  }
+  // Skips a balanced group starting at the current opening bracket.
+  void SkipBalanced() {
+    int depth = 0;
+    do {
+      if (AtEnd()) FailSyntax(file_, Peek().loc, "unbalanced brackets");
+      const std::string& t = Next().text;
+      if (t == "(" || t == "{" || t == "[") ++depth;
+      if (t == ")" || t == "}" || t == "]") --depth;
+    } while (depth > 0);
+  }
+  // Skips __attribute__((...)) and __asm__(...) annotations.
+  void SkipAttributes() {
+    while (Is("__attribute__") || Is("__asm__") || Is("__asm")) {
+      Next();
+      if (Is("(")) SkipBalanced();
+    }
+  }
+  // Skips tokens up to and including the next ';' outside brackets.
+  void SkipDeclaration() {
+    while (!Is(";")) {
+      if (AtEnd()) FailSyntax(file_, Peek().loc, "expected ';'");
+      if (Is("(") || Is("{") || Is("[")) {
+        SkipBalanced();
+      } else {
+        Next();
+      }
+    }
+    Next();
+  }
+
+  bool IsTypeStart(int k = 0) const {
+    const Token& t = Peek(k);
+    if (t.kind != TokKind::kIdent) return false;
+    static const std::set<std::string> kTypeWords = {"void",     "char",   "short", "int",    "long",
+                                                     "signed",   "unsigned", "_Bool", "struct", "union",
+                                                     "enum",     "__signed__"};
+    return kTypeWords.count(t.text) || kIgnoredSpecifiers.count(t.text) || typedefs_.count(t.text) ||
+           t.text == "__attribute__";
+  }
+
+  // Parses declaration specifiers; struct/union/enum types are unsupported unless skip_aggregates.
+  std::optional<ParsedType> ParseSpecifiers(bool skip_aggregates) {
+    int longs = 0;
+    bool is_unsigned = false, seen = false, is_void = false, is_char = false, is_short = false,
+         is_bool = false, is_aggregate = false;
+    std::optional<ParsedType> from_typedef;
+    while (true) {
+      SkipAttributes();
+      const Token& t = Peek();
+      if (t.kind != TokKind::kIdent) break;
+      if (kIgnoredSpecifiers.count(t.text)) {
+        Next();
+      } else if (t.text == "unsigned") {
+        is_unsigned = seen = true;
+        Next();
+      } else if (t.text == "signed" || t.text == "__signed__") {
+        seen = true;
+        Next();
+      } else if (t.text == "int") {
+        seen = true;
+        Next();
+      } else if (t.text == "long") {
+        ++longs;
+        seen = true;
+        Next();
+      } else if (t.text == "short") {
+        is_short = seen = true;
+        Next();
+      } else if (t.text == "char") {
+        is_char = seen = true;
+        Next();
+      } else if (t.text == "_Bool") {
+        is_bool = seen = true;
+        Next();
+      } else if (t.text == "void") {
+        is_void = seen = true;
+        Next();
+      } else if (t.text == "struct" || t.text == "union" || t.text == "enum") {
+        if (!skip_aggregates) FailUnsupported(file_, t.loc, "type '" + t.text + "'");
+        Next();
+        if (Peek().kind == TokKind::kIdent) Next();
+        if (Is("{")) SkipBalanced();
+        is_aggregate = seen = true;
+      } else if (typedefs_.count(t.text) && !seen && !from_typedef) {
+        from_typedef = typedefs_.at(t.text);
+        Next();
+      } else {
+        break;
+      }
+    }
+    if (from_typedef) return from_typedef;
+    if (!seen) return std::nullopt;
+    if (is_aggregate) return ParsedType{kInt, true};
+    ParsedType r;
+    r.is_void = is_void;
+    r.type = is_bool ? IntType{1, false}
+             : is_char ? IntType{8, !is_unsigned}
+             : is_short ? IntType{16, !is_unsigned}
+             : longs > 0 ? IntType{64, !is_unsigned}
+                         : IntType{32, !is_unsigned};
+    return r;
+  }
+
+  // One top-level item: typedef, declaration, prototype or function definition.
+  void TopLevel() {
+    SkipAttributes();
+    if (Accept(";")) return;
+    if (Is("typedef")) {
+      Next();
+      auto base = ParseSpecifiers(true);
+      // The typedef's name is the last identifier before ';' outside brackets; only plain integer
+      // typedefs are usable later.
+      bool plain = true;
+      std::string name;
+      while (!Is(";")) {
+        if (AtEnd()) FailSyntax(file_, Peek().loc, "expected ';'");
+        if (Is("(") || Is("[") || Is("{")) {
+          plain = false;
+          SkipBalanced();
+          continue;
+        }
+        if (Is("*")) plain = false;
+        if (Peek().kind == TokKind::kIdent && !Is("__attribute__")) name = Peek().text;
+        if (Is("__attribute__")) {
+          SkipAttributes();
+          continue;
+        }
+        Next();
+      }
+      Next();
+      if (!name.empty()) {
+        if (base && plain && !base->is_void) {
+          typedefs_[name] = *base;
+        } else {
+          typedefs_[name] = ParsedType{kInt, true};
+          opaque_typedefs_.insert(name);
+        }
+      }
+      return;
+    }
+    const Token start = Peek();
+    auto spec = ParseSpecifiers(true);
+    if (!spec) FailSyntax(file_, start.loc, "expected a declaration before '" + start.text + "'");
+    if (Accept(";")) return;  // a bare struct/enum declaration
+    // Function or variable declarators.
+    while (true) {
+      SkipAttributes();
+      int pointers = 0;
+      while (Accept("*")) {
+        ++pointers;
+        while (kIgnoredSpecifiers.count(Peek().text)) Next();
+      }
+      if (Is("(")) {  // function pointer or parenthesised declarator: only in declarations we skip
+        SkipDeclaration();
+        return;
+      }
+      const Token name_tok = Peek();
+      const std::string name = ExpectIdent();
+      if (Is("(")) {
+        SkipBalanced();
+        SkipAttributes();
+        if (Is("{")) {
+          if (name == "main") {
+            main_body_ = ParseBlock();
+          } else if (kKnownHelpers.count(name) || name.rfind("__VERIFIER_nondet_", 0) == 0) {
+            SkipBalanced();
+          } else {
+            FailUnsupported(file_, name_tok.loc, "function definition '" + name + "' (only main is analysed)");
+          }
+          return;
+        }
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
+      // A global variable.
+      if (pointers > 0 || Is("[")) FailUnsupported(file_, name_tok.loc, "global array or pointer '" + name + "'");
+      if (spec->is_void) FailSyntax(file_, name_tok.loc, "variable '" + name + "' declared void");
+      const std::string unique = Declare(name, spec->type, false, name_tok.loc);
+      SkipAttributes();
+      ExprPtr init = MakeConst(0, spec->type);
+      if (Accept("=")) init = ParseAssignmentValue(spec->type);
+      globals_init_.push_back(MakeAssign(MakeVar(unique, spec->type), init));
+      if (Accept(",")) continue;
+      Expect(";");
+      return;
+    }
+  }
+
+  // Adds a variable to the innermost scope and the program; returns its unique name.
+  std::string Declare(const std::string& name, IntType type, bool is_array, Loc loc) {
+    if (scopes_.back().count(name)) FailSyntax(file_, loc, "redefinition of '" + name + "'");
+    const std::string unique = prog_.AddVar(name, type, is_array);
+    scopes_.back()[name] = unique;
+    return unique;
+  }
+
+  // The program variable a source name refers to.
+  const Var& Lookup(const Token& t) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(t.text);
+      if (f != it->end()) return prog_.VarNamed(f->second);
+    }
+    FailSyntax(file_, t.loc, "use of undeclared identifier '" + t.text + "'");
+  }
+
+  StmtPtr ParseBlock() {
+    Expect("{");
+    scopes_.emplace_back();
+    std::vector<StmtPtr> body;
+    while (!Accept("}")) {
+      if (AtEnd()) FailSyntax(file_, Peek().loc, "expected '}' at end of input");
+      body.push_back(ParseStatement());
+    }
+    scopes_.pop_back();
+    return MakeBlock(std::move(body));
+  }
+
+  // A statement whose scope ends with it (the body of if, while, for).
+  StmtPtr ParseScopedStatement() {
+    scopes_.emplace_back();
+    StmtPtr s = ParseStatement();
+    scopes_.pop_back();
+    return s;
+  }
+
+  StmtPtr ParseStatement() {
+    const Token t = Peek();
+    StmtPtr s = ParseStatementInner();
+    auto located = std::const_pointer_cast<Stmt>(s);
+    if (located->loc.line == 0) located->loc = t.loc;
+    return s;
+  }
+
+  StmtPtr ParseStatementInner() {
+    const Token t = Peek();
+    if (Is("{")) return ParseBlock();
+    if (Accept(";")) return MakeBlock({});
+    if (t.kind == TokKind::kIdent && Is(":", 1) && !IsTypeStart()) {  // a label: harmless without goto
+      Next();
+      Next();
+      return ParseStatement();
+    }
+    if (Accept("if")) {
+      Expect("(");
+      ExprPtr c = ParseExpr();
+      Expect(")");
+      StmtPtr then_branch = ParseScopedStatement();
+      StmtPtr else_branch;
+      if (Accept("else")) else_branch = ParseScopedStatement();
+      return MakeIf(c, then_branch, else_branch);
+    }
+    if (Accept("while")) {
+      Expect("(");
+      ExprPtr c = ParseExpr();
+      Expect(")");
+      return MakeLoop(c, ParseScopedStatement());
+    }
+    if (Accept("do")) {
+      StmtPtr body = ParseScopedStatement();
+      Expect("while");
+      Expect("(");
+      ExprPtr c = ParseExpr();
+      Expect(")");
+      Expect(";");
+      return MakeLoop(c, body, nullptr, true);
+    }
+    if (Accept("for")) {
+      Expect("(");
+      scopes_.emplace_back();
+      std::vector<StmtPtr> init;
+      if (IsTypeStart()) {
+        init.push_back(ParseDeclaration());
+      } else {
+        if (!Is(";")) init.push_back(ParseSimpleStatement());
+        Expect(";");
+      }
+      ExprPtr c = Is(";") ? MakeConst(1) : ParseExpr();
+      Expect(";");
+      StmtPtr step;
+      if (!Is(")")) step = ParseSimpleStatement();
+      Expect(")");
+      StmtPtr body = ParseScopedStatement();
+      scopes_.pop_back();
+      init.push_back(MakeLoop(c, body, step));
+      return MakeBlock(std::move(init));
+    }
+    if (Accept("break")) {
+      Expect(";");
+      return MakeSimple(StmtKind::kBreak);
+    }
+    if (Accept("continue")) {
+      Expect(";");
+      return MakeSimple(StmtKind::kContinue);
+    }
+    if (Accept("return")) {
+      if (!Is(";")) ParseExpr();  // main's status does not matter for reachability
+      Expect(";");
+      return MakeSimple(StmtKind::kReturn);
+    }
+    if (Is("goto") || Is("switch") || Is("case") || Is("default")) FailUnsupported(file_, t.loc, "statement '" + t.text + "'");
+    if (IsTypeStart()) return ParseDeclaration();
+    StmtPtr s = ParseSimpleStatement();
+    Expect(";");
+    return s;
+  }
+
+  // A declaration with its declarators, ending with ';'. Uninitialised scalars and arrays get havoc.
+  StmtPtr ParseDeclaration() {
+    const Token start = Peek();
+    auto spec = ParseSpecifiers(false);
+    if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "declaration");
+    if (opaque_typedefs_.count(start.text)) FailUnsupported(file_, start.loc, "type '" + start.text + "'");
+    std::vector<StmtPtr> out;
+    do {
+      bool pointer = false;
+      while (Accept("*")) pointer = true;
+      const Token name_tok = Peek();
+      const std::string name = ExpectIdent();
+      if (pointer) {
+        const std::string unique = Declare(name, spec->type, true, name_tok.loc);
+        if (Accept("=")) {
+          out.push_back(ParseMalloc(unique, spec->type));
+        } else {
+          out.push_back(MakeHavoc(unique, MakeConst(0)));
+        }
+      } else if (Accept("[")) {
+        ExprPtr n = ParseExpr();
+        Expect("]");
+        if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array");
+        const std::string unique = Declare(name, spec->type, true, name_tok.loc);
+        if (Is("=")) FailUnsupported(file_, Peek().loc, "array initialiser");
+        out.push_back(MakeHavoc(unique, ArrayBytes(n, spec->type)));
+      } else {
+        ExprPtr init;
+        if (Accept("=")) init = ParseAssignmentValue(spec->type);
+        const std::string unique = Declare(name, spec->type, false, name_tok.loc);
+        out.push_back(init ? MakeAssign(MakeVar(unique, spec->type), init) : MakeHavoc(unique));
+      }
+      SkipAttributes();
+    } while (Accept(","));
+    Expect(";");
+    if (out.size() == 1) return out[0];
+    return MakeBlock(std::move(out));
+  }
+
+  // The size in bytes of n cells of type t, as printed in the malloc of the transformed program.
+  static ExprPtr ArrayBytes(ExprPtr n, IntType t) {
+    return MakeBinary("*", MakeCast(kUnsignedLong, n), MakeConst((t.bits + 7) / 8, kUnsignedLong), kUnsignedLong);
+  }
+
+  // "malloc(bytes)" after '=': the pointer becomes an array with fresh cells.
+  StmtPtr ParseMalloc(const std::string& array, IntType) {
+    const Token t = Peek();
+    if (Accept("(")) {  // a cast to the pointer type
+      auto spec = ParseSpecifiers(false);
+      if (!spec) FailUnsupported(file_, t.loc, "pointer expression");
+      while (Accept("*")) {
+      }
+      Expect(")");
+    }
+    if (!Accept("malloc")) FailUnsupported(file_, Peek().loc, "pointer expression (only malloc results are arrays)");
+    Expect("(");
+    ExprPtr bytes = ParseExpr();
+    Expect(")");
+    return MakeHavoc(array, MakeCast(kUnsignedLong, bytes));
+  }
+
+  // The right-hand side of '=' for a scalar of type t (a nondet call included).
+  ExprPtr ParseAssignmentValue(IntType t) { return MakeCast(t, ParseExpr()); }
+
+  // An expression statement: assignment, compound assignment, ++/--, or a call of a known helper.
+  StmtPtr ParseSimpleStatement() {
+    const Token t = Peek();
+    if (t.kind == TokKind::kIdent && Is("(", 1)) {
+      const std::string name = t.text;
+      Next();
+      Next();
+      std::vector<ExprPtr> args;
+      if (name == "__assert_fail" || name == "__assert" || name == "__assert_perror_fail") {
+        SkipBalancedRest();
+        return MakeError();
+      }
+      if (!Is(")")) {
+        do args.push_back(ParseExpr());
+        while (Accept(","));
+      }
+      Expect(")");
+      if (name == "__VERIFIER_assert" && args.size() == 1) return MakeAssert(args[0]);
+      if (name == "__VERIFIER_assume" && args.size() == 1) return MakeAssume(args[0]);
+      if ((name == "reach_error" || name == "__VERIFIER_error") && args.empty()) return MakeError();
+      if (name == "abort" && args.empty()) return MakeAssume(MakeConst(0));
+      FailUnsupported(file_, t.loc, "call of '" + name + "'");
+    }
+    if (Is("++") || Is("--")) {
+      const std::string op = Next().text;
+      ExprPtr lhs = ParseUnary();
+      return Increment(lhs, op == "++" ? "+" : "-", t.loc);
+    }
+    ExprPtr lhs = ParseUnary();
+    if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
+      FailUnsupported(file_, t.loc, "expression statement (only assignments and calls are statements)");
+    }
+    if (Accept("++")) return Increment(lhs, "+", t.loc);
+    if (Accept("--")) return Increment(lhs, "-", t.loc);
+    const Token op = Peek();
+    if (op.text == "=" && op.kind == TokKind::kPunct) {
+      Next();
+      if (lhs->kind == ExprKind::kVar && prog_.VarNamed(lhs->name).is_array) return ParseMalloc(lhs->name, lhs->type);
+      return MakeAssign(lhs, ParseExpr());
+    }
+    static const std::set<std::string> kCompound = {"+=", "-=", "*=", "/=", "%="};
+    if (kCompound.count(op.text)) {
+      Next();
+      ExprPtr rhs = ParseExpr();
+      return MakeAssign(lhs, Arith(op.text.substr(0, 1), lhs, rhs, op.loc));
+    }
+    FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
+  }
+
+  // Skips the rest of a call's argument list after its '('.
+  void SkipBalancedRest() {
+    int depth = 1;
+    while (depth > 0) {
+      if (AtEnd()) FailSyntax(file_, Peek().loc, "expected ')'");
+      const std::string& s = Next().text;
+      if (s == "(") ++depth;
+      if (s == ")") --depth;
+    }
+  }
+
+  StmtPtr Increment(const ExprPtr& lhs, const std::string& op, Loc loc) {
+    if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) FailUnsupported(file_, loc, "operand of ++/--");
+    return MakeAssign(lhs, Arith(op, lhs, MakeConst(1), loc));
+  }
+
+  // a op b for an arithmetic operator, with C's conversions made explicit.
+  ExprPtr Arith(const std::string& op, ExprPtr a, ExprPtr b, Loc loc) {
+    const IntType t = CommonType(a->type, b->type);
+    auto e = std::const_pointer_cast<Expr>(MakeBinary(op, MakeCast(t, a), MakeCast(t, b), t));
+    e->loc = loc;
+    return e;
+  }
+
+  // Comparison a op b: both operands converted to their common type; the result is int.
+  ExprPtr Compare(const std::string& op, ExprPtr a, ExprPtr b) {
+    const IntType t = CommonType(a->type, b->type);
+    return MakeBinary(op, MakeCast(t, a), MakeCast(t, b), kInt);
+  }
+
+  ExprPtr ParseExpr() {
+    const Token t = Peek();
+    ExprPtr c = ParseBinary(0);
+    if (Accept("?")) {
+      ExprPtr a = ParseExpr();
+      Expect(":");
+      ExprPtr b = ParseExpr();
+      const IntType ty = CommonType(a->type, b->type);
+      return MakeTernary(c, MakeCast(ty, a), MakeCast(ty, b), ty);
+    }
+    if (Is("=") || Is("+=") || Is("-=") || Is("++") || Is("--")) FailUnsupported(file_, Peek().loc, "assignment inside an expression");
+    (void)t;
+    return c;
+  }
+
+  // Binary operators by precedence level (lowest first).
+  static int Precedence(const std::string& op) {
+    static const std::map<std::string, int> kPrec = {{"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},
+                                                     {"==", 6}, {"!=", 6}, {"<", 7},  {"<=", 7}, {">", 7},
+                                                     {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},  {"-", 9},
+                                                     {"*", 10}, {"/", 10}, {"%", 10}};
+    auto it = kPrec.find(op);
+    return it == kPrec.end() ? -1 : it->second;
+  }
+
+  ExprPtr ParseBinary(int min_prec) {
+    ExprPtr lhs = ParseUnary();
+    while (Peek().kind == TokKind::kPunct) {
+      const Token op = Peek();
+      const int prec = Precedence(op.text);
+      if (prec < 0 || prec <= min_prec) break;
+      if (op.text == "|" || op.text == "^" || op.text == "&" || op.text == "<<" || op.text == ">>") {
+        FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");
+      }
+      Next();
+      ExprPtr rhs = ParseBinary(prec);
+      if (op.text == "&&") {
+        lhs = MakeAnd(lhs, rhs);
+      } else if (op.text == "||") {
+        lhs = MakeOr(lhs, rhs);
+      } else if (prec == 6 || prec == 7) {
+        lhs = Compare(op.text, lhs, rhs);
+      } else {
+        lhs = Arith(op.text, lhs, rhs, op.loc);
+      }
+    }
+    return lhs;
+  }
+
+  // sizeof(type) or sizeof(expr) in bytes, as unsigned long.
+  ExprPtr ParseSizeof(Loc loc) {
+    if (Is("(") && IsTypeStart(1)) {
+      Next();
+      auto spec = ParseSpecifiers(false);
+      bool pointer = false;
+      while (Accept("*")) pointer = true;
+      Expect(")");
+      if (!spec || (spec->is_void && !pointer)) FailUnsupported(file_, loc, "sizeof operand");
+      return MakeConst(pointer ? 8 : (spec->type.bits + 7) / 8, kUnsignedLong);
+    }
+    ExprPtr e = ParseUnary();
+    return MakeConst((e->type.bits + 7) / 8, kUnsignedLong);
+  }
+
+  ExprPtr ParseUnary() {
+    const Token t = Peek();
+    if (Accept("-")) {
+      ExprPtr a = ParseUnary();
+      const IntType ty = Promote(a->type);
+      if (a->kind == ExprKind::kConst) return MakeConst(Wrap(ty, -a->value), ty);
+      return MakeUnary("-", MakeCast(ty, a), ty);
+    }
+    if (Accept("+")) {
+      ExprPtr a = ParseUnary();
+      return MakeCast(Promote(a->type), a);
+    }
+    if (Accept("!")) return MakeNot(ParseUnary());
+    if (Is("~") || Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");
+    if (Is("++") || Is("--")) FailUnsupported(file_, t.loc, "assignment inside an expression");
+    if (Accept("sizeof")) return ParseSizeof(t.loc);
+    if (Is("(") && IsTypeStart(1)) {  // a cast
+      Next();
+      auto spec = ParseSpecifiers(false);
+      if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer cast");
+      Expect(")");
+      ExprPtr a = ParseUnary();
+      if (!spec || spec->is_void) FailUnsupported(file_, t.loc, "cast");
+      return MakeCast(spec->type, a);
+    }
+    return ParsePostfix();
+  }
+
+  ExprPtr ParsePostfix() {
+    const Token t = Peek();
+    ExprPtr e = ParsePrimary();
+    while (Is("[")) {
+      const Token br = Next();
+      if (e->kind != ExprKind::kVar || !prog_.VarNamed(e->name).is_array) FailUnsupported(file_, br.loc, "indexing of a non-array");
+      ExprPtr index = ParseExpr();
+      Expect("]");
+      e = MakeIndex(e->name, e->type, MakeCast(kLongLong, index));
+    }
+    if (e->kind == ExprKind::kVar && prog_.VarNamed(e->name).is_array && !Is("=")) {
+      FailUnsupported(file_, t.loc, "use of array '" + t.text + "' as a value");
+    }
+    return e;
+  }
+
+  ExprPtr ParsePrimary() {
+    const Token t = Next();
+    ExprPtr e;
+    if (t.kind == TokKind::kNumber) {
+      e = Number(t);
+    } else if (t.kind == TokKind::kChar) {
+      e = CharLiteral(t);
+    } else if (t.kind == TokKind::kIdent) {
+      if (Is("(")) {
+        Next();
+        if (t.text.rfind("__VERIFIER_nondet_", 0) != 0) FailUnsupported(file_, t.loc, "call of '" + t.text + "' in an expression");
+        Expect(")");
+        e = MakeNondet(NondetType(t));
+      } else {
+        const Var& v = Lookup(t);
+        e = MakeVar(v.name, v.type);
+      }
+    } else if (t.text == "(") {
+      e = ParseExpr();
+      Expect(")");
+      return e;
+    } else {
+      FailSyntax(file_, t.loc, "expected an expression before '" + t.text + "'");
+    }
+    auto located = std::const_pointer_cast<Expr>(e);
+    located->loc = t.loc;
+    return e;
+  }
+
+  // The type a __VERIFIER_nondet_<suffix> function returns.
+  IntType NondetType(const Token& t) {
+    static const std::map<std::string, IntType> kTypes = {
+        {"int", kInt},        {"uint", kUnsigned},        {"unsigned", kUnsigned},  {"char", {8, true}},
+        {"uchar", {8, false}}, {"short", {16, true}},     {"ushort", {16, false}}, {"long", {64, true}},
+        {"ulong", {64, false}}, {"longlong", {64, true}}, {"ulonglong", {64, false}}, {"bool", {1, false}},
+        {"_Bool", {1, false}}, {"size_t", {64, false}}};
+    auto it = kTypes.find(t.text.substr(std::string("__VERIFIER_nondet_").size()));
+    if (it == kTypes.end()) FailUnsupported(file_, t.loc, "nondeterministic type of '" + t.text + "'");
+    return it->second;
+  }
+
+  ExprPtr Number(const Token& t) {
+    std::string s = t.text;
+    bool is_unsigned = false;
+    int longs = 0;
+    while (!s.empty() && (s.back() == 'u' || s.back() == 'U' || s.back() == 'l' || s.back() == 'L')) {
+      if (s.back() == 'u' || s.back() == 'U') is_unsigned = true;
+      else ++longs;
+      s.pop_back();
+    }
+    Int128 v = 0;
+    int base = 10;
+    size_t i = 0;
+    if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      base = 16;
+      i = 2;
+    } else if (s.size() > 1 && s[0] == '0') {
+      base = 8;
+      i = 1;
+    }
+    if (i >= s.size() && base == 16) FailSyntax(file_, t.loc, "malformed number '" + t.text + "'");
+    for (; i < s.size(); ++i) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+      int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : 99;
+      if (d >= base) FailUnsupported(file_, t.loc, "number '" + t.text + "'");
+      v = v * base + d;
+      if (v > (Int128(1) << 64)) FailUnsupported(file_, t.loc, "number '" + t.text + "' (too large)");
+    }
+    // C's rule: the first type that holds the value (hex and octal may also be unsigned).
+    std::vector<IntType> candidates;
+    if (longs == 0) {
+      if (!is_unsigned) candidates.push_back(kInt);
+      if (is_unsigned || base != 10) candidates.push_back(kUnsigned);
+    }
+    if (!is_unsigned) candidates.push_back(kLongLong);
+    if (is_unsigned || base != 10) candidates.push_back(kUnsignedLong);
+    for (IntType c : candidates) {
+      if (v <= MaxOf(c)) return MakeConst(v, c);
+    }
+    FailUnsupported(file_, t.loc, "number '" + t.text + "' (too large)");
+  }
+
+  ExprPtr CharLiteral(const Token& t) {
+    const std::string body = t.text.substr(1, t.text.size() - 2);
+    if (body.size() == 1) return MakeConst(static_cast<unsigned char>(body[0]), kInt);
+    static const std::map<std::string, int> kEscapes = {{"\\0", 0},    {"\\n", 10},  {"\\t", 9},  {"\\r", 13},
+                                                        {"\\\\", 92},  {"\\'", 39},  {"\\\"", 34}, {"\\a", 7}};
+    auto it = kEscapes.find(body);
+    if (it == kEscapes.end()) FailUnsupported(file_, t.loc, "character literal " + t.text);
+    return MakeConst(it->second, kInt);
+  }
+
+  std::string file_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  Program prog_;
+  std::vector<std::map<std::string, std::string>> scopes_;
+  std::map<std::string, ParsedType> typedefs_;
+  std::set<std::string> opaque_typedefs_;
+  std::vector<StmtPtr> globals_init_;
+  StmtPtr main_body_;
+};
+
+}  // namespace
+
+Program Parse(const std::string& file, const std::string& text) { return Parser(file, Lex(file, text)).Run(); }
+
+Program ParseFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw common::InputError(path + ": cannot read the file");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return Parse(path, buf.str());
+}
+
+}  // namespace fusion

@@ -1,0 +1,36 @@
+// The verification pipeline of `loopfuse verify`: concrete runs that look for a reachable error, then a
+// portfolio of Spacer runs over the fused and unfused programs, every answer re-checked.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+
+namespace fusion {
+
+// What the user asked for.
+struct VerifyOptions {
+  double timeout_s = 10;
+  bool fusion = true;
+};
+
+// The answer: SV-COMP verdict ("true", "false", "unknown"), why, and its evidence.
+struct Verdict {
+  std::string verdict = "unknown";
+  std::string reason;
+  double seconds = 0;
+  std::vector<std::string> transformations;  // of the program whose proof was accepted
+  std::vector<Int128> inputs;                 // nondeterministic values that reach the error (false)
+  std::vector<std::string> invariants;        // one per loop head of the proved program (true)
+  std::string solved_by;                      // "variant / option set"
+};
+
+// Verifies that no error is reachable in prog.
+Verdict Verify(const Program& prog, const VerifyOptions& options);
+
+// Runs the program on generated inputs for up to budget_s seconds; returns the inputs of the first run
+// that reaches an error (seed picks the generated inputs), or nothing.
+bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std::vector<Int128>& inputs);
+
+}  // namespace fusion
