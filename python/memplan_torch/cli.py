@@ -31,10 +31,8 @@ def _cmd_export_graph(args):
 
 
 def _cmd_trace(args):
-    import json
-
     import torch
-    from . import atomic, models, trace
+    from . import models, pattern, trace
 
     torch.manual_seed(args.seed)
     model = models.load_model(args.model)
@@ -45,29 +43,56 @@ def _cmd_trace(args):
     rows, meta = trace.trace_training(model, lambda: models.example_input(model, args.batch, shape, args.input_dtype),
                                       names)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
-    atomic.write_files([(args.output, trace.to_csv(rows)),
-                        (trace.meta_path(args.output), json.dumps(meta, indent=1) + "\n")])
+    pattern.write(args.output, rows, meta)
     print(f"{args.model} batch {args.batch}{' checkpointed ' + ','.join(names) if names else ''}: "
           f"{meta['buffers']} buffers, period {meta['period']}, peak load {meta['peak_load'] / 2**20:.1f} MiB "
-          f"({time.time() - t0:.1f} s) -> {args.output} + {trace.meta_path(args.output)}", file=sys.stderr)
+          f"({time.time() - t0:.1f} s) -> {args.output} + {pattern.meta_path(args.output)}", file=sys.stderr)
     return 0
 
 
 def _cmd_import_snapshot(args):
-    import json
-
-    from . import atomic, pattern, snapshot
+    from . import pattern, snapshot
 
     snap = snapshot.load(args.snapshot)
     rows, meta = snapshot.import_snapshot(snap, device=args.device, marker_size=args.marker_size,
                                           round_to=args.round, min_period=args.min_period)
     meta.update({"snapshot": os.path.basename(args.snapshot), "csv": os.path.basename(args.output)})
-    atomic.write_files([(args.output, pattern.to_csv(rows)),
-                        (pattern.meta_path(args.output), json.dumps(meta, indent=1) + "\n")])
+    pattern.write(args.output, rows, meta)
     print(f"{args.snapshot}: {meta['buffers']} buffers, period {meta['period']}, peak load "
           f"{meta['peak_load'] / 2**20:.1f} MiB + persistent {meta['persistent_bytes'] / 2**20:.1f} MiB; "
           f"PyTorch reserved {meta['reserved_peak_bytes'] / 2**20:.1f} MiB -> {args.output}", file=sys.stderr)
     return 0
+
+
+def _cmd_apply_schedule(args):
+    import json
+
+    import torch
+    from . import atomic, models, schedule
+
+    torch.manual_seed(args.seed)
+    model = models.load_model(args.model)
+    shape = models.parse_shape(args.input_shape) if args.input_shape else None
+    x = models.example_input(model, args.batch, shape, args.input_dtype)
+    try:
+        with open(args.graph) as f:
+            graph = json.load(f)
+    except (OSError, ValueError) as e:
+        raise MemplanTorchError(f"{args.graph}: cannot read the graph: {e}") from e
+    sched = schedule.read_schedule(args.schedule)
+    report = schedule.apply_schedule(model, (x,), graph, sched["sequence"])
+    if "peak" in sched:
+        report["schedule_claimed_peak_bytes"] = sched["peak"]
+    text = json.dumps(report, indent=1) + "\n"
+    if args.output:
+        atomic.write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    ok = report["schedule_vs_reference_allclose"] and report["reference_vs_autograd_allclose"]
+    print(f"gradients {'match' if ok else 'DIFFER'}; live-tensor peak {report['measured_peak_bytes'] / 2**20:.1f} MiB "
+          f"measured vs {report['predicted_peak_bytes'] / 2**20:.1f} MiB predicted "
+          f"({report['predicted_peak_storage_bytes'] / 2**20:.1f} MiB counting each storage once)", file=sys.stderr)
+    return 0 if ok else 1
 
 
 def build_parser():
@@ -108,6 +133,14 @@ def build_parser():
                    "the caching allocator does; 1 keeps requested sizes)")
     q.add_argument("--min-period", type=int, default=16, help="without markers: shortest iteration, in events")
     q.set_defaults(func=_cmd_import_snapshot)
+
+    q = sub.add_parser("apply-schedule", help="run the joint graph in a remat-schedule/v1 order; check gradients "
+                       "and measure the live-tensor peak")
+    model_args(q)
+    q.add_argument("--graph", required=True, help="the graph the schedule was planned on (export-graph --real-tensors)")
+    q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
+    q.add_argument("-o", "--output", help="report JSON (default: stdout)")
+    q.set_defaults(func=_cmd_apply_schedule)
     return p
 
 

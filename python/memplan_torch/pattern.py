@@ -30,3 +30,12 @@ def to_csv(rows):
 def meta_path(csv_path):
     """The JSON sidecar beside a trace: NAME.csv -> NAME.meta.json (holds the period and the totals)."""
     return (csv_path[:-4] if csv_path.endswith(".csv") else csv_path) + ".meta.json"
+
+
+def write(csv_path, rows, meta):
+    """Write the CSV and its sidecar together (both or neither; see atomic.write_files)."""
+    import json
+
+    from .atomic import write_files
+
+    write_files([(csv_path, to_csv(rows)), (meta_path(csv_path), json.dumps(meta, indent=1) + "\n")])

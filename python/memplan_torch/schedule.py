@@ -1,0 +1,226 @@
+"""Applying a remat-schedule/v1 to the real joint graph: run the graph's nodes in the schedule's order
+(a repeated node id is a recomputation), free every value after the last use its current production serves
+(the memory semantics of docs/ARCHITECTURE.md), and compare the results with the reference order and with
+autograd on the model itself. The trace recorder measures the live tensor bytes while it runs.
+
+Batch-norm nodes in training mode update running statistics in place; when such a node is recomputed we
+hand it copies of the statistics, so the buffers are updated exactly once, as in the original step.
+"""
+
+import json
+
+import torch
+import torch.fx
+
+from .errors import MemplanTorchError
+from .graph_export import is_stateful
+
+
+def read_schedule(path):
+    """Load a remat-schedule/v1 JSON file; a clear error for anything else."""
+    try:
+        with open(path) as f:
+            sched = json.load(f)
+    except (OSError, ValueError) as e:
+        raise MemplanTorchError(f"{path}: cannot read a schedule: {e}") from e
+    if not isinstance(sched, dict) or sched.get("format") != "remat-schedule/v1":
+        raise MemplanTorchError(f"{path}: format: expected 'remat-schedule/v1'")
+    if not isinstance(sched.get("sequence"), list):
+        raise MemplanTorchError(f"{path}: sequence: expected an array of node ids")
+    return sched
+
+
+def check_sequence(graph, sequence, where="schedule"):
+    """Validity of a sequence on a remat-graph/v1 dict: ids exist, inputs produced earlier, non-recomputable
+    nodes exactly once, graph outputs produced. Errors name the position and the node."""
+    nodes = graph["nodes"]
+    available = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")}
+    runs = [0] * len(nodes)
+    for pos, nid in enumerate(sequence):
+        if not isinstance(nid, int) or not 0 <= nid < len(nodes):
+            raise MemplanTorchError(f"{where}: sequence[{pos}]: no node with id {nid!r}")
+        node = nodes[nid]
+        missing = [v for v in node["inputs"] if v not in available]
+        if missing:
+            raise MemplanTorchError(f"{where}: sequence[{pos}]: node {nid} ({node['name']}) uses value {missing[0]} "
+                                    "before any step produces it")
+        available.update(node["outputs"])
+        runs[nid] += 1
+    for nid, n in enumerate(runs):
+        if not nodes[nid]["recomputable"] and n != 1:
+            raise MemplanTorchError(f"{where}: node {nid} ({nodes[nid]['name']}) is not recomputable but runs {n} times")
+    for v in graph["outputs"]:
+        if v not in available:
+            raise MemplanTorchError(f"{where}: graph output value {v} is never produced")
+
+
+def free_plan(graph, sequence):
+    """For each position p of the sequence, the values that die right after step p: the last use served by
+    their current production has passed (or the production has no use). Inputs, tangents and graph
+    outputs never die."""
+    keep = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")} | set(graph["outputs"])
+    nodes = graph["nodes"]
+    events = {}  # value -> list of (pos, 'p'|'u')
+    for pos, nid in enumerate(sequence):
+        for v in nodes[nid]["inputs"]:
+            events.setdefault(v, []).append((pos, "u"))
+        for v in nodes[nid]["outputs"]:
+            events.setdefault(v, []).append((pos, "p"))
+    dies = [[] for _ in sequence]
+    for v, evs in events.items():
+        if v in keep:
+            continue
+        for k, (pos, kind) in enumerate(evs):
+            nxt = evs[k + 1][1] if k + 1 < len(evs) else None
+            if nxt != "u":  # the production or use at pos is the last one this production serves
+                dies[pos].append(v)
+    return dies
+
+
+def simulate_peak(graph, sequence, by_storage=False):
+    """Peak memory of a sequence under the shared semantics: inputs and tangents throughout, a value from
+    its production through the last use it serves, outputs to the end, plus the step's workspace.
+    by_storage: count each storage once (a view's bytes are its base's, live while any alias is live), as
+    the trace recorder measures."""
+    size = {v["id"]: v["size"] for v in graph["values"]}
+    persistent = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")}
+    root = {v["id"]: (v.get("view_of", v["id"]) if by_storage else v["id"]) for v in graph["values"]}
+    base = sum(size[v] for v in persistent)
+    dies = free_plan(graph, sequence)
+    live, peak = set(), base
+    for pos, nid in enumerate(sequence):
+        node = graph["nodes"][nid]
+        live.update(node["outputs"])
+        roots = {root[v] for v in live} - persistent
+        peak = max(peak, base + sum(size[r] for r in roots) + node.get("workspace", 0))
+        live.difference_update(dies[pos])
+    return peak
+
+
+def _fx_nodes(gm):
+    return {n.name: n for n in gm.graph.nodes}
+
+
+def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None):
+    """Execute `sequence` on the joint fx graph `gm` with real primals and tangents (no autograd). Returns
+    the list of graph outputs in the joint graph's output order (None where the joint output is None)."""
+    by_name = _fx_nodes(gm)
+    env = {}
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(primals) + len(tangents):
+        raise MemplanTorchError(f"joint graph has {len(placeholders)} inputs, got {len(primals) + len(tangents)}")
+    for n, t in zip(placeholders, list(primals) + list(tangents)):
+        env[n.name] = t
+    for n in gm.graph.nodes:
+        if n.op == "get_attr":
+            env[n.name] = getattr(gm, n.target)
+    value_name = mapping["values"]
+    dies = free_plan(graph, sequence)
+    runs = [0] * len(graph["nodes"])
+
+    def lookup(a):
+        if a.name not in env:
+            raise MemplanTorchError(f"internal: value {a.name} is not live when a step needs it")
+        return env[a.name]
+
+    ctx = recorder if recorder is not None else _Null()
+    with torch.no_grad(), ctx:
+        for pos, nid in enumerate(sequence):
+            fx_node = by_name[mapping["nodes"][nid]]
+            args = torch.fx.node.map_arg(fx_node.args, lookup)
+            kwargs = torch.fx.node.map_arg(fx_node.kwargs, lookup)
+            if runs[nid] and is_stateful(fx_node):
+                # recomputing batch norm: let it update copies of the running statistics, not the buffers
+                args = tuple(a.clone() if i in (3, 4) and isinstance(a, torch.Tensor) else a for i, a in enumerate(args))
+            runs[nid] += 1
+            result = fx_node.target(*args, **kwargs)
+            outs = graph["nodes"][nid]["outputs"]
+            if len(outs) == 1 and isinstance(result, torch.Tensor):
+                env[value_name[outs[0]]] = result
+            else:
+                for v in outs:
+                    g = by_name[value_name[v]]
+                    env[g.name] = result[g.args[1]]
+            del result, args, kwargs
+            for v in dies[pos]:
+                env.pop(value_name[v], None)
+    output = [n for n in gm.graph.nodes if n.op == "output"][0]
+    flat = output.args[0]
+    return [env[a.name] if isinstance(a, torch.fx.Node) else None for a in flat]
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5):
+    """Re-trace `model` on real `inputs`, check the trace matches `graph_json` node for node, run the
+    reference order and `sequence`, and compare: the schedule's outputs against the reference order's,
+    and the reference order's parameter gradients against autograd on a copy of the model.
+    Returns a report dict (allclose results, max differences, measured and predicted peaks)."""
+    from .graph_export import capture_joint, joint_to_graph
+    from .trace import AllocationRecorder
+
+    # Autograd on the model itself first (tracing leaves proxies on the parameters, so no deepcopy later);
+    # then restore the running statistics that this step updated.
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    params = list(model.parameters())
+    model.zero_grad(set_to_none=True)
+    model.train()
+    model(*inputs).sum().backward()
+    autograd = [None if p.grad is None else p.grad.clone() for p in params]
+    model.zero_grad(set_to_none=True)
+    model.load_state_dict(state)
+    gm, joint_inputs, num_primals = capture_joint(model, inputs, fake=False)
+    graph, mapping = joint_to_graph(gm, graph_json.get("name", "graph"))
+    mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
+    theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
+    if mine != theirs:
+        first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+        raise MemplanTorchError(f"the graph file does not match {type(model).__name__} traced at this batch size "
+                                f"(first difference at node {first}); export it again with the same options")
+    # The file's recomputable flags are what the planner obeyed (the structure is the same, checked above).
+    check_sequence(graph_json, sequence)
+    primals = list(joint_inputs[0])
+    if any(type(p).__name__ == "FakeTensor" for p in primals):
+        raise MemplanTorchError("this torch version handed fake tensors to the partitioner; applying schedules "
+                                "needs torch 1.13's functorch.compile.config.use_fake_tensor = False")
+    fw = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
+    num_fwd = len(fw) - num_primals
+    # d(sum of outputs)/d(output) = ones: the same loss as the autograd reference below.
+    tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
+    tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
+                           dtype=primals[0].dtype) for n in tangent_phs]
+    ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"])
+    model.load_state_dict(state)  # undo the running-statistics update of the reference run
+    rec = AllocationRecorder()
+    got = run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=rec)
+
+    report = {"steps": len(sequence), "recomputed_steps": len(sequence) - len(set(sequence))}
+    diffs = [float((a - b).abs().max()) for a, b in zip(ref, got) if a is not None and a.numel()]
+    report["schedule_vs_reference_allclose"] = all(
+        torch.allclose(a, b, rtol=rtol, atol=atol) for a, b in zip(ref, got) if a is not None)
+    report["schedule_vs_reference_max_abs_diff"] = max(diffs) if diffs else 0.0
+
+    grads = ref[num_fwd:num_fwd + len(params)]
+    pairs = [(a, g) for a, g in zip(autograd, grads) if a is not None]
+    if len(pairs) != len(params) or any(g is None or g.shape != a.shape for a, g in pairs):
+        raise MemplanTorchError("internal: the joint graph's gradient outputs do not line up with the model's "
+                                "parameters")
+    report["reference_vs_autograd_allclose"] = all(torch.allclose(p, g, rtol=rtol, atol=atol) for p, g in pairs)
+    report["reference_vs_autograd_max_abs_diff"] = max(float((p - g).abs().max()) for p, g in pairs)
+
+    input_bytes = sum(v["size"] for v in graph["values"] if v["kind"] in ("input", "tangent"))
+    report["measured_peak_bytes"] = input_bytes + rec.peak_live_bytes
+    report["predicted_peak_bytes"] = simulate_peak(graph, sequence)
+    # The recorder counts a storage once, live while any alias of it is; the graph counts every view at full
+    # size. This figure applies the recorder's rule to the graph: the closer analogue of what was measured.
+    report["predicted_peak_storage_bytes"] = simulate_peak(graph, sequence, by_storage=True)
+    report["reference_predicted_peak_bytes"] = simulate_peak(graph, graph["order"])
+    report["measured_over_predicted"] = report["measured_peak_bytes"] / report["predicted_peak_bytes"]
+    report["measured_over_predicted_storage"] = report["measured_peak_bytes"] / report["predicted_peak_storage_bytes"]
+    return report
