@@ -91,6 +91,13 @@ class ConfReader {
   const std::string& source_;
 };
 
+// The PYTORCH_CUDA_ALLOC_CONF options of the native CUDA allocator.
+constexpr std::array<std::string_view, 10> kOptions = {
+    "max_split_size_mb",          "max_non_split_rounding_mb",     "garbage_collection_threshold",
+    "roundup_power2_divisions",   "expandable_segments",           "backend",
+    "release_lock_on_cudamalloc", "pinned_use_cuda_host_register", "pinned_use_background_threads",
+    "pinned_num_register_threads"};
+
 // Reads a size option given in MiB that PyTorch requires to be at least 20 MiB.
 Bytes ReadMebibytesAtLeast20(ConfReader& reader, const std::string& key) {
   const int64_t mb = reader.Integer(key);
@@ -576,7 +583,7 @@ CachingAllocatorConfig CachingAllocatorConfig::Parse(std::string_view conf, cons
   ConfReader reader(conf, source);
   while (!reader.Done()) {
     const std::string key = reader.Next("PYTORCH_CUDA_ALLOC_CONF");
-    if (key == "," || key == ":" || key == "[" || key == "]") reader.Fail(key, "expected an option name");
+    if (std::find(kOptions.begin(), kOptions.end(), key) == kOptions.end()) reader.Fail(key, "unknown option");
     reader.Expect(key, ':');
     if (key == "max_split_size_mb") {
       config.max_split_size = ReadMebibytesAtLeast20(reader, key);
@@ -598,10 +605,8 @@ CachingAllocatorConfig CachingAllocatorConfig::Parse(std::string_view conf, cons
     } else if (key == "release_lock_on_cudamalloc" || key == "pinned_use_cuda_host_register" ||
                key == "pinned_use_background_threads") {
       reader.Boolean(key);  // locking and host memory: no effect on device placement
-    } else if (key == "pinned_num_register_threads") {
+    } else {  // pinned_num_register_threads, the last of kOptions
       reader.Integer(key);
-    } else {
-      reader.Fail(key, "unknown option");
     }
     if (!reader.Done()) reader.Expect(key, ',');
   }

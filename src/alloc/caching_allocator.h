@@ -49,7 +49,7 @@ struct CachingAllocatorResult {
   bool out_of_memory = false;      // the replay stopped at an allocation the device could not hold
   std::string oom_buffer;          // the id of that buffer
 
-  // peak_reserved / LB - 1 (0 when LB is 0).
+  // peak_reserved / LB - 1 (0 when LB is 0). Meaningless after out_of_memory: the peaks are partial.
   double Fragmentation() const;
   // (peak_reserved - LB) / peak_reserved: the share of reserved memory never needed at once (0 when empty).
   double WastedShare() const;

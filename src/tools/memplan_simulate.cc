@@ -54,10 +54,16 @@ int RunSimulate(const SimulateOptions& options) {
                         {"segments_allocated", r.segments_allocated},
                         {"segments_released", r.segments_released},
                         {"alloc_retries", r.alloc_retries},
-                        {"fragmentation", r.Fragmentation()},
-                        {"wasted_share", r.WastedShare()},
                         {"out_of_memory", r.out_of_memory}};
-    if (r.out_of_memory) j["oom_buffer"] = r.oom_buffer;
+    // After an out-of-memory error the peaks cover only part of the pattern: no fragmentation then.
+    if (r.out_of_memory) {
+      j["oom_buffer"] = r.oom_buffer;
+      j["fragmentation"] = nullptr;
+      j["wasted_share"] = nullptr;
+    } else {
+      j["fragmentation"] = r.Fragmentation();
+      j["wasted_share"] = r.WastedShare();
+    }
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("{}: {} buffers, PyTorch caching allocator, conf \"{}\"{}\n", options.input, problem.buffers.size(),
@@ -67,8 +73,10 @@ int RunSimulate(const SimulateOptions& options) {
     fmt::print("  peak allocated       {:>16} B\n", r.peak_allocated);
     fmt::print("  segments allocated   {:>16}\n", r.segments_allocated);
     fmt::print("  segments released    {:>16}\n", r.segments_released);
-    fmt::print("  fragmentation        {:>16.3f} % (reserved/LB - 1); {:.3f} % of reserved is wasted\n",
-               100 * r.Fragmentation(), 100 * r.WastedShare());
+    if (!r.out_of_memory) {
+      fmt::print("  fragmentation        {:>16.3f} % (reserved/LB - 1); {:.3f} % of reserved is wasted\n",
+                 100 * r.Fragmentation(), 100 * r.WastedShare());
+    }
   }
   if (r.out_of_memory) {
     fmt::print(stderr, "memplan: out of memory: allocating '{}' fails on a device of {} B\n", r.oom_buffer,

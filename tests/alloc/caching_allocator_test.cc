@@ -238,6 +238,7 @@ void ExpectConfError(const std::string& conf, const std::string& needle) {
 
 TEST(CachingAllocatorConfig, BadSettingsNameTheKey) {
   ExpectConfError("max_split_size_mb:128,colour:blue", "colour: unknown option");
+  ExpectConfError("bogus", "bogus: unknown option");
   ExpectConfError("max_split_size_mb:10", "max_split_size_mb: must be >= 20");
   ExpectConfError("max_split_size_mb:lots", "max_split_size_mb: expected a non-negative integer");
   ExpectConfError("max_split_size_mb", "max_split_size_mb: a value is missing");

@@ -95,6 +95,7 @@ TEST_F(SimulateCli, OutOfMemoryExitsWithOne) {
   const nlohmann::json j = nlohmann::json::parse(out_);
   EXPECT_TRUE(j["out_of_memory"].get<bool>());
   EXPECT_EQ(j["oom_buffer"], "b");
+  EXPECT_TRUE(j["fragmentation"].is_null());
   EXPECT_NE(err_.find("out of memory"), std::string::npos) << err_;
 }
 
