@@ -6,6 +6,12 @@
 #include <cmath>
 
 namespace alloc {
+namespace {
+
+// Share of moves that take a buffer on a longest path.
+constexpr double kCriticalShare = 0.7;
+
+}  // namespace
 
 DropOrderAnnealer::DropOrderAnnealer(const Problem& problem, const Solution& start, Bytes target_height)
     : problem_(problem), decoder_(problem), lower_bound_(PeakLoad(problem)), target_height_(target_height) {
@@ -16,16 +22,33 @@ DropOrderAnnealer::DropOrderAnnealer(const Problem& problem, const Solution& sta
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     if (problem.buffers[i].fixed_offset) offsets_[i] = *problem.buffers[i].fixed_offset;
   }
+  through_.assign(problem.buffers.size(), 0);
+  Refresh();
+  KeepBest();
+}
+
+void DropOrderAnnealer::Refresh() {
   height_ = decoder_.Decode(order_, offsets_);
   Normalise();
-  KeepBest();
+  decoder_.PathsThrough(order_, offsets_, through_);
+  critical_.clear();
+  for (BufferIndex b : order_) {
+    if (through_[b] == height_) critical_.push_back(b);
+  }
 }
 
 void DropOrderAnnealer::Move(double temperature, common::Rng& rng) {
   const size_t n = order_.size();
   if (n < 2) return;
-  const size_t from = rng.Below(n);
-  const BufferIndex x = order_[from];
+  // Only buffers on a longest path can lower the height; the others are moved now and then so that the
+  // order keeps changing around the critical paths.
+  BufferIndex x;
+  if (!critical_.empty() && rng.Uniform() < kCriticalShare) {
+    x = critical_[rng.Below(critical_.size())];
+  } else {
+    x = order_[rng.Below(n)];
+  }
+  const size_t from = static_cast<size_t>(std::find(order_.begin(), order_.end(), x) - order_.begin());
   without_.assign(order_.begin(), order_.end());
   without_.erase(without_.begin() + static_cast<std::ptrdiff_t>(from));
   decoder_.ScoreReinsertion(without_, x, scores_);
@@ -50,8 +73,7 @@ void DropOrderAnnealer::Move(double temperature, common::Rng& rng) {
 
   without_.insert(without_.begin() + static_cast<std::ptrdiff_t>(position), x);
   order_.swap(without_);
-  height_ = decoder_.Decode(order_, offsets_);
-  Normalise();
+  Refresh();
 }
 
 void DropOrderAnnealer::Normalise() {

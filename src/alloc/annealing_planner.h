@@ -44,6 +44,8 @@ class DropOrderAnnealer {
  private:
   // Bubbles buffers down the order past non-overlapping neighbours with a higher top.
   void Normalise();
+  // Decodes the current order and refreshes the height and the critical buffers.
+  void Refresh();
 
   const Problem& problem_;
   DropDecoder decoder_;
@@ -59,6 +61,8 @@ class DropOrderAnnealer {
   std::vector<BufferIndex> without_;
   ReinsertionScores scores_;
   std::vector<double> weights_;
+  std::vector<Bytes> through_;         // longest path through each buffer of the current order
+  std::vector<BufferIndex> critical_;  // buffers on a longest path (through == height)
 };
 
 }  // namespace alloc

@@ -629,14 +629,9 @@ Bytes RoundAllocationSize(Bytes size, const CachingAllocatorConfig& config) {
   return AlignUp(size, kMinBlockSize);
 }
 
-double CachingAllocatorResult::Fragmentation() const {
-  return lower_bound == 0 ? 0.0 : static_cast<double>(peak_reserved) / static_cast<double>(lower_bound) - 1.0;
-}
+double CachingAllocatorResult::Fragmentation() const { return alloc::Fragmentation(peak_reserved, lower_bound); }
 
-double CachingAllocatorResult::WastedShare() const {
-  return peak_reserved == 0 ? 0.0
-                            : static_cast<double>(peak_reserved - lower_bound) / static_cast<double>(peak_reserved);
-}
+double CachingAllocatorResult::WastedShare() const { return alloc::WastedShare(peak_reserved, lower_bound); }
 
 CachingAllocatorResult SimulateCachingAllocator(const Problem& problem, const CachingAllocatorConfig& config) {
   CachingAllocatorResult result;

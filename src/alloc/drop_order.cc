@@ -44,6 +44,17 @@ Bytes DropDecoder::Decode(std::span<const BufferIndex> order, std::vector<Offset
   return height;
 }
 
+void DropDecoder::PathsThrough(std::span<const BufferIndex> order, const std::vector<Offset>& offsets,
+                               std::vector<Bytes>& through) {
+  down_.Clear();
+  for (size_t j = order.size(); j-- > 0;) {
+    const Span& s = spans_[order[j]];
+    const Bytes depth = Max(down_, s) + s.size;
+    through[order[j]] = offsets[order[j]] + depth;
+    Raise(down_, s, depth);
+  }
+}
+
 void DropDecoder::ScoreReinsertion(std::span<const BufferIndex> order, BufferIndex x, ReinsertionScores& scores) {
   const Span& sx = spans_[x];
   const size_t n = order.size();

@@ -50,6 +50,11 @@ class DropDecoder {
   // The two sweeps: `order` must not contain x. Fills `scores` for all order.size() + 1 positions.
   void ScoreReinsertion(std::span<const BufferIndex> order, BufferIndex x, ReinsertionScores& scores);
 
+  // Longest path through every buffer of a decoded order: offset + the depth of the chain it starts.
+  // `offsets` must come from Decode(order); fills `through` (indexed by buffer).
+  void PathsThrough(std::span<const BufferIndex> order, const std::vector<Offset>& offsets,
+                    std::vector<Bytes>& through);
+
   // Whether buffers a and b are alive at a common moment.
   bool Overlap(BufferIndex a, BufferIndex b) const;
 

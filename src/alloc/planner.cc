@@ -24,10 +24,11 @@ Solution BestGreedy(const Problem& problem) {
   return Height(problem, first) <= Height(problem, best) ? first : best;
 }
 
-// Default move budget: about the work of 2 * 10^8 skyline operations, so a few seconds at most.
+// Default move budget: a move costs about 10 skyline operations per buffer, so 6 * 10^6 / N moves are
+// about 6 * 10^7 operations, one to a few seconds on one core. A fixed budget (not the clock) drives the
+// cooling so that the same input and seed give the same plan on any machine.
 uint64_t DefaultMoves(size_t buffers) {
-  const uint64_t per_move = std::max<uint64_t>(buffers, 1) * 3;
-  return std::clamp<uint64_t>(200'000'000ull / per_move / 20, 200, 200'000);
+  return std::clamp<uint64_t>(6'000'000ull / std::max<size_t>(buffers, 1), 50, 1'000'000);
 }
 
 }  // namespace
@@ -42,6 +43,7 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     const Bytes target = options.capacity ? std::max(*options.capacity, result.lower_bound) : result.lower_bound;
     DropOrderAnnealer annealer(problem, BestGreedy(problem), target);
     common::AnnealingSchedule schedule;
+    // The paper's schedule, in bytes: from peak_load / 300 down to min(100, start / 1000).
     schedule.start_temperature = std::max(1.0, static_cast<double>(result.lower_bound) / 300.0);
     schedule.end_temperature = std::min(100.0, schedule.start_temperature / 1000.0);
     schedule.max_moves = options.moves > 0 ? options.moves : DefaultMoves(problem.buffers.size());

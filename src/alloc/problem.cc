@@ -42,4 +42,12 @@ Bytes Height(const Problem& problem, const Solution& solution) {
   return height;
 }
 
+double Fragmentation(Bytes height, Bytes lb) {
+  return lb == 0 ? 0.0 : static_cast<double>(height) / static_cast<double>(lb) - 1.0;
+}
+
+double WastedShare(Bytes height, Bytes lb) {
+  return height == 0 ? 0.0 : static_cast<double>(height - lb) / static_cast<double>(height);
+}
+
 }  // namespace alloc

@@ -52,6 +52,12 @@ Bytes PeakLoad(const Problem& problem);
 // Height of a solution: max over buffers of offset + size (0 for no buffers).
 Bytes Height(const Problem& problem, const Solution& solution);
 
+// Fragmentation of an arena of `height` for a pattern of peak load `lb`: height / lb - 1 (0 when lb is 0).
+double Fragmentation(Bytes height, Bytes lb);
+
+// The share of an arena of `height` that is never needed at once: (height - lb) / height (0 when empty).
+double WastedShare(Bytes height, Bytes lb);
+
 // Rounds `value` up to a multiple of `alignment` (>= 1).
 inline Offset AlignUp(Offset value, Bytes alignment) {
   const Offset rem = value % alignment;

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "alloc/caching_allocator.h"
 
 namespace tools {
 
@@ -16,6 +20,11 @@ void AddAllocCommands(CLI::App& app, CommandResult& result);
 
 // simulate, gen (memplan_simulate.cc).
 void AddSimulateCommands(CLI::App& app, CommandResult& result);
+
+// The caching-allocator settings a command simulates: `conf` when given (--conf), else the
+// PYTORCH_CUDA_ALLOC_CONF variable, else PyTorch's defaults. Stores the settings text in `text` if given.
+alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<std::string>& conf,
+                                                           std::string* text = nullptr);
 
 // remat (memplan_remat.cc).
 void AddRematCommands(CLI::App& app, CommandResult& result);

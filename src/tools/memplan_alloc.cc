@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc/caching_allocator.h"
 #include "alloc/converter.h"
 #include "alloc/planner.h"
 #include "alloc/svg.h"
@@ -18,6 +19,7 @@
 #include "common/exit_codes.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
+#include "common/stopwatch.h"
 #include "tools/commands.h"
 
 namespace tools {
@@ -34,26 +36,21 @@ struct AllocOptions {
   uint64_t seed = 1;
   std::optional<alloc::Bytes> capacity;
   alloc::TimeValue period = 0;
+  std::optional<std::string> conf;  // caching-allocator settings for the comparison row
   bool json = false;
   bool validate = false;
   bool quiet = false;
 };
 
-// H / LB - 1.
-double Fragmentation(alloc::Bytes height, alloc::Bytes lb) {
-  return lb > 0 ? static_cast<double>(height) / static_cast<double>(lb) - 1 : 0;
-}
-// (H - LB) / H: the share of the arena that is wasted.
-double WastedShare(alloc::Bytes height, alloc::Bytes lb) {
-  return height > 0 ? static_cast<double>(height - lb) / static_cast<double>(height) : 0;
-}
+// The row name of the caching-allocator simulation in the comparison table.
+constexpr const char* kCachingRow = "pytorch-caching";
 
 nlohmann::json ToJson(const alloc::PlanResult& r) {
   nlohmann::json j = {{"method", r.method},
                       {"lb", r.lower_bound},
                       {"height", r.height},
-                      {"fragmentation", Fragmentation(r.height, r.lower_bound)},
-                      {"wasted_share", WastedShare(r.height, r.lower_bound)},
+                      {"fragmentation", alloc::Fragmentation(r.height, r.lower_bound)},
+                      {"wasted_share", alloc::WastedShare(r.height, r.lower_bound)},
                       {"seconds", r.seconds}};
   if (r.method == "sa") {
     j["moves"] = r.moves;
@@ -108,6 +105,16 @@ int RunAlloc(const AllocOptions& options) {
                                                              fmt::format("{} ({})", options.input, chosen.method)));
   }
 
+  // With --method all, the table also shows what PyTorch's caching allocator would reserve for the same
+  // pattern (a simulation, not a plan: nothing is written for it).
+  std::optional<alloc::CachingAllocatorResult> caching;
+  double caching_seconds = 0;
+  if (options.method == "all" && !common::InterruptRequested()) {
+    common::Stopwatch clock;
+    caching = alloc::SimulateCachingAllocator(problem, CachingConfigFromEnvironment(options.conf));
+    caching_seconds = clock.Seconds();
+  }
+
   if (options.json) {
     nlohmann::json summary = ToJson(chosen);
     summary["input"] = options.input;
@@ -120,13 +127,32 @@ int RunAlloc(const AllocOptions& options) {
       summary["methods"] = nlohmann::json::array();
       for (const auto& r : results) summary["methods"].push_back(ToJson(r));
     }
+    if (caching) {
+      nlohmann::json row = {{"method", kCachingRow},
+                            {"lb", caching->lower_bound},
+                            {"height", caching->peak_reserved},
+                            {"seconds", caching_seconds},
+                            {"out_of_memory", caching->out_of_memory}};
+      if (!caching->out_of_memory) {
+        row["fragmentation"] = caching->Fragmentation();
+        row["wasted_share"] = caching->WastedShare();
+      }
+      summary["methods"].push_back(row);
+    }
     fmt::print("{}\n", summary.dump());
   } else {
     fmt::print("{}: {} buffers, LB (peak load) {} B\n", options.input, problem.buffers.size(), chosen.lower_bound);
     fmt::print("{:<18} {:>14} {:>12} {:>12} {:>10}\n", "method", "height B", "H/LB-1 %", "(H-LB)/H %", "time s");
     for (const auto& r : results) {
       fmt::print("{:<18} {:>14} {:>12.3f} {:>12.3f} {:>10.3f}\n", r.method, r.height,
-                 100 * Fragmentation(r.height, r.lower_bound), 100 * WastedShare(r.height, r.lower_bound), r.seconds);
+                 100 * alloc::Fragmentation(r.height, r.lower_bound), 100 * alloc::WastedShare(r.height, r.lower_bound),
+                 r.seconds);
+    }
+    if (caching && caching->out_of_memory) {
+      fmt::print("{:<18} out of memory at buffer '{}'\n", kCachingRow, caching->oom_buffer);
+    } else if (caching) {
+      fmt::print("{:<18} {:>14} {:>12.3f} {:>12.3f} {:>10.3f}   (simulated: peak reserved)\n", kCachingRow,
+                 caching->peak_reserved, 100 * caching->Fragmentation(), 100 * caching->WastedShare(), caching_seconds);
     }
     if (!options.output.empty()) fmt::print("plan ({}) written to {}\n", chosen.method, options.output);
   }
@@ -176,6 +202,8 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--period", plan->period, "The pattern repeats every P time units; upper > P wraps around")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--conf", plan->conf, "With --method all: PYTORCH_CUDA_ALLOC_CONF settings of the simulated "
+                                        "caching allocator (default: the environment variable, else PyTorch's defaults)");
   cmd->add_option("--svg", plan->svg, "Also draw the plan as an SVG picture");
   cmd->add_flag("--json", plan->json, "Print the summary as one JSON object on stdout");
   cmd->add_flag("--validate", plan->validate, "Check every plan with the independent validator");

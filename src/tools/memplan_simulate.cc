@@ -29,14 +29,7 @@ struct SimulateOptions {
 
 int RunSimulate(const SimulateOptions& options) {
   std::string conf;
-  std::string conf_source = "--conf";
-  if (options.conf) {
-    conf = *options.conf;
-  } else if (const char* env = std::getenv("PYTORCH_CUDA_ALLOC_CONF")) {
-    conf = env;
-    conf_source = "PYTORCH_CUDA_ALLOC_CONF";
-  }
-  alloc::CachingAllocatorConfig config = alloc::CachingAllocatorConfig::Parse(conf, conf_source);
+  alloc::CachingAllocatorConfig config = CachingConfigFromEnvironment(options.conf, &conf);
   config.device_memory = options.device_memory;
   config.memory_fraction = options.memory_fraction;
   const alloc::Problem problem = alloc::ReadProblem(options.input, options.period);
@@ -103,6 +96,19 @@ int RunGen(const GenOptions& options) {
 }
 
 }  // namespace
+
+alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<std::string>& conf, std::string* text) {
+  std::string settings;
+  std::string source = "--conf";
+  if (conf) {
+    settings = *conf;
+  } else if (const char* env = std::getenv("PYTORCH_CUDA_ALLOC_CONF")) {
+    settings = env;
+    source = "PYTORCH_CUDA_ALLOC_CONF";
+  }
+  if (text) *text = settings;
+  return alloc::CachingAllocatorConfig::Parse(settings, source);
+}
 
 void AddSimulateCommands(CLI::App& app, CommandResult& result) {
   auto simulate = std::make_shared<SimulateOptions>();
