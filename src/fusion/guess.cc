@@ -11,9 +11,33 @@ namespace {
 // True for statements that may sit between fused loops: assignments and declarations.
 bool IsPlain(const StmtPtr& s) { return s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc; }
 
-// A loop that can be a part: a while/for loop without nested loops.
+// True when e calls a __VERIFIER_nondet function (evaluating it twice would draw two values).
+bool HasNondet(const ExprPtr& e) {
+  if (e->kind == ExprKind::kNondet) return true;
+  for (const auto& a : e->args) {
+    if (HasNondet(a)) return true;
+  }
+  return false;
+}
+
+// True when a statement of kind occurs in s outside nested loops.
+bool Has(const StmtPtr& s, StmtKind kind) {
+  if (!s) return false;
+  if (s->kind == kind) return true;
+  if (s->kind == StmtKind::kLoop) return false;
+  for (const auto& b : s->body) {
+    if (Has(b, kind)) return true;
+  }
+  return false;
+}
+bool HasBreak(const StmtPtr& s) { return Has(s, StmtKind::kBreak); }
+bool HasReturn(const StmtPtr& s) { return Has(s, StmtKind::kReturn); }
+bool HasAssume(const StmtPtr& s) { return Has(s, StmtKind::kAssume); }
+
+// A loop that can be a part: a while/for loop without nested loops, whose condition draws no
+// nondeterministic value (the fused loop evaluates it more than once per iteration).
 bool IsFusableLoop(const StmtPtr& s) {
-  return s->kind == StmtKind::kLoop && !s->do_while && !EffectsOf(s).nested_loop;
+  return s->kind == StmtKind::kLoop && !s->do_while && !EffectsOf(s).nested_loop && !HasNondet(s->cond);
 }
 
 // One loop of a run with the plain statements before it.
@@ -59,20 +83,28 @@ class Fuser {
 
   std::vector<StmtPtr> Run() {
     const size_t n = parts_.size();
+    std::vector<StmtPtr> pre, post;
+    // Flags only where a part needs them: a loop without exits keeps its plain condition.
+    flags_.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const Effects body = EffectsOf(parts_[k].loop);
+      const bool breaks = HasBreak(parts_[k].loop->body[0]);
+      Flags& f = flags_[k];
+      auto add = [&](std::string& slot, const char* what) {
+        slot = prog_.AddVar(std::string(what) + "_" + std::to_string(k + 1), kInt);
+        pre.push_back(MakeAssign(IntVar(slot), MakeConst(0)));
+      };
+      if (k == 0) {
+        if (breaks) add(f.stop, "done");
+        continue;
+      }
+      if (breaks || body.errors || body.cuts) add(f.stop, "stop");
+      if (body.errors) add(f.err, "err");
+      if (HasAssume(parts_[k].loop->body[0])) add(f.blk, "blk");
+      if (HasReturn(parts_[k].loop->body[0])) add(f.ret, "ret");
+    }
     std::map<std::string, std::string> rho;  // the name holding each variable's latest value
     std::set<std::string> written_before = parts_[0].effects.writes;
-    std::vector<StmtPtr> pre, body, post;
-    done1_ = prog_.AddVar("done_1", kInt);
-    pre.push_back(MakeAssign(IntVar(done1_), MakeConst(0)));
-    for (size_t k = 1; k < n; ++k) {
-      Flags f;
-      for (const char* what : {"stop", "err", "blk", "ret"}) {
-        const std::string name = prog_.AddVar(std::string(what) + "_" + std::to_string(k + 1), kInt);
-        pre.push_back(MakeAssign(IntVar(name), MakeConst(0)));
-        (what == std::string("stop") ? f.stop : what == std::string("err") ? f.err : what == std::string("blk") ? f.blk : f.ret) = name;
-      }
-      flags_.push_back(f);
-    }
     std::vector<std::vector<std::pair<std::string, std::string>>> guesses(n);  // (latest name, guess)
     std::vector<StmtPtr> loops{parts_[0].loop};
     for (size_t k = 1; k < n; ++k) {
@@ -90,7 +122,7 @@ class Fuser {
           local[v] = copy;
         } else if (e.writes.count(v)) {
           const std::string copy = prog_.AddVar(v + "_" + std::to_string(k + 1), var.type);
-          pre.push_back(MakeAssign(MakeVar(copy, var.type), MakeVar(latest, var.type)));
+          if (e.reads.count(v)) pre.push_back(MakeAssign(MakeVar(copy, var.type), MakeVar(latest, var.type)));
           local[v] = copy;
         } else if (latest != v) {
           local[v] = latest;
@@ -101,33 +133,26 @@ class Fuser {
       for (const std::string& v : e.writes) rho[v] = local.at(v);
       written_before.insert(e.writes.begin(), e.writes.end());
     }
-    // The loop: each part advances one iteration while it is active.
-    std::vector<StmtPtr> stops;
-    stops.push_back(MakeIf(MakeAnd(MakeNot(IntVar(done1_)), MakeNot(loops[0]->cond)), SetFlag(done1_)));
-    ExprPtr all_stopped = IntVar(done1_);
-    for (size_t k = 1; k < n; ++k) {
-      const std::string& stop = flags_[k - 1].stop;
-      stops.push_back(MakeIf(MakeAnd(MakeNot(IntVar(stop)), MakeNot(loops[k]->cond)), SetFlag(stop)));
-      all_stopped = MakeAnd(all_stopped, IntVar(stop));
-    }
-    body = stops;
-    body.push_back(MakeIf(all_stopped, MakeSimple(StmtKind::kBreak)));
-    body.push_back(MakeIf(MakeNot(IntVar(done1_)), Iteration(loops[0], 0, done1_)));
-    for (size_t k = 1; k < n; ++k) {
-      body.push_back(MakeIf(MakeNot(IntVar(flags_[k - 1].stop)), Iteration(loops[k], k, flags_[k - 1].stop)));
+    // The loop runs while some part is active; each active part advances by one iteration.
+    std::vector<StmtPtr> body;
+    ExprPtr any_active;
+    for (size_t k = 0; k < n; ++k) {
+      const ExprPtr active = Active(loops[k], k);
+      any_active = any_active ? MakeOr(any_active, active) : active;
+      body.push_back(MakeIf(active, Iteration(loops[k], k)));
     }
     std::vector<StmtPtr> out = pre;
-    out.push_back(MakeLoop(MakeConst(1), MakeBlock(body)));
+    out.push_back(MakeLoop(any_active, MakeBlock(body)));
     // After the loop, part by part: the guess must have been right, then the part's flags take effect.
     for (size_t k = 1; k < n; ++k) {
       for (const auto& [latest, g] : guesses[k]) {
         const IntType t = prog_.VarNamed(g).type;
         out.push_back(MakeAssume(MakeBinary("==", MakeVar(latest, t), MakeVar(g, t), kInt)));
       }
-      const Flags& f = flags_[k - 1];
-      out.push_back(MakeIf(IntVar(f.blk), MakeAssume(MakeConst(0))));
-      out.push_back(MakeIf(IntVar(f.err), MakeError()));
-      out.push_back(MakeIf(IntVar(f.ret), MakeSimple(StmtKind::kReturn)));
+      const Flags& f = flags_[k];
+      if (!f.blk.empty()) out.push_back(MakeIf(IntVar(f.blk), MakeAssume(MakeConst(0))));
+      if (!f.err.empty()) out.push_back(MakeIf(IntVar(f.err), MakeError()));
+      if (!f.ret.empty()) out.push_back(MakeIf(IntVar(f.ret), MakeSimple(StmtKind::kReturn)));
     }
     for (const auto& [v, latest] : rho) {
       const IntType t = prog_.VarNamed(v).type;
@@ -137,57 +162,69 @@ class Fuser {
   }
 
  private:
-  // The flag variables of one later part.
+  // The flag variables of one part (empty names where the part does not need that flag).
   struct Flags {
     std::string stop, err, blk, ret;
   };
 
-  // Stops part k (and every later part, whose guesses no longer matter) after setting flag.
+  // Whether part k runs this iteration: its condition holds, it has not stopped, and no earlier part
+  // stopped abnormally (then the later guesses no longer matter, and a wrong guess must not keep the loop
+  // running).
+  ExprPtr Active(const StmtPtr& loop, size_t k) {
+    ExprPtr a = loop->cond;
+    if (!flags_[k].stop.empty()) a = MakeAnd(MakeNot(IntVar(flags_[k].stop)), a);
+    for (size_t j = 1; j < k; ++j) {
+      for (const std::string* flag : {&flags_[j].err, &flags_[j].blk, &flags_[j].ret}) {
+        if (!flag->empty()) a = MakeAnd(MakeNot(IntVar(*flag)), a);
+      }
+    }
+    return a;
+  }
+
+  // Sets flag and stops part k, leaving its one-iteration block.
   StmtPtr Abnormal(size_t k, const std::string& flag) {
-    std::vector<StmtPtr> s{SetFlag(flag)};
-    for (size_t m = k; m <= flags_.size(); ++m) s.push_back(SetFlag(flags_[m - 1].stop));
-    s.push_back(MakeSimple(StmtKind::kBreak));
-    return MakeBlock(s);
+    return MakeBlock({SetFlag(flag), SetFlag(flags_[k].stop), MakeSimple(StmtKind::kBreak)});
   }
 
   // The body of part k with its exits rewritten: break leaves the one-iteration block after setting stop.
-  StmtPtr Rewrite(const StmtPtr& s, size_t k, const std::string& stop) {
+  StmtPtr Rewrite(const StmtPtr& s, size_t k) {
     switch (s->kind) {
       case StmtKind::kBlock: {
         std::vector<StmtPtr> b;
-        for (const auto& x : s->body) b.push_back(Rewrite(x, k, stop));
+        for (const auto& x : s->body) b.push_back(Rewrite(x, k));
         return MakeBlock(b);
       }
       case StmtKind::kIf:
-        return MakeIf(s->cond, Rewrite(s->body[0], k, stop), Rewrite(s->body[1], k, stop));
+        return MakeIf(s->cond, Rewrite(s->body[0], k), Rewrite(s->body[1], k));
       case StmtKind::kBreak:
-        return MakeBlock({SetFlag(stop), MakeSimple(StmtKind::kBreak)});
+        return MakeBlock({SetFlag(flags_[k].stop), MakeSimple(StmtKind::kBreak)});
       case StmtKind::kAssert:
         if (k == 0) return s;
-        return MakeIf(MakeNot(s->cond), Abnormal(k, flags_[k - 1].err));
+        return MakeIf(MakeNot(s->cond), Abnormal(k, flags_[k].err));
       case StmtKind::kError:
-        return k == 0 ? s : Abnormal(k, flags_[k - 1].err);
+        return k == 0 ? s : Abnormal(k, flags_[k].err);
       case StmtKind::kAssume:
         if (k == 0) return s;
-        return MakeIf(MakeNot(s->cond), Abnormal(k, flags_[k - 1].blk));
+        return MakeIf(MakeNot(s->cond), Abnormal(k, flags_[k].blk));
       case StmtKind::kReturn:
-        return k == 0 ? s : Abnormal(k, flags_[k - 1].ret);
+        return k == 0 ? s : Abnormal(k, flags_[k].ret);
       default:
         return s;
     }
   }
 
-  // One iteration of part k: its body in a do { } while (0) (so that break and continue leave it), then
+  // One iteration of part k: its body, in a do { } while (0) when break or continue must leave it, then
   // the step unless the part stopped.
-  StmtPtr Iteration(const StmtPtr& loop, size_t k, const std::string& stop) {
-    std::vector<StmtPtr> s{MakeLoop(MakeConst(0), Rewrite(loop->body[0], k, stop), nullptr, true)};
-    if (loop->step) s.push_back(MakeIf(MakeNot(IntVar(stop)), loop->step));
+  StmtPtr Iteration(const StmtPtr& loop, size_t k) {
+    const StmtPtr rewritten = Rewrite(loop->body[0], k);
+    const bool wrap = !flags_[k].stop.empty() || EffectsOf(loop->body[0]).jumps;
+    std::vector<StmtPtr> s{wrap ? MakeLoop(MakeConst(0), rewritten, nullptr, true) : rewritten};
+    if (loop->step) s.push_back(flags_[k].stop.empty() ? loop->step : MakeIf(MakeNot(IntVar(flags_[k].stop)), loop->step));
     return MakeBlock(s);
   }
 
   Program& prog_;
   std::vector<Part> parts_;
-  std::string done1_;
   std::vector<Flags> flags_;
 };
 

@@ -131,7 +131,7 @@ using State = std::map<std::string, z3::expr>;
 // Enumerates the loop-free paths from each cut point and turns them into clauses.
 class Encoder {
  public:
-  Encoder(const Program& prog, z3::context& ctx) : prog_(prog), ctx_(ctx) {}
+  Encoder(const Program& prog, z3::context& ctx, WrapMode wrap) : prog_(prog), ctx_(ctx), wrap_(wrap) {}
 
   HornSystem Run() {
     CfgBuilder cfg;
@@ -178,7 +178,14 @@ class Encoder {
     }
     body_pred_ = pred;
     body_args_ = args;
+    // Every stored scalar lies in its type's range (unsigned and narrow values are wrapped on assignment;
+    // signed ones stay in range in programs without signed overflow, whose behaviour C leaves undefined).
     std::vector<z3::expr> path;
+    if (pred >= 0) {
+      for (const auto& v : sys_.pred_vars[pred]) {
+        if (!prog_.VarNamed(v).is_array) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
+      }
+    }
     // A loop head starts by taking its branch, not by ending the path at itself.
     Walk(node, st, path, true);
   }
@@ -274,11 +281,33 @@ class Encoder {
 
   z3::expr InRange(const z3::expr& x, IntType t) { return Num(MinOf(t)) <= x && x <= Num(MaxOf(t)); }
 
-  // The value of e after conversion to t, given that e lies in [lo, hi].
-  z3::expr WrapTo(IntType t, const z3::expr& e, Int128 lo, Int128 hi) {
+  // True when the path allows e to leave [mn, mx] (a quick query: wrap-around branches that the path
+  // rules out are left out of the clause, which keeps Spacer's job linear where the program is).
+  bool MayLeave(const z3::expr& e, Int128 mn, Int128 mx, const std::vector<z3::expr>& path) {
+    z3::solver s(ctx_);
+    z3::params p(ctx_);
+    p.set("timeout", 200u);
+    s.set(p);
+    for (const auto& c : path) s.add(c);
+    s.add(e < Num(mn) || e > Num(mx));
+    return s.check() != z3::unsat;
+  }
+
+  // The value of e after conversion to t, given that e lies in [lo, hi] and the path so far holds.
+  // arithmetic tells a wrap-around of + - * (which WrapMode::kAsError turns into an error) from a conversion.
+  z3::expr WrapTo(IntType t, const z3::expr& e, Int128 lo, Int128 hi, const std::vector<z3::expr>& path,
+                  bool arithmetic = true) {
     if (t.bits == 1) return z3::ite(e != 0, Num(1), Num(0));
     const Int128 mn = MinOf(t), mx = MaxOf(t), m = Int128(1) << t.bits;
     if (lo >= mn && hi <= mx) return e;
+    if (!MayLeave(e, mn, mx, path)) return e;
+    if (wrap_ == WrapMode::kAsError && arithmetic) {
+      auto p = path;
+      p.push_back(e < Num(mn) || e > Num(mx));
+      Emit(p, -1, {});
+      sys_.has_wrap_errors = true;
+      return e;
+    }
     if (lo >= mn - m && hi <= mx + m) {
       z3::expr r = e;
       if (hi > mx) r = z3::ite(e > Num(mx), e - Num(m), r);
@@ -337,7 +366,7 @@ class Encoder {
         if (e->op == "!") return z3::ite(Bool(e->args[0], st, path), Num(0), Num(1));
         const z3::expr a = -Int(e->args[0], st, path);
         if (e->type.is_signed) return a;
-        return WrapTo(e->type, a, -MaxOf(e->type), 0);
+        return WrapTo(e->type, a, -MaxOf(e->type), 0, path);
       }
       case ExprKind::kBinary: {
         const std::string& op = e->op;
@@ -352,23 +381,23 @@ class Encoder {
           const z3::expr q = Divide(a, b, alo >= 0);
           const z3::expr r = op == "/" ? q : a - b * q;
           if (e->type.is_signed) return r;
-          return WrapTo(e->type, r, MinOf(e->type), MaxOf(e->type));
+          return WrapTo(e->type, r, MinOf(e->type), MaxOf(e->type), path);
         }
         if (e->type.is_signed) {
           if (op == "+") return a + b;
           if (op == "-") return a - b;
           return a * b;
         }
-        if (op == "+") return WrapTo(e->type, a + b, alo + blo, ahi + bhi);
-        if (op == "-") return WrapTo(e->type, a - b, alo - bhi, ahi - blo);
+        if (op == "+") return WrapTo(e->type, a + b, alo + blo, ahi + bhi, path);
+        if (op == "-") return WrapTo(e->type, a - b, alo - bhi, ahi - blo, path);
         const Int128 c[] = {alo * blo, alo * bhi, ahi * blo, ahi * bhi};
-        return WrapTo(e->type, a * b, *std::min_element(c, c + 4), *std::max_element(c, c + 4));
+        return WrapTo(e->type, a * b, *std::min_element(c, c + 4), *std::max_element(c, c + 4), path);
       }
       case ExprKind::kTernary:
         return z3::ite(Bool(e->args[0], st, path), Int(e->args[1], st, path), Int(e->args[2], st, path));
       case ExprKind::kCast: {
         const auto [lo, hi] = RangeOf(e->args[0]);
-        return WrapTo(e->type, Int(e->args[0], st, path), lo, hi);
+        return WrapTo(e->type, Int(e->args[0], st, path), lo, hi, path, false);
       }
       case ExprKind::kNondet: {
         const z3::expr x = Fresh("nondet", ctx_.int_sort());
@@ -381,6 +410,7 @@ class Encoder {
 
   const Program& prog_;
   z3::context& ctx_;
+  WrapMode wrap_;
   std::vector<Node> nodes_;
   int error_node_ = -1;
   std::map<int, int> pred_of_;
@@ -413,6 +443,19 @@ z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
   return z3::forall(vs, f);
 }
 
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx) { return Encoder(prog, ctx).Run(); }
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx, WrapMode wrap) { return Encoder(prog, ctx, wrap).Run(); }
+
+std::string HornToSmt2(const Program& prog, WrapMode wrap) {
+  z3::context ctx;
+  const HornSystem sys = EncodeHorn(prog, ctx, wrap);
+  std::string out = "(set-logic HORN)\n";
+  for (size_t k = 0; k < sys.preds.size(); ++k) {
+    std::string vars;
+    for (const auto& v : sys.pred_vars[k]) vars += " " + v;
+    out += sys.preds[k].to_string() + " ; " + vars + "\n";
+  }
+  for (const auto& c : sys.clauses) out += "(assert " + sys.Formula(ctx, c).to_string() + ")\n";
+  return out + "(check-sat)\n";
+}
 
 }  // namespace fusion

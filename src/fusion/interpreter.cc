@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "common/stopwatch.h"
+
 namespace fusion {
 namespace {
 
@@ -11,8 +13,8 @@ enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
 // The state of one run: variables, array cells and the input log.
 class Machine {
  public:
-  Machine(const Program& prog, const InputSource& inputs, long max_steps)
-      : prog_(prog), inputs_(inputs), max_steps_(max_steps) {}
+  Machine(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds)
+      : prog_(prog), inputs_(inputs), max_steps_(max_steps), max_seconds_(max_seconds) {}
 
   RunResult Run() {
     if (Exec(prog_.body) != Flow::kStop) result_.outcome = Outcome::kFinished;
@@ -95,8 +97,14 @@ class Machine {
   // Evaluates a condition; false when the evaluation was undefined (the caller then stops).
   bool Test(const ExprPtr& e) { return Eval(e) != 0; }
 
+  // True when the step or time budget is spent (the clock is read every 2^16 steps).
+  bool OutOfBudget() {
+    ++result_.steps;
+    return result_.steps > max_steps_ || ((result_.steps & 0xffff) == 0 && clock_.Seconds() > max_seconds_);
+  }
+
   Flow Exec(const StmtPtr& s) {
-    if (++result_.steps > max_steps_) return Stop(Outcome::kStepLimit);
+    if (OutOfBudget()) return Stop(Outcome::kStepLimit);
     switch (s->kind) {
       case StmtKind::kBlock:
         for (const auto& b : s->body) {
@@ -166,13 +174,15 @@ class Machine {
         const Flow g = Exec(s->step);
         if (g != Flow::kNormal) return g;
       }
-      if (++result_.steps > max_steps_) return Stop(Outcome::kStepLimit);
+      if (OutOfBudget()) return Stop(Outcome::kStepLimit);
     }
   }
 
   const Program& prog_;
   const InputSource& inputs_;
   long max_steps_;
+  double max_seconds_;
+  common::Stopwatch clock_;
   RunResult result_;
   bool undefined_ = false;
   std::unordered_map<std::string, Int128> scalars_;
@@ -181,8 +191,8 @@ class Machine {
 
 }  // namespace
 
-RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps) {
-  return Machine(prog, inputs, max_steps).Run();
+RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds) {
+  return Machine(prog, inputs, max_steps, max_seconds).Run();
 }
 
 std::string OutcomeName(Outcome o) {

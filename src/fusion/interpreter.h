@@ -16,7 +16,7 @@ enum class Outcome {
   kError,       // an assertion failed or reach_error() was called
   kBlocked,     // an assume failed or abort() was called
   kUndefined,   // division by zero (undefined behaviour): the run says nothing
-  kStepLimit,   // the step budget ran out
+  kStepLimit,   // the step or time budget ran out
 };
 
 // The end of one run and the nondeterministic values it consumed, in order.
@@ -30,8 +30,8 @@ struct RunResult {
 // the interpreter converts it to the type.
 using InputSource = std::function<Int128(IntType)>;
 
-// Runs the program with at most max_steps statements executed.
-RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps);
+// Runs the program with at most max_steps statements executed and for at most max_seconds.
+RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds = 1e9);
 
 // "finished", "error", ...
 std::string OutcomeName(Outcome o);

@@ -358,7 +358,9 @@ class Parser {
       Expect(")");
       StmtPtr body = ParseScopedStatement();
       scopes_.pop_back();
-      init.push_back(MakeLoop(c, body, step));
+      auto loop = std::const_pointer_cast<Stmt>(MakeLoop(c, body, step));
+      loop->loc = t.loc;
+      init.push_back(loop);
       return MakeBlock(std::move(init));
     }
     if (Accept("break")) {

@@ -74,29 +74,50 @@ const std::vector<OptionSet>& Portfolio() {
   return kSets;
 }
 
-SolveResult Solve(const Program& prog, const OptionSet& options, double time_limit_s) {
+HornProblem::HornProblem(const Program& prog, WrapMode wrap, double time_limit_s)
+    : ctx_(std::make_unique<z3::context>()) {
+  Watchdog dog(*ctx_, time_limit_s);
+  try {
+    sys_ = std::make_unique<HornSystem>(EncodeHorn(prog, *ctx_, wrap));
+  } catch (const UnsupportedError& e) {
+    encode_error_ = e.what();
+  } catch (const z3::exception& e) {
+    encode_error_ = std::string("encoding interrupted: ") + e.msg();
+  }
+}
+
+HornProblem::~HornProblem() = default;
+
+bool HornProblem::has_wrap_errors() const { return sys_ && sys_->has_wrap_errors; }
+
+SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s) {
   common::Stopwatch clock;
   SolveResult out;
-  z3::context ctx;
+  if (!sys_) {
+    out.reason = encode_error_;
+    return out;
+  }
+  z3::context& ctx = *ctx_;
+  const HornSystem& sys = *sys_;
+  // One deadline for solving and re-checking together.
+  Watchdog dog(ctx, time_limit_s);
   try {
-    const HornSystem sys = EncodeHorn(prog, ctx);
     z3::solver s(ctx, "HORN");
     z3::params p(ctx);
     for (const auto& [name, value] : options.params) p.set(name.c_str(), value);
     p.set("timeout", static_cast<unsigned>(std::max(1.0, time_limit_s * 1000)));
     s.set(p);
     for (const auto& c : sys.clauses) s.add(sys.Formula(ctx, c));
-    z3::check_result r;
-    {
-      Watchdog dog(ctx, time_limit_s);
-      r = s.check();
-    }
+    const z3::check_result r = s.check();
     if (r == z3::unsat) {
-      out.status = SolveStatus::kUnsafe;
+      if (sys.has_wrap_errors) {
+        out.reason = "an unsigned wrap-around may be reachable";
+      } else {
+        out.status = SolveStatus::kUnsafe;
+      }
     } else if (r == z3::sat) {
       const z3::model m = s.get_model();
-      const double left = std::max(0.2, time_limit_s - clock.Seconds());
-      out.reason = CheckInductive(sys, m, ctx, left);
+      out.reason = CheckInductive(sys, m, ctx, std::max(0.05, time_limit_s - clock.Seconds()));
       if (out.reason.empty()) {
         out.status = SolveStatus::kSafe;
         for (size_t k = 0; k < sys.preds.size(); ++k) {
@@ -108,8 +129,6 @@ SolveResult Solve(const Program& prog, const OptionSet& options, double time_lim
     } else {
       out.reason = "solver: " + s.reason_unknown();
     }
-  } catch (const UnsupportedError& e) {
-    out.reason = e.what();
   } catch (const z3::exception& e) {
     out.reason = std::string("solver error: ") + e.msg();
   }

@@ -2,11 +2,13 @@
 // limit, and re-checks a `safe` answer by proving the returned invariants inductive with plain SMT queries.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fusion/ast.h"
+#include "fusion/horn.h"
 
 namespace fusion {
 
@@ -34,7 +36,24 @@ struct SolveResult {
   double seconds = 0;
 };
 
-// Encodes and solves one program with one option set within time_limit_s seconds of wall time.
-SolveResult Solve(const Program& prog, const OptionSet& options, double time_limit_s);
+// The Horn clauses of one program in their own Z3 context, encoded once and solved under several
+// option sets in turn.
+class HornProblem {
+ public:
+  // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve).
+  HornProblem(const Program& prog, WrapMode wrap, double time_limit_s);
+  ~HornProblem();
+  // Solves with one option set within time_limit_s seconds of wall time (re-checking included).
+  SolveResult Solve(const OptionSet& options, double time_limit_s);
+  // True when the encoding turned possible unsigned wrap-arounds into errors (WrapMode::kAsError).
+  bool has_wrap_errors() const;
+  // Empty, or why the program could not be encoded.
+  const std::string& encode_error() const { return encode_error_; }
+
+ private:
+  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<HornSystem> sys_;
+  std::string encode_error_;
+};
 
 }  // namespace fusion

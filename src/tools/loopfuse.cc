@@ -13,6 +13,7 @@
 #include "common/exit_codes.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
+#include "fusion/horn.h"
 #include "fusion/parser.h"
 #include "fusion/printer.h"
 #include "fusion/verifier.h"
@@ -132,6 +133,21 @@ int main(int argc, char** argv) {
     for (const auto& t : v.transformations) fmt::print("// {}\n", t);
     if (v.transformations.empty()) fmt::print("// no transformation applies\n");
     fmt::print("{}", fusion::PrintProgram(v.prog));
+  });
+  std::string horn_file, horn_mode = "none";
+  auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
+  horn->add_option("file", horn_file, "C file")->required();
+  bool wrap_errors = false;
+  horn->add_flag("--wrap-errors", wrap_errors, "unsigned wrap-around as an error instead of modulo arithmetic");
+  horn->add_option("--mode", horn_mode, "none, aligned, guess or all")->check(CLI::IsMember({"none", "aligned", "guess", "all"}));
+  horn->callback([&] {
+    fusion::Program prog = fusion::ParseFile(horn_file);
+    if (horn_mode != "none") {
+      prog = fusion::Transform(prog, horn_mode == "aligned" ? fusion::FusionMode::kAligned
+                                     : horn_mode == "guess" ? fusion::FusionMode::kGuess
+                                                            : fusion::FusionMode::kAll).prog;
+    }
+    fmt::print("{}", fusion::HornToSmt2(prog, wrap_errors ? fusion::WrapMode::kAsError : fusion::WrapMode::kExact));
   });
   try {
     app.parse(argc, argv);
