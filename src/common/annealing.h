@@ -80,6 +80,7 @@ AnnealingResult Anneal(P& problem, const AnnealingSchedule& schedule, Rng& rng, 
     return result;
   }
   const bool by_moves = schedule.max_moves > 0;
+  constexpr uint64_t kCoolingStride = 64;
   const double log_ratio = std::log(schedule.end_temperature / schedule.start_temperature);
   double temperature = schedule.start_temperature;
   // The clock is read every `stride` moves; the stride grows while moves are fast so that reading the
@@ -106,12 +107,15 @@ AnnealingResult Anneal(P& problem, const AnnealingSchedule& schedule, Rng& rng, 
       last_check_time = now;
       next_check = result.moves + stride;
       if (by_moves) next_check = std::min(next_check, schedule.max_moves);
-      // Cooling happens at the clock checks: often enough, since the stride stays small relative to
-      // any move budget worth annealing with.
-      const double fraction = by_moves ? static_cast<double>(result.moves) / schedule.max_moves
-                                       : now / schedule.time_limit_s;
-      temperature = schedule.start_temperature * std::exp(log_ratio * fraction);
+      // Time-driven cooling happens at the clock checks: often enough, since the stride stays small.
+      if (!by_moves) temperature = schedule.start_temperature * std::exp(log_ratio * now / schedule.time_limit_s);
       if (progress.Due()) progress.Show(phase, problem.Describe(result.best));
+    }
+    // Move-driven cooling happens at fixed move counts, never at the clock checks (whose spacing depends
+    // on the machine's speed), so that the same seed gives the same result.
+    if (by_moves && result.moves % kCoolingStride == 0) {
+      temperature = schedule.start_temperature *
+                    std::exp(log_ratio * static_cast<double>(result.moves) / schedule.max_moves);
     }
     problem.Move(temperature, rng);
     ++result.moves;

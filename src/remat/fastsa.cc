@@ -28,7 +28,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
     const Grouping grouping = GroupNodes(graph);
     result.groups = grouping.graph.nodes.size();
     SlotState state(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true);
-    const double start_temperature = kStartFraction * state.Objective();
+    const double start_temperature = kStartFraction * state.AnnealingObjective();
     const common::AnnealingResult run = common::Anneal(
         state,
         {.start_temperature = start_temperature,
@@ -49,7 +49,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   // Stage 2 (or the only stage of reorder-only): single nodes, from the best schedule so far.
   SlotState state(graph, start, options.budget,
                   options.reorder_only ? MoveSet::kReorderOnly : MoveSet::kFull, false);
-  if (temperature < 0) temperature = kStartFraction * state.Objective();
+  if (temperature < 0) temperature = kStartFraction * state.AnnealingObjective();
   const common::AnnealingResult run = common::Anneal(
       state,
       {.start_temperature = temperature,

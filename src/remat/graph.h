@@ -21,28 +21,28 @@ enum class ValueKind {
 
 // One tensor.
 struct Value {
-  std::string name;
+  std::string name = {};
   Bytes size = 0;
   ValueKind kind = ValueKind::kIntermediate;
   bool graph_output = false;   // listed in `outputs` (or kind output): live to the end of the iteration
   int producer = -1;           // node index; -1 for inputs and tangents
-  std::vector<int> consumers;  // node indices that read it, each once, ascending
+  std::vector<int> consumers = {};  // node indices that read it, each once, ascending
 };
 
 // One operator.
 struct Node {
-  std::string key;           // the node's id as written in the input file (JSON text: 7 or "relu_3")
-  std::string name;
+  std::string key = {};      // the node's id as written in the input file (JSON text: 7 or "relu_3")
+  std::string name = {};
   Cost cost = 0;
-  std::vector<int> inputs;   // value indices, each once
-  std::vector<int> outputs;  // value indices
+  std::vector<int> inputs = {};  // value indices, each once
+  std::vector<int> outputs = {};  // value indices
   bool recomputable = true;  // false: must run exactly once
   Bytes workspace = 0;       // scratch bytes alive only during the node's own step
 };
 
 // A checked graph: acyclic, every consumed value produced or a graph input, sizes and costs >= 0.
 struct Graph {
-  std::string name;
+  std::string name = {};
   std::string cost_unit;
   std::vector<Value> values;
   std::vector<Node> nodes;

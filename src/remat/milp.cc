@@ -52,15 +52,16 @@ MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limi
   std::vector<double> workspace(n, 0);
   std::vector<std::vector<int>> deps(n);
   std::vector<std::vector<int>> users(n);
-  std::vector<char> kept_output(n, 0);
+  std::vector<double> kept(n, 0);  // graph outputs: in memory from their one run to the end
   std::vector<char> once(n, 0);
   for (int k = 0; k < n; ++k) {
     const Node& node = graph.nodes[graph.order[k]];
     workspace[k] = static_cast<double>(node.workspace) / scale;
     once[k] = !node.recomputable;
     for (int v : node.outputs) {
-      memory[k] += static_cast<double>(graph.values[v].size) / scale;
-      kept_output[k] = kept_output[k] || graph.values[v].graph_output;
+      const double size = static_cast<double>(graph.values[v].size) / scale;
+      (graph.values[v].graph_output ? kept[k] : memory[k]) += size;
+      once[k] = once[k] || graph.values[v].graph_output;
     }
     for (int v : node.inputs) {
       const int p = graph.values[v].producer;
@@ -70,8 +71,6 @@ MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limi
     deps[k].erase(std::unique(deps[k].begin(), deps[k].end()), deps[k].end());
     for (int i : deps[k]) users[i].push_back(k);
   }
-  // Graph outputs are kept from their one run to the end, which Checkmate's stages express simply.
-  for (int k = 0; k < n; ++k) once[k] = once[k] || kept_output[k];
   const double free_memory = 1.0 - static_cast<double>(graph.ResidentBytes()) / scale;
 
   Model model;
@@ -84,7 +83,7 @@ MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limi
       run[t][i] = model.AddBinary(lower, upper, graph.nodes[graph.order[i]].cost);
     }
     keep[t].resize(t);
-    for (int i = 0; i < t; ++i) keep[t][i] = model.AddBinary(kept_output[i] ? 1 : 0, 1, 0);
+    for (int i = 0; i < t; ++i) keep[t][i] = model.AddBinary(0, 1, 0);
   }
   for (int t = 0; t < n; ++t) {
     // Dependencies: a step's inputs were computed in this stage or kept into it.
@@ -109,13 +108,8 @@ MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limi
         freed[k].push_back(column);
         // FREE = 1 exactly when no hazard: k runs, i is not kept into stage t+1, no later user of i runs.
         std::vector<std::pair<int, double>> hazards{{run[t][k], 1}};
-        double constant = 0;
         int maximum = 2;
-        if (t + 1 < n) {
-          hazards.push_back({keep[t + 1][i], -1});
-        } else if (kept_output[i]) {
-          constant += 1;
-        }
+        if (t + 1 < n) hazards.push_back({keep[t + 1][i], -1});
         for (int j : users[i]) {
           if (j > k && j <= t) {
             hazards.push_back({run[t][j], -1});
@@ -125,12 +119,14 @@ MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limi
         // hazards count = 1 - R[t][k] + S[t+1][i] + sum R[t][j]; the row terms above are its negation + 1.
         std::vector<std::pair<int, double>> upper = hazards;
         upper.push_back({column, -1});
-        model.AddRow(upper, 'L', constant);  // 1 - FREE <= hazards
+        model.AddRow(upper, 'L', 0);  // 1 - FREE <= hazards
         std::vector<std::pair<int, double>> lower = hazards;
         lower.push_back({column, -static_cast<double>(maximum)});
-        model.AddRow(lower, 'G', 1 - maximum + constant);  // maximum · (1 - FREE) >= hazards
+        model.AddRow(lower, 'G', 1 - maximum);  // maximum · (1 - FREE) >= hazards
       }
     }
+    double kept_before = 0;  // graph outputs of earlier stages
+    for (int i = 0; i < t; ++i) kept_before += kept[i];
     int previous = -1;
     for (int k = 0; k <= t; ++k) {
       const int usage = model.AddContinuous();
@@ -144,7 +140,8 @@ MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limi
         for (size_t c = 0; c < candidates.size(); ++c) terms.push_back({freed[k - 1][c], memory[candidates[c]]});
       }
       model.AddRow(terms, 'E', 0);
-      model.AddRow({{usage, 1}, {run[t][k], workspace[k]}}, 'L', free_memory);
+      const double outputs = kept_before + (k == t ? kept[t] : 0);
+      model.AddRow({{usage, 1}, {run[t][k], workspace[k]}}, 'L', free_memory - outputs);
       previous = usage;
     }
   }

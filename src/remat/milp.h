@@ -17,8 +17,8 @@ struct MilpResult {
 // Stage t of the reference order computes node t and may recompute any earlier node; R[t][i] (run i in
 // stage t), S[t][i] (keep i into stage t) and FREE[t][i][k] (free i after step k) are binaries; the
 // memory after each step stays within `budget`; the cost of the runs is minimised. A node's outputs are
-// kept and freed together; graph outputs and non-recomputable nodes run once and graph outputs are kept
-// to the end. Stops after `time_limit_s` with the best solution so far.
+// kept and freed together, except graph outputs, which stay from their node's single run to the end
+// (nodes producing them, like non-recomputable ones, run once). Stops after `time_limit_s` with the best solution so far.
 MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limit_s);
 
 }  // namespace remat

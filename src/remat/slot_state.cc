@@ -36,7 +36,7 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
       tree_(slots_),
       moves_(moves),
       stop_at_budget_(stop_at_budget),
-      budget_(budget),
+      budget_(std::max<Bytes>(budget, 1)),
       resident_(graph.ResidentBytes()) {
   for (int u = 0; u < static_cast<int>(graph.nodes.size()); ++u) {
     if (graph.nodes[u].recomputable) recomputable_.push_back(u);
@@ -105,14 +105,15 @@ void SlotState::AddStep(int node, int slot) {
   for (int w : n.outputs) {
     const Bytes size = graph_.values[w].size;
     if (size == 0) continue;
-    // Before: [previous, end]. After: [previous, last use before slot] and [slot, end]; when the old
-    // instance did not reach past `slot`, the new one is just [slot, slot] (nothing reads it yet).
+    // Before: [previous, end]. After: [previous, last use before slot] and [slot, end].
     const int end = previous < 0 ? -1 : InstanceEnd(w, previous, next);
     if (end > slot) {
       const int kept = LastUseBetween(w, previous, slot);
       if (kept + 1 <= slot - 1) tree_.Add(kept + 1, slot - 1, -size);
     } else {
-      tree_.Add(slot, slot, size);
+      // Nothing reads the new instance yet; only a graph output's last production lives on to the end.
+      const bool to_end = next < 0 && graph_.values[w].graph_output;
+      tree_.Add(slot, to_end ? slots_ - 1 : slot, size);
     }
   }
   productions.insert(it, slot);
@@ -173,6 +174,7 @@ int SlotState::LastUsefulSlot(int node) const {
 
 void SlotState::Move(double temperature, common::Rng& rng) {
   const double before = objective_;
+  const double before_rank = Objective();
   const int kind = moves_ == MoveSet::kReorderOnly ? 2 : static_cast<int>(rng.Below(3));
   int node = 0;
   int from = -1;  // slot removed (remove, move)
@@ -202,7 +204,7 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     const int others_first = copies.size() < 2 ? slots_ : (from == copies.front() ? copies[1] : copies.front());
     const int first_use = FirstUse(node);
     const int low = InputsReadyAfter(node) + 1;
-    const int high = others_first < first_use ? LastUsefulSlot(node) : first_use - 1;
+    const int high = others_first < first_use ? LastUsefulSlot(node) : std::min(first_use - 1, slots_ - 2);
     if (high < low) return;
     to = low + static_cast<int>(rng.Below(high - low + 1));
     if (slot_node_[to] >= 0) return;
@@ -216,15 +218,18 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     return;
   }
   ++accepted_;
-  if (after > before && best_is_current_) {
+  const double previous_objective = objective_;
+  objective_ = after;
+  if (best_is_current_ && Objective() > before_rank) {
     // Leaving the best state: record it first (undo, copy, redo), so that KeepBest stays O(1).
     if (from >= 0) AddStep(node, from);
     if (to >= 0) RemoveStep(node, to);
+    objective_ = previous_objective;
     Snapshot();
     if (to >= 0) AddStep(node, to);
     if (from >= 0) RemoveStep(node, from);
+    objective_ = after;
   }
-  objective_ = after;
 }
 
 void SlotState::Snapshot() {

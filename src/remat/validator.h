@@ -22,9 +22,9 @@ struct ScheduleReport {
 
 // What a schedule claims about itself (each optional: unchecked when absent).
 struct ScheduleClaims {
-  std::optional<Bytes> peak;
-  std::optional<Cost> cost;
-  std::optional<Bytes> budget;
+  std::optional<Bytes> peak = {};
+  std::optional<Cost> cost = {};
+  std::optional<Bytes> budget = {};
 };
 
 // Checks that every step names a node, that every value a step reads was produced by an earlier step (or

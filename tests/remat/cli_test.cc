@@ -1,0 +1,144 @@
+// End-to-end runs of the real memplan executable: memplan remat on files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/atomic_file.h"
+#include "remat/reader.h"
+#include "remat/schedule_io.h"
+#include "remat/validator.h"
+
+namespace remat {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a run printed and how it ended.
+struct Outcome {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Outcome Memplan(const std::string& arguments) {
+  const std::string command = std::string(MEMPLAN_BIN) + " " + arguments + " --quiet 2>&1";
+  Outcome run;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) run.out += buffer.data();
+  const int raw = pclose(pipe);
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return run;
+}
+
+// A scratch directory per test.
+class RematCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("remat_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  fs::path dir_;
+};
+
+const std::string kExample = std::string(EXAMPLES_DIR) + "/remat/mlp_train.json";
+
+TEST_F(RematCli, PlansWritesAValidScheduleAndSummarises) {
+  const std::string schedule_path = (dir_ / "s.json").string();
+  const std::string buffers_path = (dir_ / "b.csv").string();
+  const Outcome run = Memplan("remat " + kExample + " --budget 80% --time-limit 2 --seed 3 --json --validate -o " +
+                          schedule_path + " --emit-buffers " + buffers_path);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json summary = nlohmann::json::parse(run.out);
+  for (const char* key : {"reference_peak", "peak", "reference_cost", "cost", "budget", "budget_met", "seconds"}) {
+    EXPECT_TRUE(summary.contains(key)) << key;
+  }
+  EXPECT_TRUE(summary["budget_met"].get<bool>());
+  EXPECT_EQ(summary["budget"].get<Bytes>(), (summary["reference_peak"].get<Bytes>() * 80 + 99) / 100);
+  const Graph graph = ReadGraph(kExample);
+  const ScheduleFile schedule = ParseSchedule(schedule_path, common::ReadFile(schedule_path), graph);
+  const ScheduleReport report = ValidateSchedule(graph, schedule.sequence, schedule.claims);
+  EXPECT_TRUE(report.ok()) << report.errors.front();
+  EXPECT_TRUE(report.budget_met);
+  EXPECT_EQ(report.peak, summary["peak"].get<Bytes>());
+  const std::string buffers = common::ReadFile(buffers_path);
+  EXPECT_EQ(buffers.rfind("id,lower,upper,size", 0), 0u) << buffers.substr(0, 80);
+}
+
+TEST_F(RematCli, EveryMethodRuns) {
+  for (const char* method : {"none", "chen", "milp", "fastsa"}) {
+    const Outcome run = Memplan("remat " + kExample + " --budget 80% --time-limit 2 --validate --method " + method);
+    EXPECT_TRUE(run.status == 0 || (run.status == 1 && std::string(method) == "none")) << method << ": " << run.out;
+    EXPECT_NE(run.out.find(std::string(method) + " peak"), std::string::npos) << run.out;
+  }
+  const Outcome reorder = Memplan("remat " + kExample + " --reorder-only --time-limit 1 --json");
+  EXPECT_EQ(reorder.status, 0) << reorder.out;
+}
+
+TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
+  const Outcome run = Memplan("remat " + kExample + " --budget 1000 --time-limit 0.5");
+  EXPECT_EQ(run.status, 1) << run.out;
+  EXPECT_NE(run.out.find("below what any schedule can reach"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("NOT met"), std::string::npos) << run.out;
+}
+
+TEST_F(RematCli, BadInputExitsWithStatus2AndAMessage) {
+  const struct {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {R"({"format": "remat-graph/v1", "values": [{"id": 0, "size": 1}, {"id": 1, "size": 1}],
+           "nodes": [{"id": 0, "name": "p", "cost": 1, "inputs": [1], "outputs": [0]},
+                     {"id": 1, "name": "q", "cost": 1, "inputs": [0], "outputs": [1]}]})",
+       "the graph has a cycle: p -> q -> p"},
+      {R"({"format": "remat-graph/v1", "values": [], "nodes": [{"id": 0, "cost": 1, "inputs": [5], "outputs": []}]})",
+       "nodes[0].inputs[0]: no value with id 5"},
+      {R"({"format": "remat-graph/v1", "values": [{"id": 0, "size": -1}], "nodes": []})",
+       "values[0].size: is negative (-1)"},
+      {R"({"format": "remat-graph/v2", "values": [], "nodes": []})", "format: unknown format"},
+      {R"({"format": "remat-graph/v1", "values": [)", "malformed JSON"},
+      {R"({"directed": true, "nodes": [{"id": 0, "cost_cpu": 1, "cost_ram": 1}], "links": [{"source": 0, "target": 3}]})",
+       "links[0].target: no node with id 3"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const std::string path = Write("bad" + std::to_string(i++) + ".json", c.text);
+    const std::string out = (dir_ / "out.json").string();
+    const Outcome run = Memplan("remat " + path + " -o " + out);
+    EXPECT_EQ(run.status, 2) << run.out;
+    EXPECT_NE(run.out.find("memplan: error: " + path + ": "), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(c.message), std::string::npos) << run.out;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  EXPECT_EQ(Memplan("remat " + kExample + " --budget lots").status, 2);
+  EXPECT_EQ(Memplan("remat " + kExample + " --method magic").status, 2);
+}
+
+TEST_F(RematCli, ImportedGraphScheduleUsesNetworkxIds) {
+  const fs::path graph_path = fs::path(SHARED_DATA_DIR) / "remat/moccasin/checkmate_vgg16_bs256_224x224_train.json";
+  if (!fs::exists(graph_path)) GTEST_SKIP() << "no " << graph_path << " (../shared/data is absent)";
+  const std::string schedule_path = (dir_ / "s.json").string();
+  const Outcome run = Memplan("remat " + graph_path.string() + " --budget 90% --time-limit 2 --json -o " + schedule_path);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json summary = nlohmann::json::parse(run.out);
+  EXPECT_EQ(summary["reference_peak"].get<Bytes>(), 15825108992);
+  EXPECT_EQ(summary["budget"].get<Bytes>(), 14242598093);
+  const nlohmann::json schedule = nlohmann::json::parse(common::ReadFile(schedule_path));
+  EXPECT_EQ(schedule["format"], "remat-schedule/v1");
+  EXPECT_TRUE(schedule["sequence"][0].is_number_integer());
+}
+
+}  // namespace
+}  // namespace remat
