@@ -11,15 +11,6 @@ namespace {
 // True for statements that may sit between fused loops: assignments and declarations.
 bool IsPlain(const StmtPtr& s) { return s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc; }
 
-// True when e calls a __VERIFIER_nondet function (evaluating it twice would draw two values).
-bool HasNondet(const ExprPtr& e) {
-  if (e->kind == ExprKind::kNondet) return true;
-  for (const auto& a : e->args) {
-    if (HasNondet(a)) return true;
-  }
-  return false;
-}
-
 // True when a statement of kind occurs in s outside nested loops.
 bool Has(const StmtPtr& s, StmtKind kind) {
   if (!s) return false;
@@ -35,7 +26,7 @@ bool HasReturn(const StmtPtr& s) { return Has(s, StmtKind::kReturn); }
 bool HasAssume(const StmtPtr& s) { return Has(s, StmtKind::kAssume); }
 
 // A loop that can be a part: a while/for loop without nested loops, whose condition draws no
-// nondeterministic value (the fused loop evaluates it more than once per iteration).
+// nondeterministic value (the fused loop evaluates it twice per iteration, which would draw two values).
 bool IsFusableLoop(const StmtPtr& s) {
   return s->kind == StmtKind::kLoop && !s->do_while && !EffectsOf(s).nested_loop && !HasNondet(s->cond);
 }

@@ -131,7 +131,7 @@ using State = std::map<std::string, z3::expr>;
 // Enumerates the loop-free paths from each cut point and turns them into clauses.
 class Encoder {
  public:
-  Encoder(const Program& prog, z3::context& ctx, WrapMode wrap) : prog_(prog), ctx_(ctx), wrap_(wrap) {}
+  Encoder(const Program& prog, z3::context& ctx) : prog_(prog), ctx_(ctx) {}
 
   HornSystem Run() {
     CfgBuilder cfg;
@@ -294,20 +294,12 @@ class Encoder {
   }
 
   // The value of e after conversion to t, given that e lies in [lo, hi] and the path so far holds.
-  // arithmetic tells a wrap-around of + - * (which WrapMode::kAsError turns into an error) from a conversion.
-  z3::expr WrapTo(IntType t, const z3::expr& e, Int128 lo, Int128 hi, const std::vector<z3::expr>& path,
-                  bool arithmetic = true) {
+  z3::expr WrapTo(IntType t, const z3::expr& e, Int128 lo, Int128 hi, const std::vector<z3::expr>& path) {
     if (t.bits == 1) return z3::ite(e != 0, Num(1), Num(0));
     const Int128 mn = MinOf(t), mx = MaxOf(t), m = Int128(1) << t.bits;
     if (lo >= mn && hi <= mx) return e;
     if (!MayLeave(e, mn, mx, path)) return e;
-    if (wrap_ == WrapMode::kAsError && arithmetic) {
-      auto p = path;
-      p.push_back(e < Num(mn) || e > Num(mx));
-      Emit(p, -1, {});
-      sys_.has_wrap_errors = true;
-      return e;
-    }
+
     if (lo >= mn - m && hi <= mx + m) {
       z3::expr r = e;
       if (hi > mx) r = z3::ite(e > Num(mx), e - Num(m), r);
@@ -397,7 +389,7 @@ class Encoder {
         return z3::ite(Bool(e->args[0], st, path), Int(e->args[1], st, path), Int(e->args[2], st, path));
       case ExprKind::kCast: {
         const auto [lo, hi] = RangeOf(e->args[0]);
-        return WrapTo(e->type, Int(e->args[0], st, path), lo, hi, path, false);
+        return WrapTo(e->type, Int(e->args[0], st, path), lo, hi, path);
       }
       case ExprKind::kNondet: {
         const z3::expr x = Fresh("nondet", ctx_.int_sort());
@@ -410,7 +402,6 @@ class Encoder {
 
   const Program& prog_;
   z3::context& ctx_;
-  WrapMode wrap_;
   std::vector<Node> nodes_;
   int error_node_ = -1;
   std::map<int, int> pred_of_;
@@ -443,11 +434,11 @@ z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
   return z3::forall(vs, f);
 }
 
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx, WrapMode wrap) { return Encoder(prog, ctx, wrap).Run(); }
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx) { return Encoder(prog, ctx).Run(); }
 
-std::string HornToSmt2(const Program& prog, WrapMode wrap) {
+std::string HornToSmt2(const Program& prog) {
   z3::context ctx;
-  const HornSystem sys = EncodeHorn(prog, ctx, wrap);
+  const HornSystem sys = EncodeHorn(prog, ctx);
   std::string out = "(set-logic HORN)\n";
   for (size_t k = 0; k < sys.preds.size(); ++k) {
     std::string vars;

@@ -28,21 +28,15 @@ struct HornSystem {
   std::vector<z3::func_decl> preds;
   std::vector<std::vector<std::string>> pred_vars;
   std::vector<HornClause> clauses;
-  bool has_wrap_errors = false;  // WrapMode::kAsError added error clauses for possible wrap-arounds
   // The clause as a closed formula (forall vars. body => head) for the Horn solver.
   z3::expr Formula(z3::context& ctx, const HornClause& c) const;
 };
 
-// How unsigned arithmetic that may wrap around is encoded: exactly (modulo 2^n, with case splits), or as
-// an error clause plus the plain sum, so that a proof also shows that no wrap-around happens (easier for
-// Spacer; an error found this way may be a harmless wrap-around, so it proves nothing).
-enum class WrapMode { kExact, kAsError };
-
 // Builds the Horn clauses of a program in ctx. Throws UnsupportedError when the loop-free paths
 // between two loop heads are too many to enumerate.
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx, WrapMode wrap = WrapMode::kExact);
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx);
 
 // The clauses of a program as an SMT-LIB2 script (set-logic HORN), for other Horn solvers and for reading.
-std::string HornToSmt2(const Program& prog, WrapMode wrap);
+std::string HornToSmt2(const Program& prog);
 
 }  // namespace fusion

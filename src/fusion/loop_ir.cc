@@ -223,6 +223,14 @@ std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& cou
   return x->op == "+" ? *inner + k->value : *inner - k->value;
 }
 
+bool HasNondet(const ExprPtr& e) {
+  if (e->kind == ExprKind::kNondet) return true;
+  for (const auto& a : e->args) {
+    if (HasNondet(a)) return true;
+  }
+  return false;
+}
+
 bool ReadsNone(const ExprPtr& e, const std::set<std::string>& names) {
   Effects eff;
   AddReads(e, eff);

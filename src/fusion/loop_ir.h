@@ -69,6 +69,8 @@ StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& n
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value);
 // The constant k when e is the counter plus k (through value-preserving casts); nothing otherwise.
 std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter);
+// True when e calls a __VERIFIER_nondet function.
+bool HasNondet(const ExprPtr& e);
 // True when e reads none of the scalars or arrays in names.
 bool ReadsNone(const ExprPtr& e, const std::set<std::string>& names);
 

@@ -41,12 +41,10 @@ struct SolveResult {
 class HornProblem {
  public:
   // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve).
-  HornProblem(const Program& prog, WrapMode wrap, double time_limit_s);
+  HornProblem(const Program& prog, double time_limit_s);
   ~HornProblem();
   // Solves with one option set within time_limit_s seconds of wall time (re-checking included).
   SolveResult Solve(const OptionSet& options, double time_limit_s);
-  // True when the encoding turned possible unsigned wrap-arounds into errors (WrapMode::kAsError).
-  bool has_wrap_errors() const;
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
 

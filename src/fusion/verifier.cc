@@ -8,6 +8,7 @@
 #include "fusion/fuse.h"
 #include "fusion/interpreter.h"
 #include "fusion/solver.h"
+#include "fusion/wrap_checks.h"
 
 namespace fusion {
 namespace {
@@ -64,37 +65,46 @@ Verdict Verify(const Program& prog, const VerifyOptions& options) {
   std::vector<Variant> variants;
   if (options.fusion) variants = FusedVariants(prog);
   variants.push_back(Variant{"original", prog, {}});
-  // Each variant is encoded with wrap-arounds as errors (easier to prove) and, where that added
-  // error clauses, also exactly.
+  // Each variant is tried with explicit wrap-around checks (easier to prove: the sums are then plain
+  // integers, and fusion defers the checks of later loops like assertions) and exactly.
+  std::vector<Variant> checked;
+  bool added = false;
+  const Program with_checks = AddWrapChecks(prog, added);
+  if (added) {
+    if (options.fusion) checked = FusedVariants(with_checks);
+    checked.push_back(Variant{"original", with_checks, {}});
+    for (Variant& c : checked) c.transformations.insert(c.transformations.begin(), "unsigned wrap-around checks");
+  }
   struct Candidate {
     const Variant* variant;
     std::unique_ptr<HornProblem> problem;
-    std::string encoding;
   };
   std::vector<Candidate> candidates;
-  for (const Variant& var : variants) {
-    const double left = options.timeout_s - clock.Seconds();
-    if (left <= 0.05) break;
-    auto easy = std::make_unique<HornProblem>(var.prog, WrapMode::kAsError, left);
-    if (!easy->encode_error().empty()) {  // too large or out of time: the other variants may still do
-      v.reason = easy->encode_error();
-      continue;
+  for (const auto* list : {&checked, &variants}) {
+    for (const Variant& var : *list) {
+      const double left = options.timeout_s - clock.Seconds();
+      if (left <= 0.05) break;
+      auto problem = std::make_unique<HornProblem>(var.prog, left);
+      if (!problem->encode_error().empty()) {  // too large or out of time: the other variants may still do
+        v.reason = problem->encode_error();
+        continue;
+      }
+      candidates.push_back({&var, std::move(problem)});
     }
-    const bool wraps = easy->has_wrap_errors();
-    candidates.push_back({&var, std::move(easy), wraps ? "no-wrap" : "exact"});
-    if (wraps) candidates.push_back({&var, std::make_unique<HornProblem>(var.prog, WrapMode::kExact, left), "exact"});
   }
   if (candidates.empty()) return finish(v);
   bool spacer_found_error = false;
   std::string last_reason = "time-out";
   // Round one gives every (encoding, option set) a short run; later rounds double the limit.
-  for (double limit = 0.25; clock.Seconds() < options.timeout_s && !candidates.empty(); limit *= 2) {
+  for (double limit = 0.4; clock.Seconds() < options.timeout_s && !candidates.empty(); limit *= 2) {
     for (Candidate& cand : candidates) {
       for (const OptionSet& opts : Portfolio()) {
         const double left = options.timeout_s - clock.Seconds();
         if (left <= 0.05) break;
         const SolveResult r = cand.problem->Solve(opts, std::min(limit, left));
-        const std::string who = cand.variant->name + " / " + cand.encoding + " / " + opts.name;
+        const std::string who = cand.variant->name + (cand.variant->transformations.empty() ||
+                                 cand.variant->transformations[0].find("wrap") == std::string::npos ? "" : " with wrap checks") +
+                                " / " + opts.name;
         if (r.status == SolveStatus::kSafe) {
           v.verdict = "true";
           v.reason = "invariants found and checked inductive";

@@ -137,8 +137,6 @@ int main(int argc, char** argv) {
   std::string horn_file, horn_mode = "none";
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
-  bool wrap_errors = false;
-  horn->add_flag("--wrap-errors", wrap_errors, "unsigned wrap-around as an error instead of modulo arithmetic");
   horn->add_option("--mode", horn_mode, "none, aligned, guess or all")->check(CLI::IsMember({"none", "aligned", "guess", "all"}));
   horn->callback([&] {
     fusion::Program prog = fusion::ParseFile(horn_file);
@@ -147,7 +145,7 @@ int main(int argc, char** argv) {
                                      : horn_mode == "guess" ? fusion::FusionMode::kGuess
                                                             : fusion::FusionMode::kAll).prog;
     }
-    fmt::print("{}", fusion::HornToSmt2(prog, wrap_errors ? fusion::WrapMode::kAsError : fusion::WrapMode::kExact));
+    fmt::print("{}", fusion::HornToSmt2(prog));
   });
   try {
     app.parse(argc, argv);
