@@ -1,4 +1,5 @@
-// The recomputation subcommands of memplan: remat (FastSA and the baselines).
+// The recomputation subcommands of memplan: remat (FastSA and the baselines) and plan (remat, then the
+// allocation planner on the schedule's buffers).
 #include <fmt/core.h>
 
 #include <memory>
@@ -6,6 +7,7 @@
 #include <string>
 
 #include "alloc/converter.h"
+#include "alloc/planner.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
 #include "common/interrupt.h"
@@ -15,6 +17,7 @@
 #include "remat/reader.h"
 #include "remat/schedule_io.h"
 #include "remat/simulator.h"
+#include "remat/svg.h"
 #include "remat/validator.h"
 #include "tools/commands.h"
 
@@ -28,6 +31,7 @@ struct RematCommand {
   std::string output_path;
   std::string buffers_path;
   remat::RematOptions plan;
+  std::string svg_path;
   bool json = false;
   bool validate = false;
   bool quiet = false;
@@ -96,6 +100,59 @@ int RunRemat(const RematCommand& command) {
   return result.budget_met ? common::kExitOk : common::kExitTargetMissed;
 }
 
+int RunPlan(const RematCommand& command) {
+  const remat::Graph graph = remat::ReadGraph(command.graph_path);
+  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet);
+  CheckResult(graph, result);
+  const alloc::Problem problem = remat::ScheduleToBuffers(graph, result.sequence);
+  common::Progress progress(common::ProgressWanted(command.quiet));
+  alloc::PlanOptions options;
+  options.time_limit_s = command.plan.time_limit_s;
+  options.seed = command.plan.seed;
+  options.capacity = result.peak;
+  const alloc::PlanResult arena = alloc::PlanAllocation(problem, options, progress);
+  progress.Finish();
+  if (!command.output_path.empty()) {
+    common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
+  }
+  if (!command.buffers_path.empty()) common::WriteFileAtomically(command.buffers_path, alloc::FormatProblem(problem));
+  if (!command.svg_path.empty()) {
+    common::WriteFileAtomically(command.svg_path,
+                                remat::MemoryCurveSvg(graph.name.empty() ? command.graph_path : graph.name,
+                                                      remat::Simulate(graph, graph.order).memory,
+                                                      remat::Simulate(graph, result.sequence).memory, result.budget));
+  }
+  const double cost_increase = PercentIncrease(result.cost, result.reference_cost);
+  const double fragmentation =
+      arena.height > 0 ? 100.0 * static_cast<double>(arena.height - result.peak) / arena.height : 0.0;
+  const bool met = arena.height <= result.budget;
+  if (command.json) {
+    const nlohmann::json summary = {
+        {"graph", graph.name},
+        {"method", result.method},
+        {"reference_peak", result.reference_peak},
+        {"peak", result.peak},
+        {"arena_height", arena.height},
+        {"fragmentation_percent", fragmentation},
+        {"reference_cost", result.reference_cost},
+        {"cost", result.cost},
+        {"cost_increase_percent", cost_increase},
+        {"budget", result.budget},
+        {"budget_met", met},
+        {"seconds", result.seconds + arena.seconds},
+    };
+    fmt::print("{}\n", summary.dump());
+  } else {
+    fmt::print("{}: reference peak {}, schedule peak {} ({:.1f}%), arena height {} (fragmentation {:.2f}%), "
+               "budget {} {}, cost +{:.2f}%, {:.2f} s\n",
+               command.graph_path, result.reference_peak, result.peak,
+               result.reference_peak > 0 ? 100.0 * result.peak / result.reference_peak : 0.0, arena.height,
+               fragmentation, result.budget, met ? "met" : "NOT met", cost_increase, result.seconds + arena.seconds);
+  }
+  if (common::InterruptRequested()) return common::kExitInterrupted;
+  return met ? common::kExitOk : common::kExitTargetMissed;
+}
+
 // The options remat and plan share.
 void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
   cmd->add_option("graph", command.graph_path, "Graph: remat-graph/v1 JSON or a Moccasin/Checkmate networkx JSON")
@@ -124,6 +181,14 @@ void AddRematCommands(CLI::App& app, CommandResult& result) {
   cmd->add_option("--emit-buffers", remat_command->buffers_path, "Write the schedule's buffers as a problem CSV");
   cmd->add_flag("--validate", remat_command->validate, "Check the schedule with the independent validator");
   cmd->callback([remat_command, &result] { result.exit_status = RunRemat(*remat_command); });
+
+  auto plan_command = std::make_shared<RematCommand>();
+  CLI::App* plan = app.add_subcommand("plan", "Recompute to fit a budget, then give every buffer an offset");
+  AddPlanningOptions(plan, *plan_command);
+  plan->add_option("-o,--output", plan_command->output_path, "Write the schedule (remat-schedule/v1 JSON)");
+  plan->add_option("--emit-buffers", plan_command->buffers_path, "Write the schedule's buffers as a problem CSV");
+  plan->add_option("--svg", plan_command->svg_path, "Draw the memory curve before and after as SVG");
+  plan->callback([plan_command, &result] { result.exit_status = RunPlan(*plan_command); });
 }
 
 }  // namespace tools

@@ -142,3 +142,21 @@ TEST_F(RematCli, ImportedGraphScheduleUsesNetworkxIds) {
 
 }  // namespace
 }  // namespace remat
+
+namespace remat {
+namespace {
+
+TEST_F(RematCli, PlanChainsBothPlannersAndDrawsTheCurve) {
+  const std::string svg_path = (dir_ / "curve.svg").string();
+  const Outcome run = Memplan("plan " + kExample + " --budget 80% --time-limit 1 --json --svg " + svg_path);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json summary = nlohmann::json::parse(run.out);
+  EXPECT_GE(summary["arena_height"].get<Bytes>(), summary["peak"].get<Bytes>());
+  EXPECT_LE(summary["arena_height"].get<Bytes>(), summary["budget"].get<Bytes>());
+  EXPECT_LT(summary["peak"].get<Bytes>(), summary["reference_peak"].get<Bytes>());
+  EXPECT_GE(summary["fragmentation_percent"].get<double>(), 0);
+  EXPECT_NE(common::ReadFile(svg_path).find("<polyline"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace remat
