@@ -26,7 +26,7 @@ void AddSimulateCommands(CLI::App& app, CommandResult& result);
 alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<std::string>& conf,
                                                            std::string* text = nullptr);
 
-// remat (memplan_remat.cc).
+// remat, plan (memplan_remat.cc).
 void AddRematCommands(CLI::App& app, CommandResult& result);
 
 }  // namespace tools
