@@ -179,8 +179,12 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01):
     second = rec.buffers[n_first:]
     first = rec.buffers[:n_first]
     rows, left_out = [], []
+    zero_byte = 0
     for b in first:
         upper = b["upper"] if b["upper"] is not None else None
+        if b["size"] == 0:
+            zero_byte += 1  # empty tensors (no memory; memplan rejects size 0)
+            continue
         if upper is None or upper - b["lower"] > period:
             left_out.append(b)  # lives longer than an iteration: not part of the periodic pattern
             continue
@@ -195,6 +199,7 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01):
         "persistent_bytes": _persistent_bytes(model, opt),
         "left_out_buffers": len(left_out),
         "left_out_bytes": sum(b["size"] for b in left_out),
+        "zero_byte_buffers": zero_byte,
         "steady": steady,
         "checkpointed": list(checkpoint_names),
         "torch": torch.__version__,

@@ -48,4 +48,5 @@ def test_trace_matches_its_sidecar(path):
     period = meta["period"]
     assert len(rows) == meta["buffers"] > 0
     assert all(0 <= r["lower"] < period and r["lower"] < r["upper"] <= r["lower"] + period for r in rows)
+    assert all(r["size"] > 0 for r in rows)  # memplan rejects empty buffers
     assert pattern.peak_load(rows, period) == meta["peak_load"]
