@@ -21,7 +21,8 @@ def _cmd_export_graph(args):
     x = models.example_input(model, args.batch, shape, args.input_dtype)
     name = args.name or f"{args.model.split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
-    graph = graph_export.export_graph(model, (x,), name, fake=not args.real_tensors)
+    graph = graph_export.export_graph(model, (x,), name, fake=not args.real_tensors,
+                                      recompute_batch_norm=args.recompute_batch_norm)
     s = graph_export.summarize(graph)
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
@@ -113,6 +114,8 @@ def build_parser():
     q.add_argument("-o", "--output", required=True)
     q.add_argument("--name", help="graph name (default CONSTRUCTOR_bsBATCH)")
     q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow)")
+    q.add_argument("--recompute-batch-norm", action="store_true", help="mark training-mode batch norm recomputable "
+                   "(apply-schedule updates its running statistics once however often it runs)")
     q.set_defaults(func=_cmd_export_graph)
 
     q = sub.add_parser("trace", help="allocation pattern of one training iteration (CPU) -> MiniMalloc CSV "

@@ -223,7 +223,7 @@ def node_cost(node, out_metas):
     return float(max(elems_in, elems_out))
 
 
-def joint_to_graph(gm, name):
+def joint_to_graph(gm, name, recompute_batch_norm=False):
     """Convert aot_module's joint fx graph into a remat-graph/v1 dict, plus a mapping used to run it back
     (node id -> fx node name; value id -> fx node name or (fx node name, index) for merged outputs)."""
     fx_nodes = list(gm.graph.nodes)
@@ -289,6 +289,10 @@ def joint_to_graph(gm, name):
                     inputs.append(value_of[a])
             view = is_view_op(n.target)
             stateful = is_stateful(n)
+            bn_stats = stateful and recompute_batch_norm and bool(_STATEFUL_BN.match(op_name)) \
+                and not writes_input(n.target)
+            if bn_stats:
+                stateful = False  # apply-schedule updates the running statistics once however often it runs
             if (view or writes_input(n.target)) and inputs:
                 base = root_of[inputs[0]]
                 for v in outs:
@@ -302,6 +306,8 @@ def joint_to_graph(gm, name):
                 "recomputable": not (stateful or is_random_op(n.target)),
                 "side_effect": stateful, "workspace": 0,
             })
+            if bn_stats:
+                nodes[-1]["updates_running_stats"] = True
             fx_of_node.append(n.name)
         elif n.op == "output":
             output_node = n
@@ -336,10 +342,13 @@ def _flatten(x):
     return [x]
 
 
-def export_graph(model, inputs, name, fake=True):
-    """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph)."""
+def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False):
+    """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph). With
+    recompute_batch_norm, training-mode batch norm is marked recomputable (plus `updates_running_stats`):
+    its outputs do not depend on the running statistics, and apply-schedule lets only the first run update
+    them, so recomputing it is exact when the schedule is applied by memplan-torch."""
     gm, _, _ = capture_joint(model, inputs, fake=fake)
-    graph, _ = joint_to_graph(gm, name)
+    graph, _ = joint_to_graph(gm, name, recompute_batch_norm=recompute_batch_norm)
     graph_summary_check(graph)
     return graph
 

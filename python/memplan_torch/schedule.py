@@ -56,9 +56,11 @@ def check_sequence(graph, sequence, where="schedule"):
 
 def free_plan(graph, sequence):
     """For each position p of the sequence, the values that die right after step p: the last use served by
-    their current production has passed (or the production has no use). Inputs, tangents and graph
-    outputs never die."""
-    keep = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")} | set(graph["outputs"])
+    their current production has passed (or the production has no use). Inputs and tangents never die; a
+    graph output's last production lives to the end, its earlier productions die like any value's (the
+    semantics of memplan's simulator, remat/simulator.h)."""
+    keep = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")}
+    outputs = set(graph["outputs"])
     nodes = graph["nodes"]
     events = {}  # value -> list of (pos, 'p'|'u')
     for pos, nid in enumerate(sequence):
@@ -70,8 +72,11 @@ def free_plan(graph, sequence):
     for v, evs in events.items():
         if v in keep:
             continue
+        last_production = max(k for k, (_, kind) in enumerate(evs) if kind == "p") if v in outputs else None
         for k, (pos, kind) in enumerate(evs):
             nxt = evs[k + 1][1] if k + 1 < len(evs) else None
+            if last_production is not None and k >= last_production:
+                continue  # the output's final production: live to the end
             if nxt != "u":  # the production or use at pos is the last one this production serves
                 dies[pos].append(v)
     return dies
