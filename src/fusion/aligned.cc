@@ -12,6 +12,24 @@ namespace {
 // True when the statement only assigns (no control flow, errors or cuts): movable across a loop.
 bool IsPlain(const StmtPtr& s) { return s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc; }
 
+// True when statements with effects m can be moved across code with effects other (and its counter):
+// neither writes what the other reads or writes.
+bool Independent(const Effects& m, const Effects& other, const std::string& counter) {
+  for (const auto& v : m.Scalars()) {
+    if (other.writes.count(v) || v == counter) return false;
+  }
+  for (const auto& v : m.writes) {
+    if (other.reads.count(v)) return false;
+  }
+  for (const auto& x : m.ArraysAccessed()) {
+    if (other.ArraysWritten().count(x)) return false;
+  }
+  for (const auto& x : m.ArraysWritten()) {
+    if (other.ArraysAccessed().count(x)) return false;
+  }
+  return true;
+}
+
 // True when no dependence between the bodies crosses iterations once they share counter c.
 bool Compatible(const CountedLoop& a, const CountedLoop& b) {
   const Effects e1 = EffectsOf(a.body), e2 = EffectsOf(b.body);
@@ -74,23 +92,26 @@ std::optional<std::vector<StmtPtr>> TryPair(const std::vector<StmtPtr>& items, s
   const StmtPtr body2 = RenameStmt(n2->body, to_c1);
   if (!SameExpr(n1->init, n2->init) || !SameExpr(n1->bound, n2->bound)) return std::nullopt;
   const Effects whole1 = EffectsOf(items[i]);
-  Effects whole2 = EffectsOf(items[j]);
+  const Effects whole2 = EffectsOf(items[j]);
   std::set<std::string> changed = whole1.writes;
   changed.insert(whole2.writes.begin(), whole2.writes.end());
+  // The middle statements move: before the fused loop those independent of the first loop, after it
+  // those independent of the second (such as the counter copies an earlier fusion left).
+  std::vector<StmtPtr> before, after;
+  Effects after_effects;
   for (size_t k = i + 1; k + 1 < j; ++k) {
     if (!IsPlain(items[k])) return std::nullopt;
     const Effects m = EffectsOf(items[k]);
-    // The middle moves before the first loop: it must not touch what the first loop writes, nor write
-    // what the first loop reads.
-    for (const auto& v : m.Scalars()) {
-      if (whole1.writes.count(v) || v == n1->counter) return std::nullopt;
-    }
-    for (const auto& v : m.writes) {
-      if (whole1.reads.count(v)) return std::nullopt;
-      changed.insert(v);
-    }
-    for (const auto& x : m.ArraysAccessed()) {
-      if (whole1.ArraysAccessed().count(x)) return std::nullopt;
+    if (Independent(m, whole1, n1->counter) && Independent(m, after_effects, "")) {
+      before.push_back(items[k]);
+      for (const auto& v : m.writes) changed.insert(v);
+    } else if (Independent(m, whole2, n2->counter) && !m.writes.count(n2->counter)) {
+      after.push_back(items[k]);
+      after_effects.reads.insert(m.reads.begin(), m.reads.end());
+      after_effects.writes.insert(m.writes.begin(), m.writes.end());
+      for (const auto& v : m.writes) changed.insert(v);
+    } else {
+      return std::nullopt;
     }
   }
   if (!ReadsNone(n1->init, changed) || !ReadsNone(n1->bound, changed)) return std::nullopt;
@@ -104,15 +125,17 @@ std::optional<std::vector<StmtPtr>> TryPair(const std::vector<StmtPtr>& items, s
   second.body = body2;
   second.counter = n1->counter;
   if (!Compatible(*n1, second)) return std::nullopt;
-  std::vector<StmtPtr> out(items.begin() + static_cast<long>(i) + 1, items.begin() + static_cast<long>(j) - 1);
+  std::vector<StmtPtr> out = before;
   out.push_back((*u1)[0]);
   out.push_back(MakeLoop((*u1)[1]->cond, MakeBlock({n1->body, body2}), n1->increment));
   if (n1->counter != n2->counter) {
     out.push_back(MakeAssign(MakeVar(n2->counter, n2->counter_type), MakeVar(n1->counter, n1->counter_type)));
   }
-  // The reversed loops' final counter values, as the original loops leave them.
-  if (reversed1) out.push_back((*u1)[2]);
+  // The reversed loops' final counter values, as the original loops leave them (the first loop's only
+  // when the second has its own counter; otherwise the second loop's value is the one that remains).
+  if (reversed1 && n1->counter != n2->counter) out.push_back((*u1)[2]);
   if (reversed2) out.push_back((*u2)[2]);
+  out.insert(out.end(), after.begin(), after.end());
   applied.push_back(std::string("aligned fusion of the loops at lines ") + std::to_string(items[i]->loc.line) + " and " +
                     std::to_string(items[j]->loc.line) + (reversed1 || reversed2 ? " (after loop reversal)" : ""));
   return out;

@@ -1,0 +1,85 @@
+// The loopfuse executable end to end on the bundled examples.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace fusion {
+namespace {
+
+using testing::RunCommand;
+
+const std::string kBin = LOOPFUSE_BIN;
+const std::string kExamples = std::string(EXAMPLES_DIR) + "/fusion/";
+
+// Runs loopfuse with arguments; returns the exit status and the JSON it printed.
+int Verify(const std::string& args, nlohmann::json& out) {
+  std::string text;
+  const int status = RunCommand(kBin + " verify --json " + args + " 2>/dev/null", text);
+  out = nlohmann::json::parse(text);
+  return status;
+}
+
+TEST(Cli, ProvesASafeProgramByGuessAndAssumeFusion) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify(kExamples + "counters.c --timeout 10 --invariants", j), 0);
+  EXPECT_EQ(j["verdict"], "true");
+  ASSERT_FALSE(j["transformations"].empty());
+  EXPECT_NE(j["transformations"][0].get<std::string>().find("guess-and-assume"), std::string::npos);
+  EXPECT_FALSE(j["invariants"].empty());
+  EXPECT_GE(j["seconds"].get<double>(), 0.0);
+}
+
+TEST(Cli, RefutesABuggyProgramWithInputsThatReachTheError) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify(kExamples + "counters_bug.c --timeout 10", j), 1);
+  EXPECT_EQ(j["verdict"], "false");
+  ASSERT_TRUE(j.contains("counterexample"));
+  EXPECT_FALSE(j["counterexample"]["inputs"].empty());
+}
+
+TEST(Cli, NoFusionLeavesTheProgramAsItIs) {
+  nlohmann::json j;
+  Verify(kExamples + "init_check.c --timeout 3 --no-fusion", j);
+  EXPECT_TRUE(j["transformations"].empty());
+  EXPECT_NE(j["verdict"], "false");
+}
+
+TEST(Cli, ReadsTheProgramNamedByATaskFile) {
+  char dir_template[] = "/tmp/loopfuse_yml_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  std::string out;
+  RunCommand("cp " + kExamples + "init_check.c " + dir + "/ && printf \"format_version: '2.0'\\ninput_files: 'init_check.c'\\n\" > " + dir + "/t.yml", out);
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--yml " + dir + "/t.yml --timeout 10", j), 0);
+  EXPECT_EQ(j["verdict"], "true");
+  RunCommand("rm -rf " + dir, out);
+}
+
+TEST(Cli, ASyntaxErrorIsBadInputWithItsLocation) {
+  std::string out;
+  EXPECT_EQ(RunCommand(kBin + " verify " + kExamples + "syntax_error.c 2>&1", out), 2);
+  EXPECT_NE(out.find("syntax_error.c:3:3: expected ';'"), std::string::npos) << out;
+}
+
+TEST(Cli, AnUnsupportedConstructIsUnknownWithTheReason) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify(kExamples + "unsupported.c", j), 4);
+  EXPECT_EQ(j["verdict"], "unknown");
+  EXPECT_NE(j["reason"].get<std::string>().find("unsupported.c:1:5: unsupported"), std::string::npos);
+}
+
+TEST(Cli, FusePrintsCThatGccCompiles) {
+  std::string out;
+  ASSERT_EQ(RunCommand(kBin + " fuse " + kExamples + "counters.c > /tmp/loopfuse_cli_fused.c", out), 0);
+  EXPECT_EQ(RunCommand("gcc -c -o /dev/null /tmp/loopfuse_cli_fused.c 2>&1", out), 0) << out;
+}
+
+TEST(Cli, AMissingFileIsBadInput) {
+  std::string out;
+  EXPECT_EQ(RunCommand(kBin + " verify /nonexistent.c 2>&1", out), 2);
+}
+
+}  // namespace
+}  // namespace fusion

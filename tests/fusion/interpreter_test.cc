@@ -1,0 +1,61 @@
+// The interpreter against gcc: the same programs, printed as C and compiled, on the same inputs.
+#include "fusion/interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace fusion {
+namespace {
+
+using testing::InterpretOn;
+using testing::ParseText;
+
+// Programs that exercise conversions, division, arrays, breaks and early exits (none has undefined
+// behaviour on the inputs below).
+const char* kPrograms[] = {
+    // unsigned wrap-around and the int/unsigned comparison
+    R"(int main() { unsigned int x = __VERIFIER_nondet_uint(); unsigned int y = x + 4294967295u;
+       int i = __VERIFIER_nondet_int(); if (i < x) { __VERIFIER_assert(y != 7); } return 0; })",
+    // truncating division and remainder of negative numbers, narrowing to char
+    R"(int main() { int a = __VERIFIER_nondet_int(); int b = __VERIFIER_nondet_int(); __VERIFIER_assume(b != 0);
+       int q = a / b; int r = a % b; char c = a * 3; __VERIFIER_assert(q * b + r == a); __VERIFIER_assert(c != 5);
+       return 0; })",
+    // arrays, a loop with break and continue, and a return inside a loop
+    R"(int main() { int n = __VERIFIER_nondet_int(); if (n < 0 || n > 50) return 0; int a[n + 1]; int s = 0;
+       for (int i = 0; i <= n; i++) { a[i] = __VERIFIER_nondet_int(); }
+       for (int i = 0; i <= n; i++) { if (a[i] == 3) continue; if (a[i] < 0) break; s += a[i]; if (s > 40) return 0; }
+       __VERIFIER_assert(s != 12); return 0; })",
+    // do-while, ternary, logical operators
+    R"(int main() { int x = __VERIFIER_nondet_int(); int k = 0; if (x > 100 || x < -100) return 0;
+       do { k = k + (x > 0 ? 2 : 1); x--; } while (x > 0 && k < 30); __VERIFIER_assert(k != 9 || !(x == 0)); return 0; })",
+};
+
+TEST(Interpreter, AgreesWithGccCompiledRuns) {
+  const std::vector<std::vector<long long>> inputs = {
+      {0, 0, 0},       {7, 3, 2, 1},        {8, -2, 5, 5},   {-7, 2, 1},         {4294967295LL, -1, 3},
+      {5, 3, 3, 3, 3, 3, 3}, {12, 12, 0, 0, 0}, {3, 4, 5, 3, -1}, {-5, 3},        {1, 0},
+  };
+  for (const char* text : kPrograms) {
+    const Program p = ParseText(text);
+    const testing::GccProgram gcc(p);
+    ASSERT_TRUE(gcc.error().empty()) << gcc.error();
+    for (const auto& in : inputs) EXPECT_EQ(OutcomeName(InterpretOn(p, in)), gcc.Run(in)) << text;
+  }
+}
+
+TEST(Interpreter, StopsAtTheStepLimit) {
+  const Program p = ParseText("int main() { while (1) {} return 0; }");
+  EXPECT_EQ(Interpret(p, [](IntType) { return Int128(0); }, 1000).outcome, Outcome::kStepLimit);
+}
+
+TEST(Interpreter, RecordsTheInputsItConsumed) {
+  const Program p = ParseText("int main() { unsigned char c = __VERIFIER_nondet_uchar(); __VERIFIER_assert(c != 4); return 0; }");
+  const RunResult r = Interpret(p, [](IntType) { return Int128(260); }, 100);  // 260 wraps to 4
+  EXPECT_EQ(r.outcome, Outcome::kError);
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_TRUE(r.inputs[0] == 4);
+}
+
+}  // namespace
+}  // namespace fusion

@@ -1,0 +1,99 @@
+#include "test_util.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "fusion/parser.h"
+#include "fusion/printer.h"
+
+namespace fusion::testing {
+
+Program ParseText(const std::string& text) { return Parse("t.c", text); }
+
+SolveStatus SolveAny(const Program& prog, double seconds_each) {
+  HornProblem problem(prog, 10);
+  for (const OptionSet& opts : Portfolio()) {
+    const SolveResult r = problem.Solve(opts, seconds_each);
+    if (r.status != SolveStatus::kUnknown) return r.status;
+  }
+  return SolveStatus::kUnknown;
+}
+
+Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs) {
+  size_t next = 0;
+  return Interpret(prog, [&](IntType) { return Int128(next < inputs.size() ? inputs[next++] : 0); }, 10'000'000).outcome;
+}
+
+std::vector<SvCompTask> SvCompTasks() {
+  const std::filesystem::path dir = std::filesystem::path(SHARED_DATA_DIR) / "fusion/svcomp";
+  std::ifstream manifest(dir / "MANIFEST.tsv");
+  std::vector<SvCompTask> out;
+  std::string line;
+  while (std::getline(manifest, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cols;
+    for (size_t start = 0;;) {
+      const size_t tab = line.find('\t', start);
+      cols.push_back(line.substr(start, tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    if (cols.size() > 4) out.push_back({(dir / cols[0]).string(), cols[4]});
+  }
+  return out;
+}
+
+int RunCommand(const std::string& command, std::string& out) {
+  out.clear();
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return -1;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+GccProgram::GccProgram(const Program& prog) {
+  static const char* kHarness = R"(#include <stdio.h>
+#include <stdlib.h>
+static long long next_input(void) { long long v; return scanf("%lld", &v) == 1 ? v : 0; }
+int __VERIFIER_nondet_int(void) { return (int)next_input(); }
+unsigned int __VERIFIER_nondet_uint(void) { return (unsigned int)next_input(); }
+signed char __VERIFIER_nondet_char(void) { return (signed char)next_input(); }
+unsigned char __VERIFIER_nondet_uchar(void) { return (unsigned char)next_input(); }
+long long __VERIFIER_nondet_long(void) { return next_input(); }
+unsigned long long __VERIFIER_nondet_ulong(void) { return (unsigned long long)next_input(); }
+_Bool __VERIFIER_nondet_bool(void) { return next_input() != 0; }
+void reach_error(void) { printf("error"); exit(0); }
+void __VERIFIER_assert(int c) { if (!c) reach_error(); }
+void __VERIFIER_assume(int c) { if (!c) { printf("blocked"); exit(0); } }
+)";
+  char dir_template[] = "/tmp/loopfuse_test_XXXXXX";
+  dir_ = mkdtemp(dir_template);
+  std::ofstream(dir_ + "/harness.c") << kHarness;
+  std::ofstream(dir_ + "/prog.c") << PrintProgram(prog);
+  std::string out;
+  if (RunCommand("gcc -w -O0 -o " + dir_ + "/prog " + dir_ + "/prog.c " + dir_ + "/harness.c 2>&1", out) != 0) {
+    error_ = "compile failed: " + out;
+  }
+}
+
+GccProgram::~GccProgram() {
+  std::string out;
+  RunCommand("rm -rf " + dir_, out);
+}
+
+std::string GccProgram::Run(const std::vector<long long>& inputs) const {
+  std::string input_text, out;
+  for (long long v : inputs) input_text += std::to_string(v) + " ";
+  RunCommand("echo '" + input_text + "' | " + dir_ + "/prog", out);
+  return out.empty() ? "finished" : out;
+}
+
+}  // namespace fusion::testing

@@ -1,0 +1,51 @@
+// Helpers shared by the loopfuse tests: parsing from text, solving with the whole portfolio, and
+// compiling and running a program with gcc on given inputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+#include "fusion/interpreter.h"
+#include "fusion/solver.h"
+
+namespace fusion::testing {
+
+// Parses C text as file "t.c".
+Program ParseText(const std::string& text);
+
+// Tries every option set of the portfolio for up to seconds_each; the first safe or unsafe answer, else
+// unknown.
+SolveStatus SolveAny(const Program& prog, double seconds_each = 3);
+
+// The interpreter's outcome on inputs (missing inputs read as 0, as in the gcc harness).
+Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs);
+
+// A program compiled by gcc with a harness whose nondet functions read the inputs from stdin.
+class GccProgram {
+ public:
+  explicit GccProgram(const Program& prog);
+  ~GccProgram();
+  // Empty, or the compiler's complaint.
+  const std::string& error() const { return error_; }
+  // The outcome of a run: "finished", "error" or "blocked".
+  std::string Run(const std::vector<long long>& inputs) const;
+
+ private:
+  std::string dir_;
+  std::string error_;
+};
+
+// One shared SV-COMP task: its C file (full path) and expected verdict ("true"/"false").
+struct SvCompTask {
+  std::string file;
+  std::string expected;
+};
+
+// The tasks of ../shared/data/fusion/svcomp/MANIFEST.tsv; empty when the data is absent.
+std::vector<SvCompTask> SvCompTasks();
+
+// Runs a shell command; returns its exit status and fills out with its stdout.
+int RunCommand(const std::string& command, std::string& out);
+
+}  // namespace fusion::testing

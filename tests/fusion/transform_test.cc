@@ -1,0 +1,206 @@
+// Each transformation on small programs, including the cases where a naive fusion would be unsound.
+#include <gtest/gtest.h>
+
+#include "fusion/fuse.h"
+#include "fusion/interpreter.h"
+#include "fusion/loop_ir.h"
+#include "fusion/printer.h"
+#include "fusion/reverse.h"
+#include "test_util.h"
+
+namespace fusion {
+namespace {
+
+using testing::InterpretOn;
+using testing::ParseText;
+using testing::SolveAny;
+
+// Number of loops at any depth.
+int CountLoops(const StmtPtr& s) {
+  if (!s) return 0;
+  int n = s->kind == StmtKind::kLoop && !(s->cond->kind == ExprKind::kConst && s->cond->value == 0) ? 1 : 0;
+  for (const auto& b : s->body) n += CountLoops(b);
+  return n;
+}
+
+// The same outcome for the original and the transformed program on a range of inputs (for
+// transformations that add no nondeterministic values, so that both read the same inputs).
+void ExpectSameBehaviour(const Program& a, const Program& b) {
+  for (long long n = -1; n <= 12; ++n) {
+    const std::vector<long long> in = {n, 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9};
+    EXPECT_EQ(OutcomeName(InterpretOn(a, in)), OutcomeName(InterpretOn(b, in))) << "n = " << n;
+  }
+}
+
+TEST(AlignedFusion, FusesAChainOfThreeLoopsIntoOne) {
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0;
+    int a[n]; int b[n];
+    for (int i = 0; i < n; i++) a[i] = __VERIFIER_nondet_int();
+    for (int i = 0; i < n; i++) b[i] = a[i] + 1;
+    for (int i = 0; i < n; i++) __VERIFIER_assert(b[i] == a[i] + 1);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kAligned);
+  EXPECT_EQ(v.transformations.size(), 2u);
+  EXPECT_EQ(CountLoops(v.prog.body), 1);
+  ExpectSameBehaviour(p, v.prog);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+}
+
+TEST(AlignedFusion, RefusesWhenTheSecondLoopReadsACellTheFirstWritesLater) {
+  // Fused naively, iteration i would read a[i + 1] before the first loop writes it: a false alarm.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0;
+    int a[n + 1]; a[n] = n; int i;
+    for (i = 0; i < n; i++) a[i] = i;
+    for (i = 0; i < n; i++) __VERIFIER_assert(a[i + 1] == i + 1);
+    return 0; })");
+  EXPECT_TRUE(Transform(p, FusionMode::kAligned).transformations.empty());
+  EXPECT_TRUE(Transform(p, FusionMode::kAll).transformations.empty());  // no guess of a whole array either
+}
+
+TEST(AlignedFusion, KeepsABugAndItsBehaviour) {
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0;
+    int a[n];
+    for (int i = 0; i < n; i++) a[i] = 42;
+    for (int i = 0; i < n; i++) __VERIFIER_assert(a[i] == 43);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kAligned);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  ExpectSameBehaviour(p, v.prog);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+}
+
+TEST(LoopReversal, AlignsALoopThatCountsDown) {
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0;
+    int a[n]; int i;
+    for (i = n - 1; i >= 0; i--) a[i] = 2 * i;
+    for (i = 0; i < n; i++) __VERIFIER_assert(a[i] == 2 * i);
+    __VERIFIER_assert(i == n);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kAligned);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_NE(v.transformations[0].find("reversal"), std::string::npos);
+  EXPECT_EQ(CountLoops(v.prog.body), 1);
+  ExpectSameBehaviour(p, v.prog);
+}
+
+TEST(LoopReversal, RefusesALoopWithACarriedDependence) {
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int a[n + 1]; int s = 0; int i;
+    for (i = n - 1; i >= 0; i--) { s = s + 1; a[i] = s; }
+    return 0; })");
+  const auto items = Flatten(p.body);
+  std::optional<CountedLoop> loop;
+  for (size_t k = 1; k < items.size(); ++k) {
+    if (items[k]->kind == StmtKind::kLoop) loop = AsCounted(items[k - 1], items[k]);
+  }
+  ASSERT_TRUE(loop.has_value());
+  EXPECT_FALSE(IterationsIndependent(*loop));
+  EXPECT_FALSE(ReverseLoop(*loop).has_value());
+}
+
+TEST(GuessAndAssume, FusesLoopsThatCarryACounter) {
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int k = 0; int i = 0;
+    while (i < n) { i++; k++; }
+    int j = n;
+    while (j > 0) { __VERIFIER_assert(k > 0); j--; k--; }
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_EQ(CountLoops(v.prog.body), 1);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+}
+
+TEST(GuessAndAssume, KeepsABugThatOnlySomePathsOfTheFirstLoopReach) {
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int x = __VERIFIER_nondet_int(); int k = 0; int i = 0;
+    while (i < n) { if (x == 5) __VERIFIER_assert(i < 3); i++; k++; }
+    int j = 0;
+    while (j < k) { j++; }
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+}
+
+TEST(GuessAndAssume, ASecondLoopThatReturnsEarlyDoesNotHideABugOfTheFirst) {
+  // Fused naively, the return of the second loop (on the very first iteration) would end the program
+  // before the first loop fails at i == 5.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int k = 0; int i = 0;
+    while (i < n) { __VERIFIER_assert(i != 5); i++; k++; }
+    int j = 0;
+    while (j < 100) { if (k >= 0) return 0; j++; }
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+}
+
+TEST(GuessAndAssume, AWrongGuessRaisesNoFalseAlarm) {
+  // The first loop returns once i reaches 2, so the second loop only ever sees k <= 2; run on a guessed
+  // k = 5 it would fail, which the flag defers until the guess is checked.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int k = 0; int i = 0;
+    while (i < n) { if (i == 2) return 0; i++; k++; }
+    int j = 0;
+    while (j < k) { __VERIFIER_assert(k <= 2); j++; }
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+}
+
+TEST(GuessAndAssume, ASecondLoopThatBreaksStopsOnlyItself) {
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0; int k = 0; int i = 0;
+    while (i < n) { i++; k++; }
+    int j = 0;
+    while (j < 10) { if (k == j) break; j++; }
+    __VERIFIER_assert(j <= n);
+    __VERIFIER_assert(i == n);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+}
+
+TEST(GuessAndAssume, FusesAChainOfThreeLoops) {
+  const char* kChain = R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0; int x = 0; int y = 0;
+    int i = 0; while (i < n) { i++; x++; }
+    int j = 0; while (j < x) { j++; y++; }
+    int l = 0; while (l < y) { l++; }
+    __VERIFIER_assert(l == n + %d);
+    return 0; })";
+  char text[1024];
+  std::snprintf(text, sizeof text, kChain, 1);
+  const Variant bug = Transform(ParseText(text), FusionMode::kGuess);
+  ASSERT_EQ(bug.transformations.size(), 1u);
+  EXPECT_NE(bug.transformations[0].find(", "), bug.transformations[0].rfind(", "));  // three lines named
+  EXPECT_EQ(CountLoops(bug.prog.body), 1);
+  EXPECT_EQ(SolveAny(bug.prog), SolveStatus::kUnsafe);
+  std::snprintf(text, sizeof text, kChain, 0);
+  EXPECT_NE(SolveAny(Transform(ParseText(text), FusionMode::kGuess).prog, 2), SolveStatus::kUnsafe);
+}
+
+TEST(Fuse, PrintsCThatGccCompiles) {
+  const Program p = ParseText(R"(int main() {
+    unsigned int n = __VERIFIER_nondet_uint(); unsigned int x = n, y = 0;
+    while (x > 0) { x--; y++; }
+    unsigned int z = y;
+    while (z > 0) { x++; z--; }
+    __VERIFIER_assert(x == n);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kAll);
+  ASSERT_FALSE(v.transformations.empty());
+  const testing::GccProgram gcc(v.prog);
+  EXPECT_TRUE(gcc.error().empty()) << gcc.error();
+}
+
+}  // namespace
+}  // namespace fusion
