@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 
 #include "fusion/parser.h"
@@ -29,24 +28,7 @@ Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs) {
   return Interpret(prog, [&](IntType) { return Int128(next < inputs.size() ? inputs[next++] : 0); }, 10'000'000).outcome;
 }
 
-std::vector<SvCompTask> SvCompTasks() {
-  const std::filesystem::path dir = std::filesystem::path(SHARED_DATA_DIR) / "fusion/svcomp";
-  std::ifstream manifest(dir / "MANIFEST.tsv");
-  std::vector<SvCompTask> out;
-  std::string line;
-  while (std::getline(manifest, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cols;
-    for (size_t start = 0;;) {
-      const size_t tab = line.find('\t', start);
-      cols.push_back(line.substr(start, tab - start));
-      if (tab == std::string::npos) break;
-      start = tab + 1;
-    }
-    if (cols.size() > 4) out.push_back({(dir / cols[0]).string(), cols[4]});
-  }
-  return out;
-}
+std::vector<SvCompTask> SvCompTasks() { return ReadManifest(std::string(SHARED_DATA_DIR) + "/fusion/svcomp"); }
 
 int RunCommand(const std::string& command, std::string& out) {
   out.clear();

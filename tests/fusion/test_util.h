@@ -8,6 +8,7 @@
 #include "fusion/ast.h"
 #include "fusion/interpreter.h"
 #include "fusion/solver.h"
+#include "fusion/svcomp_tasks.h"
 
 namespace fusion::testing {
 
@@ -34,12 +35,6 @@ class GccProgram {
  private:
   std::string dir_;
   std::string error_;
-};
-
-// One shared SV-COMP task: its C file (full path) and expected verdict ("true"/"false").
-struct SvCompTask {
-  std::string file;
-  std::string expected;
 };
 
 // The tasks of ../shared/data/fusion/svcomp/MANIFEST.tsv; empty when the data is absent.
