@@ -4,92 +4,171 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
+#include <map>
+#include <optional>
 
 namespace alloc {
 namespace {
 
-// The buffers placed so far, indexed by time so that those overlapping a new buffer are found in
-// O((k + 1) log T) for k results: a piece [b, e) overlaps [l, r) iff it starts inside [l, r) or it
-// covers l. Starts are kept per time point; covering pieces in a segment tree of canonical nodes.
-class PlacedIndex {
+// Address ranges [begin, end), kept disjoint; touching ranges are merged.
+class AddressRuns {
  public:
-  PlacedIndex(uint32_t intervals, size_t buffers) : leaves_(1), stamp_(buffers, 0) {
-    while (leaves_ < intervals) leaves_ <<= 1;
-    covering_.resize(2 * leaves_);
-    starts_.resize(intervals);
-  }
-
-  // Records piece [begin, end) of buffer `id`.
-  void Add(uint32_t begin, uint32_t end, BufferIndex id) {
-    if (begin >= end) return;
-    starts_[begin].push_back(id);
-    nonempty_starts_.insert(begin);
-    for (uint32_t l = begin + leaves_, r = end + leaves_; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) covering_[l++].push_back(id);
-      if (r & 1) covering_[--r].push_back(id);
+  void Insert(Offset begin, Offset end) {
+    auto it = runs_.upper_bound(begin);
+    if (it != runs_.begin() && std::prev(it)->second >= begin) {
+      --it;
+      begin = it->first;
+      end = std::max(end, it->second);
+      it = runs_.erase(it);
     }
+    while (it != runs_.end() && it->first <= end) {
+      end = std::max(end, it->second);
+      it = runs_.erase(it);
+    }
+    runs_.emplace(begin, end);
   }
 
-  // Appends the placed buffers overlapping [begin, end) to `out`, each once per query round (`round`
-  // must grow between rounds).
-  void Overlapping(uint32_t begin, uint32_t end, uint32_t round, std::vector<BufferIndex>& out) {
+  // The end of the run that meets [begin, end), or nullopt when the range is free here.
+  std::optional<Offset> Blocking(Offset begin, Offset end) const {
+    auto it = runs_.upper_bound(begin);
+    if (it != runs_.begin() && std::prev(it)->second > begin) return std::prev(it)->second;
+    if (it != runs_.end() && it->first < end) return it->second;
+    return std::nullopt;
+  }
+
+  // The end of the last run that ends at or below the free address `at` (0 when none).
+  Offset PreviousEnd(Offset at) const {
+    auto it = runs_.upper_bound(at);
+    return it == runs_.begin() ? 0 : std::prev(it)->second;
+  }
+
+  // The start of the first run that begins after `at` (the limit of a gap starting at `at`).
+  Offset NextStart(Offset at) const {
+    auto it = runs_.upper_bound(at);
+    return it == runs_.end() ? std::numeric_limits<Offset>::max() : it->first;
+  }
+
+ private:
+  std::map<Offset, Offset> runs_;
+};
+
+// The address ranges of the buffers placed so far, indexed by time. A segment tree over the compressed
+// time axis keeps, per node, the ranges of the pieces whose canonical decomposition includes the node
+// (`own`) and the union over its whole subtree (`below`). The ranges that conflict with a piece [l, r)
+// are then the `below` of its canonical nodes plus the `own` of the ancestors of its two boundary leaves
+// (every node nested around a canonical node is one of those). Merging the ranges keeps the sets small
+// where placed buffers sit next to each other, which is what greedy placement produces, so a query does
+// not pay for every one of the thousands of buffers alive at once in a training step.
+class OccupancyIndex {
+ public:
+  explicit OccupancyIndex(uint32_t intervals) : leaves_(1) {
+    while (leaves_ < std::max<uint32_t>(intervals, 1)) leaves_ <<= 1;
+    own_.resize(2 * leaves_);
+    below_.resize(2 * leaves_);
+  }
+
+  // Marks [offset, offset + size) as used during elementary intervals [begin, end).
+  void Add(uint32_t begin, uint32_t end, Offset offset, Offset top) {
     if (begin >= end) return;
-    auto take = [&](BufferIndex id) {
-      if (stamp_[id] != round) {
-        stamp_[id] = round;
-        out.push_back(id);
+    const uint32_t l0 = begin + leaves_, r0 = end - 1 + leaves_;
+    for (uint32_t l = l0, r = r0 + 1; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) {
+        own_[l].Insert(offset, top);
+        below_[l++].Insert(offset, top);
       }
-    };
-    for (uint32_t p = begin + leaves_; p > 0; p >>= 1) {
-      for (BufferIndex id : covering_[p]) take(id);
+      if (r & 1) {
+        own_[--r].Insert(offset, top);
+        below_[r].Insert(offset, top);
+      }
     }
-    for (auto it = nonempty_starts_.lower_bound(begin); it != nonempty_starts_.end() && *it < end; ++it) {
-      for (BufferIndex id : starts_[*it]) take(id);
+    // Ancestors of canonical nodes lie on the two boundary paths, which join at their common ancestor.
+    // (A node on those paths below a canonical node is covered by the piece too; recording the range there
+    // is still exact: every range in `below` overlaps the node in time.)
+    for (uint32_t l = l0 >> 1, r = r0 >> 1; l > 0; l >>= 1, r >>= 1) {
+      below_[l].Insert(offset, top);
+      if (r != l) below_[r].Insert(offset, top);
     }
+  }
+
+  // Appends the sets that hold every range used during [begin, end).
+  void Collect(uint32_t begin, uint32_t end, std::vector<const AddressRuns*>& out) const {
+    if (begin >= end) return;
+    const uint32_t l0 = begin + leaves_, r0 = end - 1 + leaves_;
+    // The dense sets first (subtree unions, then long-lived pieces near the root), so that the search for
+    // a free range jumps over the packed bottom of the arena in a few steps.
+    for (uint32_t l = l0, r = r0 + 1; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) out.push_back(&below_[l++]);
+      if (r & 1) out.push_back(&below_[--r]);
+    }
+    const size_t first_own = out.size();
+    for (uint32_t l = l0, r = r0; l > 0; l >>= 1, r >>= 1) {
+      out.push_back(&own_[l]);
+      if (r != l) out.push_back(&own_[r]);
+    }
+    std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first_own), out.end());
   }
 
  private:
   uint32_t leaves_;
-  std::vector<std::vector<BufferIndex>> covering_;
-  std::vector<std::vector<BufferIndex>> starts_;
-  std::set<uint32_t> nonempty_starts_;
-  std::vector<uint32_t> stamp_;
+  std::vector<AddressRuns> own_;
+  std::vector<AddressRuns> below_;
 };
 
-// The offset a buffer of `size` and `alignment` gets among `occupied` (address ranges, sorted by start).
-Offset ChooseGap(std::vector<std::pair<Offset, Offset>>& occupied, Bytes size, Bytes alignment, GapRule rule) {
-  std::sort(occupied.begin(), occupied.end());
-  Offset best = -1;
-  Bytes best_gap = std::numeric_limits<Bytes>::max();
-  Offset cursor = 0;  // lowest free address so far
-  for (const auto& [begin, end] : occupied) {
-    if (begin > cursor) {
-      const Offset candidate = AlignUp(cursor, alignment);
-      if (candidate + size <= begin) {
-        if (rule == GapRule::kFirstFit) return candidate;
-        if (begin - cursor < best_gap) {
-          best_gap = begin - cursor;
-          best = candidate;
-        }
+// The lowest aligned offset >= `from` where [offset, offset + size) is free in every set.
+Offset LowestFree(const std::vector<const AddressRuns*>& sets, Offset from, Bytes size, Bytes alignment) {
+  Offset offset = AlignUp(from, alignment);
+  bool moved = true;
+  while (moved) {
+    moved = false;
+    for (const AddressRuns* set : sets) {
+      while (auto end = set->Blocking(offset, offset + size)) {
+        offset = AlignUp(*end, alignment);
+        moved = true;
       }
     }
-    cursor = std::max(cursor, end);
   }
-  return best >= 0 ? best : AlignUp(cursor, alignment);
+  return offset;
+}
+
+// The offset a buffer of `size` and `alignment` gets given the ranges in `sets`.
+Offset ChooseGap(const std::vector<const AddressRuns*>& sets, Bytes size, Bytes alignment, GapRule rule) {
+  if (rule == GapRule::kFirstFit) return LowestFree(sets, 0, size, alignment);
+  // Best fit: visit, from the bottom, each gap of the union in which the buffer fits (jumping straight from
+  // one such gap to the next, past the many small ones); keep the smallest (lowest on ties); the space
+  // above everything is the fallback.
+  Offset best = -1;
+  Bytes best_gap = std::numeric_limits<Bytes>::max();
+  Offset cursor = 0;
+  while (true) {
+    const Offset candidate = LowestFree(sets, cursor, size, alignment);
+    Offset gap_start = 0;
+    Offset limit = std::numeric_limits<Offset>::max();
+    for (const AddressRuns* set : sets) {
+      gap_start = std::max(gap_start, set->PreviousEnd(candidate));
+      limit = std::min(limit, set->NextStart(candidate));
+    }
+    if (limit == std::numeric_limits<Offset>::max()) break;
+    if (limit - gap_start < best_gap) {
+      best_gap = limit - gap_start;
+      best = candidate;
+    }
+    cursor = limit;
+  }
+  return best >= 0 ? best : LowestFree(sets, cursor, size, alignment);
 }
 
 }  // namespace
 
 Solution PlaceInOrder(const Problem& problem, std::span<const BufferIndex> order, GapRule rule) {
   const CompressedTime time = CompressTime(problem);
-  PlacedIndex placed(std::max<uint32_t>(time.intervals, 1), problem.buffers.size());
+  OccupancyIndex placed(time.intervals);
   Solution solution;
   solution.offsets.assign(problem.buffers.size(), 0);
   auto record = [&](BufferIndex i) {
     const CompressedLifespan& c = time.lifespans[i];
-    placed.Add(c.begin, c.end, i);
-    placed.Add(c.begin2, c.end2, i);
+    const Offset top = solution.offsets[i] + problem.buffers[i].size;
+    placed.Add(c.begin, c.end, solution.offsets[i], top);
+    placed.Add(c.begin2, c.end2, solution.offsets[i], top);
   };
   for (BufferIndex i = 0; i < problem.buffers.size(); ++i) {
     if (problem.buffers[i].fixed_offset) {
@@ -97,21 +176,14 @@ Solution PlaceInOrder(const Problem& problem, std::span<const BufferIndex> order
       record(i);
     }
   }
-  std::vector<BufferIndex> neighbours;
-  std::vector<std::pair<Offset, Offset>> occupied;
-  uint32_t round = 0;
+  std::vector<const AddressRuns*> sets;
   for (BufferIndex i : order) {
-    neighbours.clear();
-    ++round;
+    sets.clear();
     const CompressedLifespan& c = time.lifespans[i];
-    placed.Overlapping(c.begin, c.end, round, neighbours);
-    placed.Overlapping(c.begin2, c.end2, round, neighbours);
-    occupied.clear();
-    for (BufferIndex n : neighbours) {
-      occupied.emplace_back(solution.offsets[n], solution.offsets[n] + problem.buffers[n].size);
-    }
+    placed.Collect(c.begin, c.end, sets);
+    placed.Collect(c.begin2, c.end2, sets);
     const Buffer& b = problem.buffers[i];
-    solution.offsets[i] = ChooseGap(occupied, b.size, b.alignment, rule);
+    solution.offsets[i] = ChooseGap(sets, b.size, b.alignment, rule);
     record(i);
   }
   return solution;

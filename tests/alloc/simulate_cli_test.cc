@@ -1,55 +1,19 @@
 // End-to-end runs of `memplan gen` and `memplan simulate` (the real executable, on files in a temp dir).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "alloc/converter.h"
 #include "common/exit_codes.h"
+#include "support/cli_test.h"
 
 namespace {
 
-namespace fs = std::filesystem;
-
-// A fresh directory per test, removed at the end.
-class SimulateCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("memplan_simulate_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs memplan with `args` (a shell fragment); returns the exit status and keeps stdout and stderr.
-  int Memplan(const std::string& args) {
-    const std::string command =
-        std::string(MEMPLAN_BIN) + " " + args + " >" + Path("stdout") + " 2>" + Path("stderr");
-    const int status = std::system(command.c_str());
-    out_ = Slurp(Path("stdout"));
-    err_ = Slurp(Path("stderr"));
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
-  static std::string Slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
-  fs::path dir_;
-  std::string out_;
-  std::string err_;
-};
+// End-to-end runs of memplan gen and simulate.
+class SimulateCli : public testing_support::CliTest {};
 
 TEST_F(SimulateCli, GenThenSimulate) {
   const std::string csv = Path("train.csv");
@@ -108,10 +72,10 @@ TEST_F(SimulateCli, BadInputExitsWithTwo) {
   EXPECT_NE(err_.find("colour"), std::string::npos) << err_;
   EXPECT_EQ(Memplan("simulate " + Path("missing.csv")), common::kExitBadInput);
   EXPECT_EQ(Memplan("gen --family gaussian -o " + Path("g.csv")), common::kExitBadInput);
-  EXPECT_FALSE(fs::exists(Path("g.csv")));
+  EXPECT_FALSE(std::filesystem::exists(Path("g.csv")));
   EXPECT_EQ(Memplan("gen --family uniform --recompute -o " + Path("g.csv")), common::kExitBadInput);
   EXPECT_NE(err_.find("--recompute"), std::string::npos) << err_;
-  EXPECT_FALSE(fs::exists(Path("g.csv")));
+  EXPECT_FALSE(std::filesystem::exists(Path("g.csv")));
 }
 
 }  // namespace

@@ -1,0 +1,132 @@
+// End-to-end runs of `memplan alloc` and `memplan validate`: the real executable on real files.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "alloc/converter.h"
+#include "alloc/validator.h"
+#include "common/exit_codes.h"
+#include "support/cli_test.h"
+
+namespace {
+
+class AllocCli : public testing_support::CliTest {};
+
+const char* kFive = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
+
+TEST_F(AllocCli, PlansValidatesAndReportsJson) {
+  const std::string input = Write("p.csv", kFive);
+  ASSERT_EQ(Memplan("alloc " + input + " -o " + Path("plan.csv") + " --json --validate"), common::kExitOk) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j["method"], "sa");
+  EXPECT_EQ(j["lb"], 12);
+  EXPECT_EQ(j["height"], 12);
+  EXPECT_DOUBLE_EQ(j["fragmentation"].get<double>(), 0.0);
+  EXPECT_TRUE(j.contains("seconds"));
+  // The independent validator accepts the written plan.
+  ASSERT_EQ(Memplan("validate " + input + " " + Path("plan.csv")), common::kExitOk) << err_ << out_;
+  EXPECT_NE(out_.find("valid"), std::string::npos);
+  const alloc::Problem problem = alloc::ReadProblem(input);
+  const alloc::PlanRows rows = alloc::ReadPlanRows(Path("plan.csv"), problem);
+  EXPECT_TRUE(alloc::Validate(problem, rows.offsets).ok());
+}
+
+TEST_F(AllocCli, ComparisonTableHasEveryMethodAndTheCachingAllocator) {
+  const std::string input = Write("p.csv", kFive);
+  ASSERT_EQ(Memplan("alloc " + input + " --method all"), common::kExitOk) << err_;
+  for (const char* row : {"sa", "first-fit", "best-fit", "xla", "online-first-fit", "online-best-fit", "pytorch-caching"}) {
+    EXPECT_NE(out_.find(std::string("\n") + row + " "), std::string::npos) << row << "\n" << out_;
+  }
+  EXPECT_NE(out_.find("LB (peak load) 12 B"), std::string::npos) << out_;
+}
+
+TEST_F(AllocCli, CapacityDecidesTheExitStatus) {
+  const std::string input = Write("p.csv", kFive);
+  EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("a.csv") + " --capacity 12"), common::kExitOk) << err_;
+  EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("b.csv") + " --capacity 11 --moves 200"), common::kExitTargetMissed);
+  EXPECT_NE(err_.find("exceeds the capacity 11"), std::string::npos) << err_;
+  EXPECT_TRUE(std::filesystem::exists(Path("b.csv")));  // the best plan is still written
+}
+
+TEST_F(AllocCli, SvgPictureIsWritten) {
+  const std::string input = Write("p.csv", kFive);
+  ASSERT_EQ(Memplan("alloc " + input + " --svg " + Path("plan.svg")), common::kExitOk) << err_;
+  const std::string svg = Slurp(Path("plan.svg"));
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("LB 12"), std::string::npos);
+  EXPECT_NE(svg.find("<title>b5: size 4 B, time [0, 21)"), std::string::npos);
+}
+
+TEST_F(AllocCli, PeriodWrapsBuffersAroundTheIteration) {
+  // b wraps into [0, 3) of the next iteration, where a lives: with the period they must not share addresses.
+  const std::string input = Write("p.csv", "id,lower,upper,size\na,0,2,8\nb,8,13,8\n");
+  ASSERT_EQ(Memplan("alloc " + input + " --period 10 --json -o " + Path("plan.csv")), common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["height"], 16);
+  ASSERT_EQ(Memplan("alloc " + input + " --json"), common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["height"], 8);
+  EXPECT_EQ(Memplan("validate " + input + " " + Path("plan.csv") + " --period 10"), common::kExitOk) << err_;
+}
+
+TEST_F(AllocCli, ValidateNamesPlantedOverlapsAndMissingRows) {
+  const std::string input = Write("p.csv", kFive);
+  const std::string plan = Write("plan.csv", "id,lower,upper,size,offset\nb1,0,3,4,0\nb2,3,9,4,0\nb3,0,9,4,2\nb4,9,21,4,0\nghost,0,1,1,0\n");
+  EXPECT_EQ(Memplan("validate " + input + " " + plan), common::kExitTargetMissed);
+  EXPECT_NE(err_.find("buffers 'b1' (time [0, 3), address [0, 4)) and 'b3'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("buffers 'b2' (time [3, 9), address [0, 4)) and 'b3'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("buffer 'b5' has no offset"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("'ghost', which the problem does not have"), std::string::npos) << err_;
+  EXPECT_NE(out_.find("INVALID"), std::string::npos);
+}
+
+// Bad input: a message "file:line: what", exit status 2, and no output file left behind.
+TEST_F(AllocCli, BadInputIsReportedWithItsLocation) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"id,lower,upper,size\n0,1,2\n", "bad.csv:2: expected 4 fields, found 3"},
+      {"id,lower,size\n0,1,2\n", "bad.csv:1: missing column 'upper'"},
+      {"id,lower,upper,size\n0,1,2,-4\n", "bad.csv:2: size must be positive, found -4"},
+      {"id,lower,upper,size\n0,1,2,3.5\n", "bad.csv:2: size is not an integer: '3.5'"},
+      {"id,lower,upper,size\n0,5,5,1\n", "bad.csv:2: upper 5 is not greater than lower 5"},
+      {"id,lower,upper,size\nx,1,2,1\nx,1,2,1\n", "bad.csv:3: duplicate id 'x' (first on line 2)"},
+      {"", "bad.csv: empty file"},
+  };
+  for (const Case& c : cases) {
+    const std::string input = Write("bad.csv", c.text);
+    EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("out.csv") + " --svg " + Path("out.svg")),
+              common::kExitBadInput) << c.text;
+    EXPECT_NE(err_.find(c.message), std::string::npos) << "expected: " << c.message << "\ngot: " << err_;
+    EXPECT_FALSE(std::filesystem::exists(Path("out.csv")));
+    EXPECT_FALSE(std::filesystem::exists(Path("out.svg")));
+  }
+  EXPECT_EQ(Memplan("alloc " + Path("missing.csv") + " -o " + Path("out.csv")), common::kExitBadInput);
+  EXPECT_NE(err_.find("missing.csv: cannot read"), std::string::npos) << err_;
+  EXPECT_EQ(Memplan("alloc " + Write("ok.csv", kFive) + " --method magic"), common::kExitBadInput);
+  EXPECT_NE(err_.find("unknown method 'magic'"), std::string::npos) << err_;
+  EXPECT_EQ(Memplan("alloc " + Path("ok.csv") + " --time-limit -3"), common::kExitBadInput);
+  EXPECT_EQ(Memplan("alloc " + Path("ok.csv") + " -o /nonexistent-dir/plan.csv"), common::kExitBadInput);
+  EXPECT_NE(err_.find("/nonexistent-dir/plan.csv: cannot write"), std::string::npos) << err_;
+}
+
+// The MiniMalloc challenging inputs from ../shared/data, when present: every method's plan validates, and
+// annealing is never above first fit, where it starts.
+TEST_F(AllocCli, MiniMallocChallengingInputs) {
+  const std::filesystem::path dir = std::filesystem::path(SHARED_DATA_DIR) / "alloc" / "minimalloc";
+  if (!std::filesystem::exists(dir / "A.1048576.csv")) GTEST_SKIP() << "no MiniMalloc data at " << dir;
+  for (const char* name : {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"}) {
+    const std::string input = (dir / (std::string(name) + ".1048576.csv")).string();
+    ASSERT_EQ(Memplan("alloc " + input + " --method all --validate --json --moves 300 -o " + Path("plan.csv")),
+              common::kExitOk) << name << ": " << err_;
+    const nlohmann::json j = nlohmann::json::parse(out_);
+    ASSERT_EQ(j["methods"][1]["method"], "first-fit");
+    EXPECT_LE(j["methods"][0]["height"].get<int64_t>(), j["methods"][1]["height"].get<int64_t>()) << name;
+    EXPECT_GE(j["height"].get<int64_t>(), j["lb"].get<int64_t>());
+    EXPECT_EQ(Memplan("validate " + input + " " + Path("plan.csv")), common::kExitOk) << name << ": " << err_;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,179 @@
+// The greedy baselines and the annealing planner: validity on random problems, agreement with naive
+// definitions, determinism, and the stopping rules.
+#include "alloc/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "alloc/converter.h"
+#include "alloc/greedy.h"
+#include "alloc/validator.h"
+#include "common/rng.h"
+
+namespace alloc {
+namespace {
+
+// A random problem with optional period, alignment and fixed buffers (fixed ones do not collide).
+Problem RandomProblem(common::Rng& rng, size_t n, bool periodic, bool aligned, bool fixed) {
+  Problem p;
+  const TimeValue horizon = 40;
+  p.period = periodic ? horizon : 0;
+  for (size_t i = 0; i < n; ++i) {
+    Buffer b;
+    b.id = "b" + std::to_string(i);
+    b.lower = static_cast<TimeValue>(rng.Below(horizon - 1));
+    const TimeValue room = periodic ? horizon : horizon - b.lower;
+    b.upper = b.lower + 1 + static_cast<TimeValue>(rng.Below(std::max<TimeValue>(1, room - 1)));
+    b.size = 1 + static_cast<Bytes>(rng.Below(64));
+    if (aligned) b.alignment = Bytes{1} << rng.Below(4);
+    p.buffers.push_back(b);
+  }
+  if (fixed) {
+    // Two fixed buffers far above everything else, so they never collide with each other.
+    p.buffers[0].fixed_offset = AlignUp(100000, p.buffers[0].alignment);
+    p.buffers[1].fixed_offset = AlignUp(200000, p.buffers[1].alignment);
+  }
+  return p;
+}
+
+bool Overlap(const Problem& p, size_t a, size_t b) {
+  for (const TimeRange& x : p.Lifespan(a)) {
+    for (const TimeRange& y : p.Lifespan(b)) {
+      if (x.begin < y.end && y.begin < x.end) return true;
+    }
+  }
+  return false;
+}
+
+// First fit / best fit written from the definition: try every candidate offset (0 and the top of every
+// placed neighbour), keep the lowest that fits (first fit) or the one in the smallest gap (best fit).
+Solution NaivePlace(const Problem& p, const std::vector<BufferIndex>& order, GapRule rule) {
+  Solution s;
+  s.offsets.assign(p.buffers.size(), 0);
+  std::vector<bool> placed(p.buffers.size(), false);
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    if (p.buffers[i].fixed_offset) {
+      s.offsets[i] = *p.buffers[i].fixed_offset;
+      placed[i] = true;
+    }
+  }
+  for (BufferIndex i : order) {
+    const Buffer& b = p.buffers[i];
+    std::vector<std::pair<Offset, Offset>> used;
+    for (size_t k = 0; k < p.buffers.size(); ++k) {
+      if (placed[k] && Overlap(p, i, k)) used.emplace_back(s.offsets[k], s.offsets[k] + p.buffers[k].size);
+    }
+    std::vector<Offset> gap_starts = {0};
+    for (const auto& u : used) gap_starts.push_back(u.second);
+    std::sort(gap_starts.begin(), gap_starts.end());
+    Offset best = -1;
+    Bytes best_gap = std::numeric_limits<Bytes>::max();
+    for (Offset start : gap_starts) {
+      bool inside = false;
+      Offset limit = std::numeric_limits<Offset>::max();
+      for (const auto& u : used) {
+        if (u.first <= start && start < u.second) inside = true;
+        if (u.first > start) limit = std::min(limit, u.first);
+      }
+      if (inside) continue;
+      const Offset candidate = AlignUp(start, b.alignment);
+      if (candidate + b.size > limit) continue;
+      if (rule == GapRule::kFirstFit) {
+        best = candidate;
+        break;
+      }
+      const Bytes gap = limit == std::numeric_limits<Offset>::max() ? std::numeric_limits<Bytes>::max() - 1 : limit - start;
+      if (gap < best_gap) {
+        best_gap = gap;
+        best = candidate;
+      }
+    }
+    s.offsets[i] = best;
+    placed[i] = true;
+  }
+  return s;
+}
+
+TEST(Greedy, FirstFitAndBestFitMatchTheirDefinitions) {
+  common::Rng rng(21);
+  for (int trial = 0; trial < 300; ++trial) {
+    Problem p = RandomProblem(rng, 2 + rng.Below(30), trial % 3 == 0, trial % 2 == 0, false);
+    for (GapRule rule : {GapRule::kFirstFit, GapRule::kBestFit}) {
+      for (const auto& order : {OrderBySize(p), OrderByLifespan(p), OrderByAllocationTime(p)}) {
+        const Solution fast = PlaceInOrder(p, order, rule);
+        const Solution naive = NaivePlace(p, order, rule);
+        ASSERT_EQ(fast.offsets, naive.offsets) << "trial " << trial << " rule " << static_cast<int>(rule);
+      }
+    }
+  }
+}
+
+TEST(Planner, EveryMethodGivesValidPlans) {
+  common::Rng rng(8);
+  common::Progress quiet(false);
+  for (int trial = 0; trial < 60; ++trial) {
+    Problem p = RandomProblem(rng, 3 + rng.Below(60), trial % 3 == 0, trial % 2 == 0, trial % 5 == 0);
+    const Bytes lb = PeakLoad(p);
+    for (const std::string& method : Methods()) {
+      PlanOptions options;
+      options.method = method;
+      options.moves = 300;
+      options.seed = static_cast<uint64_t>(trial);
+      const PlanResult r = PlanAllocation(p, options, quiet);
+      const ValidationReport report = Validate(p, r.solution);
+      ASSERT_TRUE(report.ok()) << method << " trial " << trial << ": " << report.errors[0];
+      EXPECT_EQ(r.height, report.height);
+      EXPECT_EQ(r.lower_bound, lb);
+      EXPECT_GE(r.height, lb);
+    }
+  }
+}
+
+TEST(Planner, AnnealingIsNeverWorseThanFirstFitAndIsDeterministic) {
+  common::Rng rng(4);
+  common::Progress quiet(false);
+  for (int trial = 0; trial < 20; ++trial) {
+    Problem p = RandomProblem(rng, 40 + rng.Below(60), false, false, false);
+    PlanOptions options;
+    options.moves = 500;
+    options.seed = 7;
+    const PlanResult a = PlanAllocation(p, options, quiet);
+    const PlanResult b = PlanAllocation(p, options, quiet);
+    EXPECT_EQ(a.solution.offsets, b.solution.offsets);
+    EXPECT_LE(a.height, Height(p, PlaceInOrder(p, OrderBySize(p), GapRule::kFirstFit)));
+    if (a.moves > 0) EXPECT_EQ(a.candidates_scored % a.moves, 0u);  // every move scores every position
+  }
+}
+
+TEST(Planner, AnnealingStopsAtTheLowerBoundAndAtTheCapacity) {
+  common::Progress quiet(false);
+  // MiniMalloc's example: LB 12 is reachable.
+  Problem p = ParseProblem("input.12.csv", "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
+  PlanOptions options;
+  options.moves = 100000;
+  PlanResult r = PlanAllocation(p, options, quiet);
+  EXPECT_EQ(r.height, 12);
+  EXPECT_EQ(r.stop_reason, common::StopReason::kTarget);
+  EXPECT_LT(r.moves, 100000u);
+
+  // A capacity above the greedy height stops at once, with the greedy plan.
+  common::Rng rng(2);
+  Problem q = RandomProblem(rng, 80, false, false, false);
+  options.capacity = std::numeric_limits<Bytes>::max() / 4;
+  r = PlanAllocation(q, options, quiet);
+  EXPECT_EQ(r.stop_reason, common::StopReason::kTarget);
+  EXPECT_EQ(r.moves, 0u);
+}
+
+TEST(Planner, UnknownMethodIsRejected) {
+  common::Progress quiet(false);
+  Problem p = ParseProblem("p.csv", "id,lower,upper,size\na,0,1,1\n");
+  PlanOptions options;
+  options.method = "magic";
+  EXPECT_THROW(PlanAllocation(p, options, quiet), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace alloc
