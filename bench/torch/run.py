@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Benchmark of the planners on the committed real PyTorch data (data/torch/), issue 4's "Benchmark":
+
+* every `*.graph.json`: `memplan remat --budget 50%` and `25%` (FastSA): peak as a share of the reference
+  order's, cost increase, planning time, whether the budget was met, and the floor no schedule can go below
+  (parameters + inputs, resident throughout, plus the graph outputs, live at the last step);
+* every trace `*.csv` (period from its `.meta.json`): `memplan alloc --method all`: arena height and
+  fragmentation (height / peak load - 1) of the annealing planner, offline first-fit, online first-fit
+  and the simulated PyTorch caching allocator.
+
+Everything comes from the memplan CLI's --json output; nothing is computed here but averages and the floor.
+Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--json OUT.json] [--markdown OUT.md]
+Prints the Markdown tables on stdout. Needs no torch.
+"""
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUDGETS = ("50%", "25%")
+ALLOC_COLUMNS = ("sa", "first-fit", "online-first-fit", "pytorch-caching")
+
+
+def find_memplan(explicit):
+    if explicit:
+        return explicit
+    builds = [os.path.join(REPO, b, "src", "tools", "memplan") for b in ("build-torch", "build")]
+    builds += sorted(glob.glob(os.path.join(REPO, "build*", "src", "tools", "memplan")))
+    for path in [os.environ.get("MEMPLAN_BIN", "")] + builds:
+        if path and os.access(path, os.X_OK):
+            return path
+    sys.exit("bench/torch/run.py: no memplan binary (build it, or pass --memplan)")
+
+
+def run_json(cmd, ok_codes=(0,)):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode not in ok_codes:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout)
+
+
+def graph_floor(path):
+    """(floor bytes, resident bytes): resident = inputs + tangents; floor adds the graph outputs."""
+    g = json.load(open(path))
+    size = {v["id"]: v["size"] for v in g["values"]}
+    resident = sum(v["size"] for v in g["values"] if v["kind"] in ("input", "tangent"))
+    outputs = sum(size[v] for v in set(g["outputs"]) if g["values"][v]["kind"] not in ("input", "tangent"))
+    return resident + outputs, resident
+
+
+def bench_graphs(memplan, data, time_limit):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(data, "*.graph.json"))):
+        floor, resident = graph_floor(path)
+        row = {"graph": os.path.basename(path)[:-len(".graph.json")], "floor": floor, "resident": resident}
+        for budget in BUDGETS:
+            # exit 1: budget missed (the best schedule is still reported)
+            s = run_json([memplan, "remat", path, "--budget", budget, "--time-limit", str(time_limit), "--quiet",
+                          "--json"], ok_codes=(0, 1))
+            row["reference_peak"] = s["reference_peak"]
+            row[budget] = {k: s[k] for k in ("peak", "memory_percent", "cost_increase_percent", "seconds",
+                                            "budget_met", "status")}
+        rows.append(row)
+    return rows
+
+
+def bench_traces(memplan, data, time_limit):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(data, "*.csv"))):
+        meta = json.load(open(path[:-4] + ".meta.json"))
+        s = run_json([memplan, "alloc", path, "--period", str(meta["period"]), "--method", "all", "--time-limit",
+                      str(time_limit), "--quiet", "--json", "--validate"])
+        methods = {m["method"]: m for m in s["methods"]}
+        row = {"trace": os.path.basename(path)[:-4], "buffers": s["buffers"], "lb": s["lb"]}
+        for name in ALLOC_COLUMNS:
+            m = methods[name]
+            row[name] = {"height": m["height"], "fragmentation": m.get("fragmentation"),
+                         "seconds": m["seconds"], "out_of_memory": m.get("out_of_memory", False)}
+        rows.append(row)
+    return rows
+
+
+def mean(xs):
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def markdown(graphs, traces, info):
+    mib = 2 ** 20
+    out = [f"Run {info['date']} on {info['machine']}; memplan {info['memplan']}, time limit {info['time_limit']} s "
+           "per planner run.", ""]
+    out += ["**Recomputation** (`memplan remat --budget B`, FastSA). mem = planned peak / reference peak; "
+            "floor = (parameters + inputs + graph outputs) / reference peak, which no schedule goes below.", "",
+            "| graph | reference MiB | floor | 50 %: mem | cost | met | time s | 25 %: mem | cost | met | time s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in graphs:
+        cells = [r["graph"], f"{r['reference_peak'] / mib:.1f}", f"{100 * r['floor'] / r['reference_peak']:.1f} %"]
+        for b in BUDGETS:
+            x = r[b]
+            cells += [f"{x['memory_percent']:.1f} %", f"+{x['cost_increase_percent']:.1f} %",
+                      "yes" if x["budget_met"] else "**no**", f"{x['seconds']:.1f}"]
+        out.append("| " + " | ".join(cells) + " |")
+    if graphs:
+        cells = ["**mean**", "", f"{mean(100 * r['floor'] / r['reference_peak'] for r in graphs):.1f} %"]
+        for b in BUDGETS:
+            cells += [f"{mean(r[b]['memory_percent'] for r in graphs):.1f} %",
+                      f"+{mean(r[b]['cost_increase_percent'] for r in graphs):.1f} %",
+                      f"{sum(r[b]['budget_met'] for r in graphs)}/{len(graphs)}",
+                      f"{mean(r[b]['seconds'] for r in graphs):.1f}"]
+        out.append("| " + " | ".join(cells) + " |")
+    out += ["", "**Allocation** (`memplan alloc --method all` on the CPU traces): arena height / peak load - 1 "
+            "(fragmentation); pytorch-caching is memplan's simulation of the CUDA caching allocator.", "",
+            "| trace | buffers | peak load MiB | annealing (sa) | first-fit | online first-fit | caching allocator | sa time s |",
+            "|---|---|---|---|---|---|---|---|"]
+
+    def frag(x):
+        return "OOM" if x["out_of_memory"] else f"{100 * x['fragmentation']:.2f} %"
+
+    for r in traces:
+        out.append("| " + " | ".join([r["trace"], str(r["buffers"]), f"{r['lb'] / mib:.1f}"]
+                                     + [frag(r[c]) for c in ALLOC_COLUMNS] + [f"{r['sa']['seconds']:.2f}"]) + " |")
+    if traces:
+        out.append("| " + " | ".join(["**mean**", "", ""] + [
+            f"{100 * mean(r[c]['fragmentation'] for r in traces if not r[c]['out_of_memory']):.2f} %"
+            for c in ALLOC_COLUMNS] + [f"{mean(r['sa']['seconds'] for r in traces):.2f}"]) + " |")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--memplan")
+    ap.add_argument("--data", default=os.path.join(REPO, "data", "torch"))
+    ap.add_argument("--time-limit", type=float, default=10.0, help="seconds per planner run (default 10)")
+    ap.add_argument("--json", help="write the raw figures here")
+    ap.add_argument("--markdown", help="also write the tables here")
+    args = ap.parse_args()
+    memplan = find_memplan(args.memplan)
+    info = {"date": datetime.date.today().isoformat(),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.node()})",
+            "memplan": os.path.relpath(memplan, REPO), "time_limit": args.time_limit}
+    graphs = bench_graphs(memplan, args.data, args.time_limit)
+    traces = bench_traces(memplan, args.data, args.time_limit)
+    text = markdown(graphs, traces, info)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"info": info, "graphs": graphs, "traces": traces}, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()
