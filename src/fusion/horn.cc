@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "common/stopwatch.h"
 #include "fusion/errors.h"
 
 namespace fusion {
@@ -131,7 +132,8 @@ using State = std::map<std::string, z3::expr>;
 // Enumerates the loop-free paths from each cut point and turns them into clauses.
 class Encoder {
  public:
-  Encoder(const Program& prog, z3::context& ctx) : prog_(prog), ctx_(ctx) {}
+  Encoder(const Program& prog, z3::context& ctx, double time_limit_s)
+      : prog_(prog), ctx_(ctx), time_limit_s_(time_limit_s) {}
 
   HornSystem Run() {
     CfgBuilder cfg;
@@ -191,6 +193,7 @@ class Encoder {
   }
 
   void Emit(const std::vector<z3::expr>& path, int head_pred, std::vector<z3::expr> head_args) {
+    if (clock_.Seconds() > time_limit_s_) throw EncodeTimeout();
     if (sys_.clauses.size() >= kMaxClauses) {
       throw UnsupportedError(prog_.file + ": unsupported program: more than " + std::to_string(kMaxClauses) +
                              " loop-free paths");
@@ -284,6 +287,7 @@ class Encoder {
   // True when the path allows e to leave [mn, mx] (a quick query: wrap-around branches that the path
   // rules out are left out of the clause, which keeps Spacer's job linear where the program is).
   bool MayLeave(const z3::expr& e, Int128 mn, Int128 mx, const std::vector<z3::expr>& path) {
+    if (clock_.Seconds() > time_limit_s_) throw EncodeTimeout();
     z3::solver s(ctx_);
     z3::params p(ctx_);
     p.set("timeout", 200u);
@@ -402,6 +406,8 @@ class Encoder {
 
   const Program& prog_;
   z3::context& ctx_;
+  double time_limit_s_;
+  common::Stopwatch clock_;
   std::vector<Node> nodes_;
   int error_node_ = -1;
   std::map<int, int> pred_of_;
@@ -434,7 +440,9 @@ z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
   return z3::forall(vs, f);
 }
 
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx) { return Encoder(prog, ctx).Run(); }
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s) {
+  return Encoder(prog, ctx, time_limit_s).Run();
+}
 
 std::string HornToSmt2(const Program& prog) {
   z3::context ctx;

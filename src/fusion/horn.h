@@ -5,6 +5,7 @@
 
 #include <z3++.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,15 @@ struct HornSystem {
   z3::expr Formula(z3::context& ctx, const HornClause& c) const;
 };
 
-// Builds the Horn clauses of a program in ctx. Throws UnsupportedError when the loop-free paths
+// Thrown when encoding takes longer than its time limit.
+class EncodeTimeout : public std::runtime_error {
+ public:
+  EncodeTimeout() : std::runtime_error("time-out while encoding the Horn clauses") {}
+};
+
+// Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Throws UnsupportedError when the loop-free paths
 // between two loop heads are too many to enumerate.
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx);
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s = 1e9);
 
 // The clauses of a program as an SMT-LIB2 script (set-logic HORN), for other Horn solvers and for reading.
 std::string HornToSmt2(const Program& prog);

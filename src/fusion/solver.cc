@@ -43,13 +43,11 @@ z3::expr Invariant(const HornSystem& sys, const z3::model& m, z3::context& ctx, 
 }
 
 // Checks that the model's interpretations make every clause valid; empty when they do, else why not.
-std::string CheckInductive(const HornSystem& sys, const z3::model& m, z3::context& ctx, double time_limit_s) {
+// The caller's watchdog bounds the time.
+std::string CheckInductive(const HornSystem& sys, const z3::model& m, z3::context& ctx) {
   for (size_t i = 0; i < sys.clauses.size(); ++i) {
     const HornClause& c = sys.clauses[i];
     z3::solver s(ctx);
-    z3::params p(ctx);
-    p.set("timeout", static_cast<unsigned>(std::max(1.0, time_limit_s * 1000)));
-    s.set(p);
     s.add(c.constraint);
     if (c.body_pred >= 0) s.add(Invariant(sys, m, ctx, c.body_pred, c.body_args));
     if (c.head_pred >= 0) s.add(!Invariant(sys, m, ctx, c.head_pred, c.head_args));
@@ -78,8 +76,10 @@ HornProblem::HornProblem(const Program& prog, double time_limit_s)
     : ctx_(std::make_unique<z3::context>()) {
   Watchdog dog(*ctx_, time_limit_s);
   try {
-    sys_ = std::make_unique<HornSystem>(EncodeHorn(prog, *ctx_));
+    sys_ = std::make_unique<HornSystem>(EncodeHorn(prog, *ctx_, time_limit_s));
   } catch (const UnsupportedError& e) {
+    encode_error_ = e.what();
+  } catch (const EncodeTimeout& e) {
     encode_error_ = e.what();
   } catch (const z3::exception& e) {
     encode_error_ = std::string("encoding interrupted: ") + e.msg();
@@ -103,7 +103,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s) {
     z3::solver s(ctx, "HORN");
     z3::params p(ctx);
     for (const auto& [name, value] : options.params) p.set(name.c_str(), value);
-    p.set("timeout", static_cast<unsigned>(std::max(1.0, time_limit_s * 1000)));
+    // No "timeout" parameter: the watchdog ends the run (a Z3 timer would add its own delay).
     s.set(p);
     for (const auto& c : sys.clauses) s.add(sys.Formula(ctx, c));
     const z3::check_result r = s.check();
@@ -111,7 +111,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s) {
       out.status = SolveStatus::kUnsafe;
     } else if (r == z3::sat) {
       const z3::model m = s.get_model();
-      out.reason = CheckInductive(sys, m, ctx, std::max(0.05, time_limit_s - clock.Seconds()));
+      out.reason = CheckInductive(sys, m, ctx);
       if (out.reason.empty()) {
         out.status = SolveStatus::kSafe;
         for (size_t k = 0; k < sys.preds.size(); ++k) {

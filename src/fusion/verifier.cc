@@ -37,13 +37,16 @@ bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std
   std::mt19937_64 rng(seed);
   for (int run = 0; run == 0 || clock.Seconds() < budget_s; ++run) {
     const int mode = (run + 2) % 4;  // random small values first: most bugs of the tasks show with them
+    // A third of the budget at most per run, so that one run with a huge drawn bound leaves time for others.
     const RunResult r = Interpret(prog, [&](IntType t) { return Draw(rng, t, mode); }, kMaxSteps,
-                                  std::max(0.01, budget_s - clock.Seconds()));
+                                  std::max(0.01, std::min(budget_s / 3, budget_s - clock.Seconds())));
     if (r.outcome == Outcome::kError) {
       inputs = r.inputs;
       return true;
     }
-    if (run > 2000) break;
+    // A run that drew no value is the only run there is; otherwise a few hundred runs are plenty for the
+    // shallow bugs this search is for (deep ones are Spacer's).
+    if (r.inputs.empty() || run > 300) break;
   }
   return false;
 }
@@ -56,7 +59,7 @@ Verdict Verify(const Program& prog, const VerifyOptions& options) {
     return out;
   };
   // A concrete run that reaches an error settles the verdict without any solver.
-  if (FindCounterexample(prog, std::min(0.2, options.timeout_s / 20), 1, v.inputs)) {
+  if (FindCounterexample(prog, std::min(0.5, options.timeout_s / 10), 1, v.inputs)) {
     v.verdict = "false";
     v.reason = "a concrete run of the original program reaches an error";
     v.solved_by = "interpreter";
