@@ -20,14 +20,21 @@ Sequence CheckpointSchedule(const Graph& graph, int segment) {
   const int64_t window = 2 * static_cast<int64_t>(segment);
   std::vector<int64_t> last_run(n, -1);
   Sequence sequence;
+  // Also usable: whatever was (re)computed for the current reference step, so that each step recomputes a
+  // node at most once (without this, deep graphs recompute exponentially often).
+  int64_t step_start = 0;
   const auto available = [&](int value) {
     const int p = graph.values[value].producer;
-    return p < 0 || (last_run[p] >= 0 && (kept[p] || static_cast<int64_t>(sequence.size()) - last_run[p] <= window));
+    if (p < 0) return true;
+    if (last_run[p] < 0) return false;
+    const auto now = static_cast<int64_t>(sequence.size());
+    return kept[p] || now - last_run[p] <= window || last_run[p] >= step_start;
   };
   // Depth-first recomputation with an explicit stack (graphs can be deep): a node is emitted once all its
   // inputs are available.
   std::vector<std::pair<int, size_t>> stack;
   for (int target : graph.order) {
+    step_start = static_cast<int64_t>(sequence.size());
     stack.push_back({target, 0});
     while (!stack.empty()) {
       auto& [u, next] = stack.back();
