@@ -18,22 +18,20 @@ DropOrderAnnealer::DropOrderAnnealer(const Problem& problem, const Solution& sta
   order_ = decoder_.free_buffers();
   std::stable_sort(order_.begin(), order_.end(),
                    [&](BufferIndex a, BufferIndex b) { return start.offsets[a] < start.offsets[b]; });
-  offsets_.assign(problem.buffers.size(), 0);
+  layout_.offsets.assign(problem.buffers.size(), 0);
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
-    if (problem.buffers[i].fixed_offset) offsets_[i] = *problem.buffers[i].fixed_offset;
+    if (problem.buffers[i].fixed_offset) layout_.offsets[i] = *problem.buffers[i].fixed_offset;
   }
-  through_.assign(problem.buffers.size(), 0);
+  decoder_.DecodeLayout(order_, layout_);
   Refresh();
   KeepBest();
 }
 
 void DropOrderAnnealer::Refresh() {
-  height_ = decoder_.Decode(order_, offsets_);
   Normalise();
-  decoder_.PathsThrough(order_, offsets_, through_);
   critical_.clear();
   for (BufferIndex b : order_) {
-    if (through_[b] == height_) critical_.push_back(b);
+    if (layout_.offsets[b] + layout_.depth[b] == layout_.height) critical_.push_back(b);
   }
 }
 
@@ -51,7 +49,8 @@ void DropOrderAnnealer::Move(double temperature, common::Rng& rng) {
   const size_t from = static_cast<size_t>(std::find(order_.begin(), order_.end(), x) - order_.begin());
   without_.assign(order_.begin(), order_.end());
   without_.erase(without_.begin() + static_cast<std::ptrdiff_t>(from));
-  decoder_.ScoreReinsertion(without_, x, scores_);
+  decoder_.RemoveFromLayout(without_, from, layout_);
+  decoder_.ScoreFromLayout(without_, x, layout_, scores_);
   candidates_scored_ += n;
 
   // Heat-bath choice over positions: weight exp(-(e_j - e_min) / T). Positions more than ~40 T above the
@@ -73,6 +72,7 @@ void DropOrderAnnealer::Move(double temperature, common::Rng& rng) {
 
   without_.insert(without_.begin() + static_cast<std::ptrdiff_t>(position), x);
   order_.swap(without_);
+  decoder_.InsertIntoLayout(order_, position, layout_);
   Refresh();
 }
 
@@ -81,8 +81,8 @@ void DropOrderAnnealer::Normalise() {
     for (size_t m = k; m > 0; --m) {
       const BufferIndex before = order_[m - 1];
       const BufferIndex after = order_[m];
-      const Offset top_before = offsets_[before] + problem_.buffers[before].size;
-      const Offset top_after = offsets_[after] + problem_.buffers[after].size;
+      const Offset top_before = layout_.offsets[before] + problem_.buffers[before].size;
+      const Offset top_after = layout_.offsets[after] + problem_.buffers[after].size;
       if (top_before <= top_after || decoder_.Overlap(before, after)) break;
       std::swap(order_[m - 1], order_[m]);
     }
@@ -90,8 +90,8 @@ void DropOrderAnnealer::Normalise() {
 }
 
 void DropOrderAnnealer::KeepBest() {
-  best_offsets_ = offsets_;
-  best_height_ = height_;
+  best_offsets_ = layout_.offsets;
+  best_height_ = layout_.height;
 }
 
 std::string DropOrderAnnealer::Describe(double best) const {

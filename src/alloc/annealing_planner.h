@@ -27,7 +27,7 @@ class DropOrderAnnealer {
   // Starts from `start`: its buffers are ordered by offset, which decodes no higher than `start`.
   DropOrderAnnealer(const Problem& problem, const Solution& start, Bytes target_height);
 
-  double Objective() const { return static_cast<double>(height_); }
+  double Objective() const { return static_cast<double>(layout_.height); }
   // The annealing move: take one buffer out, score every reinsertion position, draw one, normalise.
   void Move(double temperature, common::Rng& rng);
   void KeepBest();
@@ -44,7 +44,7 @@ class DropOrderAnnealer {
  private:
   // Bubbles buffers down the order past non-overlapping neighbours with a higher top.
   void Normalise();
-  // Decodes the current order and refreshes the height and the critical buffers.
+  // Normalises the order and lists the critical buffers.
   void Refresh();
 
   const Problem& problem_;
@@ -52,8 +52,7 @@ class DropOrderAnnealer {
   Bytes lower_bound_;
   Bytes target_height_;
   std::vector<BufferIndex> order_;
-  std::vector<Offset> offsets_;  // per buffer (fixed buffers at their offset)
-  Bytes height_ = 0;
+  DropLayout layout_;            // of order_ (fixed buffers at their offset)
   std::vector<Offset> best_offsets_;
   Bytes best_height_ = 0;
   uint64_t candidates_scored_ = 0;
@@ -61,8 +60,7 @@ class DropOrderAnnealer {
   std::vector<BufferIndex> without_;
   ReinsertionScores scores_;
   std::vector<double> weights_;
-  std::vector<Bytes> through_;         // longest path through each buffer of the current order
-  std::vector<BufferIndex> critical_;  // buffers on a longest path (through == height)
+  std::vector<BufferIndex> critical_;  // buffers on a longest path (offset + depth == height)
 };
 
 }  // namespace alloc

@@ -44,39 +44,117 @@ Bytes DropDecoder::Decode(std::span<const BufferIndex> order, std::vector<Offset
   return height;
 }
 
-void DropDecoder::PathsThrough(std::span<const BufferIndex> order, const std::vector<Offset>& offsets,
-                               std::vector<Bytes>& through) {
+void DropDecoder::DecodeLayout(std::span<const BufferIndex> order, DropLayout& layout) {
+  layout.offsets.resize(spans_.size());
+  layout.depth.resize(spans_.size());
+  layout.height = Decode(order, layout.offsets);
+  // Reverse sweep, hanging from a ceiling: each buffer sits just below the lowest of the later buffers
+  // that overlap it; the depth it reaches is the longest chain it starts.
   down_.Clear();
   for (size_t j = order.size(); j-- > 0;) {
     const Span& s = spans_[order[j]];
     const Bytes depth = Max(down_, s) + s.size;
-    through[order[j]] = offsets[order[j]] + depth;
+    layout.depth[order[j]] = depth;
     Raise(down_, s, depth);
   }
 }
 
 void DropDecoder::ScoreReinsertion(std::span<const BufferIndex> order, BufferIndex x, ReinsertionScores& scores) {
+  DecodeLayout(order, scratch_);
+  ScoreFromLayout(order, x, scratch_, scores);
+}
+
+void DropDecoder::ScoreFromLayout(std::span<const BufferIndex> order, BufferIndex x, const DropLayout& layout,
+                                  ReinsertionScores& scores) const {
   const Span& sx = spans_[x];
   const size_t n = order.size();
   scores.through.resize(n + 1);
-  // Sweep up: bottom[j] = where x lands when dropped right before order[j].
-  up_.CopyFrom(floor_);
-  for (size_t j = 0; j < n; ++j) {
-    scores.through[j] = AlignUp(Max(up_, sx), sx.alignment) + sx.size;
-    const Span& s = spans_[order[j]];
-    Raise(up_, s, AlignUp(Max(up_, s), s.alignment) + s.size);
-  }
-  scores.through[n] = AlignUp(Max(up_, sx), sx.alignment) + sx.size;
-  scores.height_without = std::max(up_.Top(), fixed_height_);
-  // Sweep down: hanging from a ceiling, each buffer of the suffix sits just below the lowest of the later
-  // buffers that overlap it; the depth it reaches is the longest path starting at it.
-  down_.Clear();
+  scores.height_without = layout.height;
+  // Suffix maxima of the depths of the buffers overlapping x, written first, then the prefix maxima of
+  // their tops added on.
+  Bytes above = 0;
   for (size_t j = n; j-- > 0;) {
-    scores.through[j + 1] += Max(down_, sx);
-    const Span& s = spans_[order[j]];
-    Raise(down_, s, Max(down_, s) + s.size);
+    scores.through[j + 1] = above;
+    if (Overlap(order[j], x)) above = std::max(above, layout.depth[order[j]]);
   }
-  scores.through[0] += Max(down_, sx);
+  scores.through[0] = above;
+  Bytes below = Max(floor_, sx);
+  for (size_t j = 0; j <= n; ++j) {
+    scores.through[j] += AlignUp(below, sx.alignment) + sx.size;
+    if (j < n && Overlap(order[j], x)) below = std::max(below, layout.offsets[order[j]] + spans_[order[j]].size);
+  }
+}
+
+void DropDecoder::RemoveFromLayout(std::span<const BufferIndex> without, size_t from, DropLayout& layout) {
+  const size_t n = without.size();
+  // Buffers after `from` drop again onto the unchanged tops of those before it.
+  up_.CopyFrom(floor_);
+  Bytes height = fixed_height_;
+  for (size_t j = 0; j < from; ++j) {
+    const Span& s = spans_[without[j]];
+    const Bytes top = layout.offsets[without[j]] + s.size;
+    Raise(up_, s, top);
+    height = std::max(height, top);
+  }
+  for (size_t j = from; j < n; ++j) {
+    const Span& s = spans_[without[j]];
+    const Offset offset = AlignUp(Max(up_, s), s.alignment);
+    layout.offsets[without[j]] = offset;
+    Raise(up_, s, offset + s.size);
+    height = std::max(height, offset + s.size);
+  }
+  layout.height = height;
+  // Buffers before `from` hang again from the unchanged depths of those after it.
+  down_.Clear();
+  for (size_t j = from; j < n; ++j) Raise(down_, spans_[without[j]], layout.depth[without[j]]);
+  for (size_t j = from; j-- > 0;) {
+    const Span& s = spans_[without[j]];
+    const Bytes depth = Max(down_, s) + s.size;
+    layout.depth[without[j]] = depth;
+    Raise(down_, s, depth);
+  }
+}
+
+void DropDecoder::InsertIntoLayout(std::span<const BufferIndex> with, size_t position, DropLayout& layout) {
+  const size_t n = with.size();
+  const BufferIndex x = with[position];
+  const Span& sx = spans_[x];
+  Bytes below = Max(floor_, sx);
+  for (size_t j = 0; j < position; ++j) {
+    if (Overlap(with[j], x)) below = std::max(below, layout.offsets[with[j]] + spans_[with[j]].size);
+  }
+  Bytes above = 0;
+  for (size_t j = position + 1; j < n; ++j) {
+    if (Overlap(with[j], x)) above = std::max(above, layout.depth[with[j]]);
+  }
+  layout.offsets[x] = AlignUp(below, sx.alignment);
+  layout.depth[x] = sx.size + above;
+  // Later buffers: old offset (which already counts every earlier top that did not change), or what the
+  // raised buffers push up. Only raised buffers need to be recorded in the working skyline.
+  up_.Clear();
+  Raise(up_, sx, layout.offsets[x] + sx.size);
+  Bytes height = std::max(layout.height, layout.offsets[x] + sx.size);
+  for (size_t j = position + 1; j < n; ++j) {
+    const Span& s = spans_[with[j]];
+    const Offset pushed = AlignUp(Max(up_, s), s.alignment);
+    if (pushed > layout.offsets[with[j]]) {
+      layout.offsets[with[j]] = pushed;
+      Raise(up_, s, pushed + s.size);
+      height = std::max(height, pushed + s.size);
+    }
+  }
+  layout.height = height;
+  // Earlier buffers: old depth, or the chain through the deepened buffers.
+  down_.Clear();
+  Raise(down_, sx, layout.depth[x]);
+  for (size_t j = position; j-- > 0;) {
+    const Span& s = spans_[with[j]];
+    const Bytes deeper = Max(down_, s) + s.size;
+    if (deeper > layout.depth[with[j]]) {
+      layout.depth[with[j]] = deeper;
+      Raise(down_, s, deeper);
+    }
+  }
 }
 
 }  // namespace alloc

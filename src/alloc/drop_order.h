@@ -34,6 +34,15 @@ struct ReinsertionScores {
   Bytes height_without = 0;
 };
 
+// A decoded drop order: per buffer its offset and the depth of the longest chain of later overlapping
+// buffers it starts (its own size included), so that the longest path through a buffer is offset + depth.
+// Vectors are indexed by buffer; entries of buffers not in the order are meaningless.
+struct DropLayout {
+  std::vector<Offset> offsets;
+  std::vector<Bytes> depth;
+  Bytes height = 0;  // of the whole plan, fixed buffers included
+};
+
 // Decodes drop orders and scores reinsertions for one problem.
 class DropDecoder {
  public:
@@ -47,13 +56,27 @@ class DropDecoder {
   // dropped buffers into `offsets` (indexed by buffer) and returns the height of the whole plan.
   Bytes Decode(std::span<const BufferIndex> order, std::vector<Offset>& offsets);
 
+  // Decode plus the reverse sweep: offsets, depths and height of `order`.
+  void DecodeLayout(std::span<const BufferIndex> order, DropLayout& layout);
+
   // The two sweeps: `order` must not contain x. Fills `scores` for all order.size() + 1 positions.
   void ScoreReinsertion(std::span<const BufferIndex> order, BufferIndex x, ReinsertionScores& scores);
 
-  // Longest path through every buffer of a decoded order: offset + the depth of the chain it starts.
-  // `offsets` must come from Decode(order); fills `through` (indexed by buffer).
-  void PathsThrough(std::span<const BufferIndex> order, const std::vector<Offset>& offsets,
-                    std::vector<Bytes>& through);
+  // The same from a layout of `order` (which must not contain x) in O(N): where x lands at position j is
+  // the highest top among the buffers before j that overlap it, and the room it needs above is the
+  // deepest chain among the buffers from j on that overlap it.
+  void ScoreFromLayout(std::span<const BufferIndex> order, BufferIndex x, const DropLayout& layout,
+                       ReinsertionScores& scores) const;
+
+  // Turns the layout of an order into that of `without`, the same order with its element at `from`
+  // taken out. Only buffers after `from` can move down and only buffers before it can lose depth, so each
+  // side is re-swept from the other side's unchanged values: about half the work of DecodeLayout.
+  void RemoveFromLayout(std::span<const BufferIndex> without, size_t from, DropLayout& layout);
+
+  // Turns the layout of an order into that of `with`, the same order with with[position] inserted.
+  // Buffers after the insertion can only rise, buffers before it can only deepen: each is the maximum of
+  // its old value and what the new buffer pushes through the buffers between.
+  void InsertIntoLayout(std::span<const BufferIndex> with, size_t position, DropLayout& layout);
 
   // Whether buffers a and b are alive at a common moment.
   bool Overlap(BufferIndex a, BufferIndex b) const;
@@ -79,6 +102,7 @@ class DropDecoder {
   Skyline floor_;           // skyline of the fixed buffers alone
   Skyline up_;              // working skyline of the forward sweep
   Skyline down_;            // working skyline of the reverse sweep
+  DropLayout scratch_;      // layout of the order ScoreReinsertion is given
 };
 
 }  // namespace alloc

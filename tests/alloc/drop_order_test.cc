@@ -113,26 +113,24 @@ TEST(DropDecoder, SweepsEqualAFullRedecodeAtEveryPosition) {
       std::vector<BufferIndex> candidate = without;
       candidate.insert(candidate.begin() + static_cast<std::ptrdiff_t>(j), x);
       const Bytes height = decoder.Decode(candidate, offsets);
-      // The longest path through x, from the decoded layout: x's top plus the longest chain above it.
-      std::vector<Bytes> through(p.buffers.size(), 0);
-      decoder.PathsThrough(candidate, offsets, through);
-      ASSERT_EQ(scores.through[j], through[x]) << "trial " << trial << " position " << j;
+      // The longest path through x, from the decoded layout: x's offset plus the longest chain it starts.
+      DropLayout layout;
+      decoder.DecodeLayout(candidate, layout);
+      ASSERT_EQ(scores.through[j], layout.offsets[x] + layout.depth[x]) << "trial " << trial << " position " << j;
       ASSERT_EQ(std::max(scores.height_without, scores.through[j]), height) << "trial " << trial << " position " << j;
     }
   }
 }
 
-TEST(DropDecoder, PathsThroughMatchesLongestPathsOfTheDag) {
+TEST(DropDecoder, LayoutDepthsAreTheLongestChainsOfTheDag) {
   common::Rng rng(9);
   for (int trial = 0; trial < 100; ++trial) {
     Problem p = RandomProblem(rng, 2 + rng.Below(25), 40, 0, false);
     DropDecoder decoder(p);
     std::vector<BufferIndex> order = decoder.free_buffers();
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
-    std::vector<Offset> offsets(p.buffers.size(), 0);
-    decoder.Decode(order, offsets);
-    std::vector<Bytes> through(p.buffers.size(), 0);
-    decoder.PathsThrough(order, offsets, through);
+    DropLayout layout;
+    decoder.DecodeLayout(order, layout);
     // Longest chain starting at each buffer, computed backwards over the order from the definition.
     std::vector<Bytes> depth(p.buffers.size(), 0);
     for (size_t k = order.size(); k-- > 0;) {
@@ -141,7 +139,46 @@ TEST(DropDecoder, PathsThroughMatchesLongestPathsOfTheDag) {
         if (NaiveOverlap(p, order[k], order[m])) above = std::max(above, depth[order[m]]);
       }
       depth[order[k]] = p.buffers[order[k]].size + above;
-      ASSERT_EQ(through[order[k]], offsets[order[k]] + depth[order[k]]);
+      ASSERT_EQ(layout.depth[order[k]], depth[order[k]]);
+    }
+  }
+}
+
+// The incremental updates of the annealing move agree with decoding from scratch, after every one of many
+// random removals and reinsertions (periodic, aligned and fixed buffers included).
+TEST(DropDecoder, IncrementalRemoveAndInsertEqualAFullDecode) {
+  common::Rng rng(13);
+  for (int trial = 0; trial < 40; ++trial) {
+    Problem p = RandomProblem(rng, 2 + rng.Below(40), 60, trial % 2 ? 60 : 0, trial % 3 == 0);
+    if (trial % 4 == 0) p.buffers[0].fixed_offset = 1000;
+    DropDecoder decoder(p);
+    std::vector<BufferIndex> order = decoder.free_buffers();
+    if (order.size() < 2) continue;
+    DropLayout layout;
+    layout.offsets.assign(p.buffers.size(), 0);
+    if (p.buffers[0].fixed_offset) layout.offsets[0] = 1000;
+    decoder.DecodeLayout(order, layout);
+    for (int move = 0; move < 50; ++move) {
+      const size_t from = rng.Below(order.size());
+      const BufferIndex x = order[from];
+      order.erase(order.begin() + static_cast<std::ptrdiff_t>(from));
+      decoder.RemoveFromLayout(order, from, layout);
+      DropLayout expected = layout;
+      decoder.DecodeLayout(order, expected);
+      for (BufferIndex b : order) {
+        ASSERT_EQ(layout.offsets[b], expected.offsets[b]) << "trial " << trial << " move " << move;
+        ASSERT_EQ(layout.depth[b], expected.depth[b]) << "trial " << trial << " move " << move;
+      }
+      ASSERT_EQ(layout.height, expected.height);
+      const size_t to = rng.Below(order.size() + 1);
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(to), x);
+      decoder.InsertIntoLayout(order, to, layout);
+      decoder.DecodeLayout(order, expected);
+      for (BufferIndex b : order) {
+        ASSERT_EQ(layout.offsets[b], expected.offsets[b]) << "trial " << trial << " move " << move;
+        ASSERT_EQ(layout.depth[b], expected.depth[b]) << "trial " << trial << " move " << move;
+      }
+      ASSERT_EQ(layout.height, expected.height);
     }
   }
 }
