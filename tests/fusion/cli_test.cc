@@ -23,7 +23,7 @@ int Verify(const std::string& args, nlohmann::json& out) {
 
 TEST(Cli, ProvesASafeProgramByGuessAndAssumeFusion) {
   nlohmann::json j;
-  EXPECT_EQ(Verify(kExamples + "counters.c --timeout 10 --invariants", j), 0);
+  EXPECT_EQ(Verify(kExamples + "counters.c --timeout 30 --invariants", j), 0);
   EXPECT_EQ(j["verdict"], "true");
   ASSERT_FALSE(j["transformations"].empty());
   EXPECT_NE(j["transformations"][0].get<std::string>().find("guess-and-assume"), std::string::npos);
@@ -52,7 +52,7 @@ TEST(Cli, ReadsTheProgramNamedByATaskFile) {
   std::string out;
   RunCommand("cp " + kExamples + "init_check.c " + dir + "/ && printf \"format_version: '2.0'\\ninput_files: 'init_check.c'\\n\" > " + dir + "/t.yml", out);
   nlohmann::json j;
-  EXPECT_EQ(Verify("--yml " + dir + "/t.yml --timeout 10", j), 0);
+  EXPECT_EQ(Verify("--yml " + dir + "/t.yml --timeout 30", j), 0);
   EXPECT_EQ(j["verdict"], "true");
   RunCommand("rm -rf " + dir, out);
 }
