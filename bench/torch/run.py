@@ -86,15 +86,46 @@ def bench_traces(memplan, data, time_limit):
     return rows
 
 
+def data_rows(data, graphs):
+    """One row per model: graph size and the traces' peak loads, plain and checkpointed (from the sidecars)."""
+    ref = {g["graph"]: g["reference_peak"] for g in graphs}
+    rows = []
+    for path in sorted(glob.glob(os.path.join(data, "*.graph.json"))):
+        name = os.path.basename(path)[:-len(".graph.json")]
+        g = json.load(open(path))
+        row = {"model": name, "nodes": len(g["nodes"]), "values": len(g["values"]), "reference_peak": ref.get(name)}
+        for kind, suffix in (("plain", ""), ("ckpt", "_ckpt")):
+            meta_path = os.path.join(data, name + suffix + ".meta.json")
+            if os.path.exists(meta_path):
+                meta = json.load(open(meta_path))
+                row[kind] = {k: meta[k] for k in ("buffers", "period", "peak_load", "persistent_bytes")}
+        rows.append(row)
+    return rows
+
+
 def mean(xs):
     xs = list(xs)
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def markdown(graphs, traces, info):
+def markdown(graphs, traces, info, models=()):
     mib = 2 ** 20
     out = [f"Run {info['date']} on {info['machine']}; memplan {info['memplan']}, time limit {info['time_limit']} s "
            "per planner run.", ""]
+    if models:
+        out += ["**Data**: joint graph size and reference-order peak (memplan's simulation); CPU traces: buffers "
+                "and peak load of one iteration, plain / with torch.utils.checkpoint; persistent = parameters, "
+                "buffers and optimizer state (outside the traces).", "",
+                "| model | graph nodes | graph reference peak MiB | trace buffers | trace peak load MiB | persistent MiB |",
+                "|---|---|---|---|---|---|"]
+        for r in models:
+            p, c = r.get("plain"), r.get("ckpt")
+            out.append("| " + " | ".join([
+                r["model"], str(r["nodes"]), f"{r['reference_peak'] / mib:.1f}" if r["reference_peak"] else "",
+                f"{p['buffers'] if p else '-'} / {c['buffers'] if c else '-'}",
+                f"{p['peak_load'] / mib if p else 0:.1f} / {c['peak_load'] / mib if c else 0:.1f}",
+                f"{p['persistent_bytes'] / mib:.1f}" if p else ""]) + " |")
+        out.append("")
     out += ["**Recomputation** (`memplan remat --budget B`, FastSA). mem = planned peak / reference peak; "
             "floor = (parameters + inputs + graph outputs) / reference peak, which no schedule goes below.", "",
             "| graph | reference MiB | floor | 50 %: mem | cost | met | time s | 25 %: mem | cost | met | time s |",
@@ -129,6 +160,18 @@ def markdown(graphs, traces, info):
         out.append("| " + " | ".join(["**mean**", "", ""] + [
             f"{100 * mean(r[c]['fragmentation'] for r in traces if not r[c]['out_of_memory']):.2f} %"
             for c in ALLOC_COLUMNS] + [f"{mean(r['sa']['seconds'] for r in traces):.2f}"]) + " |")
+    if graphs and traces:
+        red25 = 100 - mean(r["25%"]["memory_percent"] for r in graphs)
+        cost25 = mean(r["25%"]["cost_increase_percent"] for r in graphs)
+        met50 = sum(r["50%"]["budget_met"] for r in graphs)
+        frag = 100 * mean(r["sa"]["fragmentation"] for r in traces)
+        out += ["", "**Targets** (issue 4, the paper's figures): at 25 % on average -73 % memory for at most +18 % "
+                "cost: " + (f"met (-{red25:.1f} %, +{cost25:.1f} %)" if red25 >= 73 and cost25 <= 18
+                            else f"**missed** (-{red25:.1f} % memory, +{cost25:.1f} % cost)")
+                + f"; every model's 50 % budget met: " + ("yes" if met50 == len(graphs)
+                                                          else f"**no** ({met50} of {len(graphs)})")
+                + "; annealing fragmentation at most 0.4 % on average: "
+                + (f"met ({frag:.2f} %)" if frag <= 0.4 else f"**missed** ({frag:.2f} %)") + "."]
     return "\n".join(out) + "\n"
 
 
@@ -146,10 +189,11 @@ def main():
             "memplan": os.path.relpath(memplan, REPO), "time_limit": args.time_limit}
     graphs = bench_graphs(memplan, args.data, args.time_limit)
     traces = bench_traces(memplan, args.data, args.time_limit)
-    text = markdown(graphs, traces, info)
+    models = data_rows(args.data, graphs)
+    text = markdown(graphs, traces, info, models)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"info": info, "graphs": graphs, "traces": traces}, f, indent=1)
+            json.dump({"info": info, "models": models, "graphs": graphs, "traces": traces}, f, indent=1)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
