@@ -9,9 +9,17 @@
 #include "alloc/skyline.h"
 #include "alloc/validator.h"
 #include "common/rng.h"
+#include "support/random_problem.h"
 
 namespace alloc {
 namespace {
+
+using testing_support::NaiveOverlap;
+
+// A random problem of n buffers over `horizon` time units (periodic when `period` is set).
+Problem RandomProblem(common::Rng& rng, size_t n, TimeValue horizon, TimeValue period, bool aligned) {
+  return testing_support::RandomProblem(rng, {.buffers = n, .horizon = horizon, .periodic = period > 0, .aligned = aligned, .max_size = 50});
+}
 
 TEST(Skyline, MatchesBruteForce) {
   common::Rng rng(11);
@@ -33,32 +41,6 @@ TEST(Skyline, MatchesBruteForce) {
     }
     EXPECT_EQ(tree.Top(), *std::max_element(naive.begin(), naive.end()));
   }
-}
-
-// A random problem: n buffers on [0, horizon), optionally periodic, aligned and with fixed buffers.
-Problem RandomProblem(common::Rng& rng, size_t n, TimeValue horizon, TimeValue period, bool aligned) {
-  Problem p;
-  p.period = period;
-  for (size_t i = 0; i < n; ++i) {
-    Buffer b;
-    b.id = std::to_string(i);
-    b.lower = static_cast<TimeValue>(rng.Below(horizon - 1));
-    const TimeValue max_len = period > 0 ? period : horizon - b.lower;
-    b.upper = b.lower + 1 + static_cast<TimeValue>(rng.Below(std::max<TimeValue>(1, max_len / 2)));
-    b.size = 1 + static_cast<Bytes>(rng.Below(50));
-    if (aligned) b.alignment = 1 << rng.Below(3);
-    p.buffers.push_back(b);
-  }
-  return p;
-}
-
-bool NaiveOverlap(const Problem& p, size_t a, size_t b) {
-  for (const TimeRange& x : p.Lifespan(a)) {
-    for (const TimeRange& y : p.Lifespan(b)) {
-      if (x.begin < y.end && y.begin < x.end) return true;
-    }
-  }
-  return false;
 }
 
 // O(N^2) decoder written from the definition: each buffer lands on the highest top of the earlier ones

@@ -11,40 +11,20 @@
 #include "alloc/greedy.h"
 #include "alloc/validator.h"
 #include "common/rng.h"
+#include "support/random_problem.h"
 
 namespace alloc {
 namespace {
 
 // A random problem with optional period, alignment and fixed buffers (fixed ones do not collide).
 Problem RandomProblem(common::Rng& rng, size_t n, bool periodic, bool aligned, bool fixed) {
-  Problem p;
-  const TimeValue horizon = 40;
-  p.period = periodic ? horizon : 0;
-  for (size_t i = 0; i < n; ++i) {
-    Buffer b;
-    b.id = "b" + std::to_string(i);
-    b.lower = static_cast<TimeValue>(rng.Below(horizon - 1));
-    const TimeValue room = periodic ? horizon : horizon - b.lower;
-    b.upper = b.lower + 1 + static_cast<TimeValue>(rng.Below(std::max<TimeValue>(1, room - 1)));
-    b.size = 1 + static_cast<Bytes>(rng.Below(64));
-    if (aligned) b.alignment = Bytes{1} << rng.Below(4);
-    p.buffers.push_back(b);
-  }
+  Problem p = testing_support::RandomProblem(rng, {.buffers = n, .periodic = periodic, .aligned = aligned});
   if (fixed) {
     // Two fixed buffers far above everything else, so they never collide with each other.
     p.buffers[0].fixed_offset = AlignUp(100000, p.buffers[0].alignment);
     p.buffers[1].fixed_offset = AlignUp(200000, p.buffers[1].alignment);
   }
   return p;
-}
-
-bool Overlap(const Problem& p, size_t a, size_t b) {
-  for (const TimeRange& x : p.Lifespan(a)) {
-    for (const TimeRange& y : p.Lifespan(b)) {
-      if (x.begin < y.end && y.begin < x.end) return true;
-    }
-  }
-  return false;
 }
 
 // First fit / best fit written from the definition: try every candidate offset (0 and the top of every
@@ -63,7 +43,7 @@ Solution NaivePlace(const Problem& p, const std::vector<BufferIndex>& order, Gap
     const Buffer& b = p.buffers[i];
     std::vector<std::pair<Offset, Offset>> used;
     for (size_t k = 0; k < p.buffers.size(); ++k) {
-      if (placed[k] && Overlap(p, i, k)) used.emplace_back(s.offsets[k], s.offsets[k] + p.buffers[k].size);
+      if (placed[k] && testing_support::NaiveOverlap(p, i, k)) used.emplace_back(s.offsets[k], s.offsets[k] + p.buffers[k].size);
     }
     std::vector<Offset> gap_starts = {0};
     for (const auto& u : used) gap_starts.push_back(u.second);
