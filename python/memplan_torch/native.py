@@ -20,12 +20,17 @@ _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 def candidate_dirs():
-    """Where the built module may be: $MEMPLAN_NATIVE_DIR, then build*/python/native of this checkout."""
+    """Where the built module may be: $MEMPLAN_NATIVE_DIR, then build*/python/native of this checkout, the
+    most recently built first."""
     dirs = []
     env = os.environ.get("MEMPLAN_NATIVE_DIR")
     if env:
         dirs.append(env)
-    dirs.extend(sorted(glob.glob(os.path.join(_REPO, "build*", "python", "native"))))
+
+    def built_at(d):
+        return max((os.path.getmtime(f) for f in glob.glob(os.path.join(d, "memplan_native*.so"))), default=0)
+
+    dirs.extend(sorted(glob.glob(os.path.join(_REPO, "build*", "python", "native")), key=built_at, reverse=True))
     return dirs
 
 
