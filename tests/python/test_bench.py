@@ -1,0 +1,36 @@
+"""bench/torch/run.py on one committed model (short time limit): the tables come from memplan's JSON and
+agree with the data (heights at least the peak load, planned peaks at most the reference). No torch needed."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DATA, REPO, memplan_binary
+
+
+def test_bench_on_resnet18(tmp_path):
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("memplan is not built")
+    for name in os.listdir(DATA):
+        if name.startswith("resnet18_bs8"):
+            shutil.copy(os.path.join(DATA, name), tmp_path)
+    out = tmp_path / "bench.json"
+    run = subprocess.run([sys.executable, os.path.join(REPO, "bench", "torch", "run.py"), "--memplan", memplan,
+                          "--data", str(tmp_path), "--time-limit", "1", "--json", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    res = json.loads(out.read_text())
+    (g,) = res["graphs"]
+    assert g["graph"] == "resnet18_bs8" and g["floor"] <= g["50%"]["peak"] <= g["reference_peak"]
+    assert len(res["traces"]) == 2
+    for t in res["traces"]:
+        meta = json.load(open(os.path.join(DATA, t["trace"] + ".meta.json")))
+        assert t["lb"] == meta["peak_load"]
+        assert all(t[m]["height"] >= t["lb"] for m in ("sa", "first-fit", "online-first-fit", "pytorch-caching"))
+        assert t["sa"]["height"] <= t["first-fit"]["height"]
+    assert "| resnet18_bs8 |" in run.stdout and "**Targets**" in run.stdout
