@@ -3,14 +3,15 @@
 #include <stdexcept>
 
 #include "alloc/annealing_planner.h"
+#include "alloc/drop_order.h"
 #include "alloc/greedy.h"
 #include "common/stopwatch.h"
 
 namespace alloc {
 
 const std::vector<std::string>& Methods() {
-  static const std::vector<std::string> methods = {"sa",  "first-fit",        "best-fit",
-                                                   "xla", "online-first-fit", "online-best-fit"};
+  static const std::vector<std::string> methods = {"sa",  "first-fit",        "best-fit",       "xla",
+                                                   "drop", "online-first-fit", "online-best-fit"};
   return methods;
 }
 
@@ -60,6 +61,14 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     Solution by_size = PlaceInOrder(problem, OrderBySize(problem), GapRule::kBestFit);
     Solution by_lifespan = PlaceInOrder(problem, OrderByLifespan(problem), GapRule::kBestFit);
     result.solution = Height(problem, by_size) <= Height(problem, by_lifespan) ? by_size : by_lifespan;
+  } else if (m == "drop") {
+    // Decreasing size order dropped onto the skyline: O(N log T), for inputs too large for the gap search.
+    DropDecoder decoder(problem);
+    result.solution.offsets.assign(problem.buffers.size(), 0);
+    for (size_t i = 0; i < problem.buffers.size(); ++i) {
+      if (problem.buffers[i].fixed_offset) result.solution.offsets[i] = *problem.buffers[i].fixed_offset;
+    }
+    decoder.Decode(OrderBySize(problem), result.solution.offsets);
   } else if (m == "online-first-fit" || m == "online-best-fit") {
     result.solution = PlaceInOrder(problem, OrderByAllocationTime(problem),
                                    m == "online-first-fit" ? GapRule::kFirstFit : GapRule::kBestFit);
