@@ -18,7 +18,9 @@ struct MilpResult {
 // stage t), S[t][i] (keep i into stage t) and FREE[t][i][k] (free i after step k) are binaries; the
 // memory after each step stays within `budget`; the cost of the runs is minimised. A node's outputs are
 // kept and freed together, except graph outputs, which stay from their node's single run to the end
-// (nodes producing them, like non-recomputable ones, run once). Stops after `time_limit_s` with the best solution so far.
+// (nodes producing them, like non-recomputable ones, run once). Returns within `time_limit_s` (plus the
+// time to build the model and to end the solver's process) with the best solution found by then: CBC runs in a
+// child process that is killed at the deadline.
 MilpResult SolveCheckmateMilp(const Graph& graph, Bytes budget, double time_limit_s);
 
 }  // namespace remat

@@ -56,5 +56,21 @@ TEST(RematMilp, EqualsBruteForceOnTinyGraphs) {
   EXPECT_GT(solved, 12);
 }
 
+// A deadline shorter than the solve: whatever comes back (the last incumbent CBC streamed, or nothing) is
+// a valid schedule within the budget, and the status says the search was cut short.
+TEST(RematMilp, DeadlineReturnsTheLastIncumbent) {
+  const Graph graph = testing::RandomGraph(60, 7, false);
+  const Bytes budget = (Simulate(graph, graph.order).peak + graph.PeakLowerBound()) / 2;
+  const MilpResult milp = SolveCheckmateMilp(graph, budget, 0.3);
+  ASSERT_TRUE(milp.status == "feasible" || milp.status == "no solution" || milp.status == "optimal") << milp.status;
+  if (milp.status == "no solution") {
+    EXPECT_TRUE(milp.sequence.empty());
+    return;
+  }
+  const ScheduleReport report = ValidateSchedule(graph, milp.sequence, {.budget = budget});
+  ASSERT_TRUE(report.ok()) << report.errors.front();
+  EXPECT_TRUE(report.budget_met);
+}
+
 }  // namespace
 }  // namespace remat
