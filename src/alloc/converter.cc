@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <limits>
 #include <unordered_map>
 
 #include "common/atomic_file.h"
@@ -29,6 +30,9 @@ Problem ParseProblem(const std::string& file, std::string_view text, TimeValue p
   problem.buffers.reserve(table.rows().size());
   std::unordered_map<std::string, long> seen;
   seen.reserve(table.rows().size());
+  // Sum of every size, alignment slack and fixed offset: no plan is higher, so when it fits in a signed
+  // 64-bit byte count, so do every height, offset and load the planners and the validator compute.
+  Bytes extent = 0;
   for (const common::CsvRow& row : table.rows()) {
     Buffer b;
     b.line = row.line;
@@ -38,7 +42,11 @@ Problem ParseProblem(const std::string& file, std::string_view text, TimeValue p
       FailAt(file, row.line, fmt::format("duplicate id '{}' (first on line {})", b.id, it->second));
     }
     b.lower = table.Integer(row, lower_col);
-    b.upper = table.Integer(row, upper_col) + (legacy ? 1 : 0);
+    b.upper = table.Integer(row, upper_col);
+    if (legacy) {
+      if (b.upper == std::numeric_limits<TimeValue>::max()) FailAt(file, row.line, fmt::format("end {} is too large", b.upper));
+      ++b.upper;
+    }
     b.size = table.Integer(row, size_col);
     const char* lower_name = legacy ? "start" : "lower";
     if (b.lower < 0) FailAt(file, row.line, fmt::format("{} is negative: {}", lower_name, b.lower));
@@ -71,6 +79,10 @@ Problem ParseProblem(const std::string& file, std::string_view text, TimeValue p
                                            b.alignment));
       }
       b.fixed_offset = offset;
+    }
+    if (__builtin_add_overflow(extent, b.size, &extent) || __builtin_add_overflow(extent, b.alignment - 1, &extent) ||
+        __builtin_add_overflow(extent, b.fixed_offset.value_or(0), &extent)) {
+      FailAt(file, row.line, "the sizes, alignments and fixed offsets add up to more than 2^63 - 1 bytes");
     }
     problem.buffers.push_back(std::move(b));
   }

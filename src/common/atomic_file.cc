@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 
 namespace common {
 
@@ -19,6 +20,11 @@ void WriteFileAtomically(const std::string& path, std::string_view contents) {
   std::string temp = path + ".tmp.XXXXXX";
   int fd = mkstemp(temp.data());
   if (fd < 0) FailAt(path, 0, std::string("cannot write: ") + std::strerror(errno));
+  SetPendingTempFile(temp.c_str());
+  // Every way out below has removed or renamed the temporary.
+  struct Clear {
+    ~Clear() { SetPendingTempFile(nullptr); }
+  } clear;
   size_t written = 0;
   while (written < contents.size()) {
     ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);

@@ -13,4 +13,8 @@ bool InterruptRequested();
 // Clears the flag (tests use it between runs).
 void ResetInterrupt();
 
+// Names the temporary file being written (WriteFileAtomically), which a second signal removes before it
+// ends the process, so that no half-written temporary is left beside the output; nullptr: none.
+void SetPendingTempFile(const char* path);
+
 }  // namespace common

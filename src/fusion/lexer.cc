@@ -1,6 +1,7 @@
 #include "fusion/lexer.h"
 
 #include <cctype>
+#include <cstdio>
 
 #include "fusion/errors.h"
 
@@ -75,7 +76,12 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
       }
       if (len == 0) {
         if (std::string("{}()[];,:?=+-*/%<>!~&|^.").find(c) == std::string::npos) {
-          FailSyntax(file, t.loc, std::string("unexpected character '") + c + "'");
+          // A control or non-ASCII byte is named by its code, since printing it would garble the message.
+          const auto byte = static_cast<unsigned char>(c);
+          char code[8];
+          std::snprintf(code, sizeof code, "0x%02x", byte);
+          FailSyntax(file, t.loc, std::isprint(byte) ? std::string("unexpected character '") + c + "'"
+                                                     : std::string("unexpected byte ") + code + " (not C source text?)");
         }
         len = 1;
       }

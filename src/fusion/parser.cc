@@ -47,6 +47,25 @@ class Parser {
   }
 
  private:
+  // Statements and expressions nested deeper than this are refused: the parser and every later pass
+  // (printer, interpreter, Horn encoding) recurse over the tree, and a deeper one would overflow the stack
+  // (tests/bad_inputs/loopfuse/deep_*.c).
+  static constexpr int kMaxDepth = 256;
+  [[noreturn]] void FailTooDeep(Loc loc) const {
+    FailUnsupported(file_, loc, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+  // Counts one level of nesting while it lives.
+  struct DepthGuard {
+    DepthGuard(Parser& p, Loc loc) : parser(p) {
+      if (parser.depth_ >= kMaxDepth) parser.FailTooDeep(loc);
+      ++parser.depth_;
+    }
+    ~DepthGuard() { --parser.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    Parser& parser;
+  };
+
   const Token& Peek(int k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
   bool AtEnd() const { return Peek().kind == TokKind::kEnd; }
   bool Is(const std::string& text, int k = 0) const {
@@ -302,6 +321,7 @@ class Parser {
 
   StmtPtr ParseStatement() {
     const Token t = Peek();
+    const DepthGuard guard(*this, t.loc);
     StmtPtr s = ParseStatementInner();
     auto located = std::const_pointer_cast<Stmt>(s);
     if (located->loc.line == 0) located->loc = t.loc;
@@ -528,6 +548,7 @@ class Parser {
 
   ExprPtr ParseExpr() {
     const Token t = Peek();
+    const DepthGuard guard(*this, t.loc);
     ExprPtr c = ParseBinary(0);
     if (Accept("?")) {
       ExprPtr a = ParseExpr();
@@ -553,10 +574,12 @@ class Parser {
 
   ExprPtr ParseBinary(int min_prec) {
     ExprPtr lhs = ParseUnary();
-    while (Peek().kind == TokKind::kPunct) {
+    // Each operator of a left-associative chain adds a level to the tree, as nesting does.
+    for (int chain = 1; Peek().kind == TokKind::kPunct; ++chain) {
       const Token op = Peek();
       const int prec = Precedence(op.text);
       if (prec < 0 || prec <= min_prec) break;
+      if (depth_ + chain > kMaxDepth) FailTooDeep(op.loc);
       if (op.text == "|" || op.text == "^" || op.text == "&" || op.text == "<<" || op.text == ">>") {
         FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");
       }
@@ -592,6 +615,7 @@ class Parser {
 
   ExprPtr ParseUnary() {
     const Token t = Peek();
+    const DepthGuard guard(*this, t.loc);
     if (Accept("-")) {
       ExprPtr a = ParseUnary();
       const IntType ty = Promote(a->type);
@@ -729,6 +753,7 @@ class Parser {
   std::string file_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
+  int depth_ = 0;  // levels of nesting being parsed (DepthGuard)
   Program prog_;
   std::vector<std::map<std::string, std::string>> scopes_;
   std::map<std::string, ParsedType> typedefs_;

@@ -68,13 +68,26 @@ Bytes ParseBudget(const std::string& text, Bytes reference_peak, const std::stri
     if (error != std::errc() || end != number.data() + number.size() || !(value > 0)) {
       throw common::InputError(fmt::format("{}: '{}' is not a positive percentage", source, text));
     }
+    const auto too_large = [&] {
+      return common::InputError(fmt::format("{}: '{}' is more than 2^63 - 1 bytes", source, text));
+    };
     int64_t whole = 0;
     const auto [whole_end, whole_error] = std::from_chars(number.data(), number.data() + number.size(), whole);
-    // Whole percentages are computed exactly in integers: ceil(peak × p / 100).
+    // Whole percentages are computed exactly in integers: ceil(peak × p / 100), split as
+    // (peak / 100) × p + ceil((peak % 100) × p / 100) so that no intermediate overflows unless the result does.
     if (whole_error == std::errc() && whole_end == number.data() + number.size()) {
-      return (reference_peak * whole + 99) / 100;
+      Bytes high = 0, low = 0, budget = 0;
+      if (__builtin_mul_overflow(reference_peak / 100, whole, &high) ||
+          __builtin_mul_overflow(reference_peak % 100, whole, &low) ||
+          __builtin_add_overflow(high, low / 100 + (low % 100 != 0), &budget)) {
+        throw too_large();
+      }
+      return budget;
     }
-    return static_cast<Bytes>(std::ceil(static_cast<long double>(reference_peak) * value / 100));
+    const long double budget = std::ceil(static_cast<long double>(reference_peak) * value / 100);
+    // The conversion below is defined only for values that fit (an infinite percentage does not).
+    if (!(budget < 0x1p63L)) throw too_large();
+    return static_cast<Bytes>(budget);
   }
   Bytes bytes = 0;
   const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), bytes);

@@ -22,7 +22,9 @@ class Fields {
     if (!object_.is_object()) Fail("expected an object");
   }
 
-  [[noreturn]] void Fail(const std::string& what) const { common::FailAt(file_, 0, path_ + ": " + what); }
+  [[noreturn]] void Fail(const std::string& what) const {
+    common::FailAt(file_, 0, path_.empty() ? what : path_ + ": " + what);
+  }
 
   bool Has(const char* key) const { return object_.contains(key) && !object_[key].is_null(); }
 
@@ -191,9 +193,12 @@ Graph ParseNetworkx(const std::string& file, const json& root) {
     const Fields fields(file, nodes[i], fmt::format("nodes[{}]", i));
     by_id.push_back({fields.Get(fields.Has("id") ? "id" : "name"), i});
   }
+  // Integer ids first, by value; other ids after them in file order (a strict weak order even when a file
+  // mixes both, which std::stable_sort requires).
   std::stable_sort(by_id.begin(), by_id.end(), [](const auto& a, const auto& b) {
-    return a.first.is_number_integer() && b.first.is_number_integer() && a.first.template get<int64_t>() <
-                                                                               b.first.template get<int64_t>();
+    const bool a_int = a.first.is_number_integer(), b_int = b.first.is_number_integer();
+    if (a_int != b_int) return a_int;
+    return a_int && a.first.template get<int64_t>() < b.first.template get<int64_t>();
   });
   for (size_t index = 0; index < by_id.size(); ++index) {
     const size_t i = by_id[index].second;
@@ -239,7 +244,7 @@ Graph ParseGraph(const std::string& file, std::string_view text) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
     common::FailAt(file, 0, fmt::format("malformed JSON: {}", e.what()));
   }
   if (!root.is_object()) common::FailAt(file, 0, "expected a JSON object at the top level");
@@ -255,6 +260,19 @@ Graph ParseGraph(const std::string& file, std::string_view text) {
   } else {
     common::FailAt(file, 0, "unknown format: neither remat-graph/v1 (\"format\") nor a networkx graph "
                             "(\"nodes\" and \"links\")");
+  }
+  if (graph.nodes.empty()) common::FailAt(file, 0, "nodes: the graph has no nodes (nothing to schedule)");
+  // Every peak, budget and buffer offset is a sum of these sizes: it must fit in a signed 64-bit byte count.
+  Bytes total = 0;
+  for (const Value& value : graph.values) {
+    if (__builtin_add_overflow(total, value.size, &total)) {
+      common::FailAt(file, 0, "the value sizes add up to more than 2^63 - 1 bytes");
+    }
+  }
+  for (const Node& node : graph.nodes) {
+    if (__builtin_add_overflow(total, node.workspace, &total)) {
+      common::FailAt(file, 0, "the value sizes and workspaces add up to more than 2^63 - 1 bytes");
+    }
   }
   LinkAndCheck(graph, file);
   return graph;

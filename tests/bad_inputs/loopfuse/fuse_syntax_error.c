@@ -1,0 +1,4 @@
+int main() {
+  int y x = 0;
+  return 0;
+}

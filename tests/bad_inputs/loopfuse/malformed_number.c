@@ -1,0 +1,4 @@
+int main() {
+  int x = 12abc;
+  return 0;
+}

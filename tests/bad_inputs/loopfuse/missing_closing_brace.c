@@ -1,0 +1,4 @@
+int main() {
+  int x = 0;
+  while (x < 10) {
+    x++;

@@ -1,0 +1,4 @@
+int main() {
+  int x = 0
+  return x;
+}

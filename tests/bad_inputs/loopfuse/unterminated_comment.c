@@ -1,0 +1,4 @@
+int main() {
+  int x = 0; /* never closed
+  return 0;
+}

@@ -1,0 +1,4 @@
+int main() {
+  char *s = "abc;
+  return 0;
+}
