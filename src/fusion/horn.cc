@@ -1,6 +1,7 @@
 #include "fusion/horn.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/stopwatch.h"
@@ -132,8 +133,8 @@ using State = std::map<std::string, z3::expr>;
 // Enumerates the loop-free paths from each cut point and turns them into clauses.
 class Encoder {
  public:
-  Encoder(const Program& prog, z3::context& ctx, double time_limit_s)
-      : prog_(prog), ctx_(ctx), time_limit_s_(time_limit_s) {}
+  Encoder(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max)
+      : prog_(prog), ctx_(ctx), time_limit_s_(time_limit_s), symbolic_(symbolic_uint_max) {}
 
   HornSystem Run() {
     CfgBuilder cfg;
@@ -145,6 +146,7 @@ class Encoder {
       if (!nodes_[i].cut) continue;
       pred_of_[static_cast<int>(i)] = static_cast<int>(sys_.preds.size());
       std::vector<std::string> vars(live[i].begin(), live[i].end());
+      if (symbolic_) vars.insert(vars.begin(), kSymbolicUintMax);
       z3::sort_vector domain(ctx_);
       for (const auto& v : vars) domain.push_back(SortOf(v));
       std::string name = "L";
@@ -159,7 +161,10 @@ class Encoder {
   }
 
  private:
+  bool IsUintMax(const std::string& var) const { return symbolic_ && var == kSymbolicUintMax; }
+
   z3::sort SortOf(const std::string& var) const {
+    if (IsUintMax(var)) return ctx_.int_sort();
     return prog_.VarNamed(var).is_array ? ctx_.array_sort(ctx_.int_sort(), ctx_.int_sort()) : ctx_.int_sort();
   }
 
@@ -174,6 +179,11 @@ class Encoder {
     vars_.clear();
     State st;
     for (const Var& v : prog_.vars) st.emplace(v.name, Fresh(v.name, SortOf(v.name)));
+    // The parameter M of a symbolic encoding: fresh at the entry, carried unchanged by every predicate.
+    if (symbolic_) {
+      st.emplace(kSymbolicUintMax, Fresh(kSymbolicUintMax, ctx_.int_sort()));
+      uint_max_ = st.at(kSymbolicUintMax);
+    }
     std::vector<z3::expr> args;
     if (pred >= 0) {
       for (const auto& v : sys_.pred_vars[pred]) args.push_back(st.at(v));
@@ -185,7 +195,7 @@ class Encoder {
     std::vector<z3::expr> path;
     if (pred >= 0) {
       for (const auto& v : sys_.pred_vars[pred]) {
-        if (!prog_.VarNamed(v).is_array) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
+        if (!IsUintMax(v) && !prog_.VarNamed(v).is_array) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
       }
     }
     // A loop head starts by taking its branch, not by ending the path at itself.
@@ -272,6 +282,12 @@ class Encoder {
   }
 
   z3::expr Num(Int128 v) {
+    if (symbolic_ && uint_max_) {
+      const Int128 m = MaxOf(kUnsigned);
+      if (v == m) return *uint_max_;
+      if (v == m + 1) return *uint_max_ + 1;
+      if (v == -(m + 1)) return -(*uint_max_ + 1);
+    }
     const bool neg = v < 0;
     std::string s;
     Int128 u = neg ? -v : v;
@@ -288,13 +304,20 @@ class Encoder {
   // rules out are left out of the clause, which keeps Spacer's job linear where the program is).
   bool MayLeave(const z3::expr& e, Int128 mn, Int128 mx, const std::vector<z3::expr>& path) {
     if (clock_.Seconds() > time_limit_s_) throw EncodeTimeout();
-    z3::solver s(ctx_);
-    z3::params p(ctx_);
-    p.set("timeout", 200u);
-    s.set(p);
-    for (const auto& c : path) s.add(c);
-    s.add(e < Num(mn) || e > Num(mx));
-    return s.check() != z3::unsat;
+    // One solver for all the queries, each in its own scope: creating a solver per query cost more than
+    // the queries themselves.
+    if (!query_) {
+      query_.emplace(ctx_);
+      z3::params p(ctx_);
+      p.set("timeout", 200u);
+      query_->set(p);
+    }
+    query_->push();
+    for (const auto& c : path) query_->add(c);
+    query_->add(e < Num(mn) || e > Num(mx));
+    const bool may = query_->check() != z3::unsat;
+    query_->pop();
+    return may;
   }
 
   // The value of e after conversion to t, given that e lies in [lo, hi] and the path so far holds.
@@ -416,6 +439,9 @@ class Encoder {
   int body_pred_ = -1;
   std::vector<z3::expr> body_args_;
   int counter_ = 0;
+  bool symbolic_;
+  std::optional<z3::expr> uint_max_;  // M of the clause being built (symbolic encodings)
+  std::optional<z3::solver> query_;   // for MayLeave
 };
 
 }  // namespace
@@ -440,8 +466,8 @@ z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
   return z3::forall(vs, f);
 }
 
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s) {
-  return Encoder(prog, ctx, time_limit_s).Run();
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max) {
+  return Encoder(prog, ctx, time_limit_s, symbolic_uint_max).Run();
 }
 
 std::string HornToSmt2(const Program& prog) {

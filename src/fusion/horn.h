@@ -39,9 +39,20 @@ class EncodeTimeout : public std::runtime_error {
   EncodeTimeout() : std::runtime_error("time-out while encoding the Horn clauses") {}
 };
 
+// The name of the parameter that stands for UINT_MAX in a symbolic encoding (first argument of every
+// predicate).
+inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
+
 // Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Throws UnsupportedError when the loop-free paths
 // between two loop heads are too many to enumerate.
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s = 1e9);
+//
+// symbolic_uint_max: every numeral 2^32 - 1 of the clauses becomes a parameter M (and 2^32 becomes M + 1),
+// a variable that every predicate carries unchanged from the entry. Sound: the clauses with M := 2^32 - 1
+// are exactly the concrete ones, so a proof for every M is a proof of them. Why: Spacer 4.8.12 learns
+// lemmas such as `x + y <= M` from a symbolic bound at once, but with the numeral it tends to enumerate
+// bounds one by one (the no-wrap-around half of in-de20: time-out against 0.1 s).
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s = 1e9,
+                      bool symbolic_uint_max = false);
 
 // The clauses of a program as an SMT-LIB2 script (set-logic HORN), for other Horn solvers and for reading.
 std::string HornToSmt2(const Program& prog);

@@ -13,8 +13,9 @@ enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
 // The state of one run: variables, array cells and the input log.
 class Machine {
  public:
-  Machine(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds)
-      : prog_(prog), inputs_(inputs), max_steps_(max_steps), max_seconds_(max_seconds) {}
+  Machine(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
+          const std::atomic<bool>* cancel)
+      : prog_(prog), inputs_(inputs), max_steps_(max_steps), max_seconds_(max_seconds), cancel_(cancel) {}
 
   RunResult Run() {
     if (Exec(prog_.body) != Flow::kStop) result_.outcome = Outcome::kFinished;
@@ -97,10 +98,13 @@ class Machine {
   // Evaluates a condition; false when the evaluation was undefined (the caller then stops).
   bool Test(const ExprPtr& e) { return Eval(e) != 0; }
 
-  // True when the step or time budget is spent (the clock is read every 2^16 steps).
+  // True when the step or time budget is spent or the run is cancelled (the clock and the flag are read
+  // every 2^12 steps: well under a millisecond).
   bool OutOfBudget() {
     ++result_.steps;
-    return result_.steps > max_steps_ || ((result_.steps & 0xffff) == 0 && clock_.Seconds() > max_seconds_);
+    if (result_.steps > max_steps_) return true;
+    if ((result_.steps & 0xfff) != 0) return false;
+    return clock_.Seconds() > max_seconds_ || (cancel_ && cancel_->load(std::memory_order_relaxed));
   }
 
   Flow Exec(const StmtPtr& s) {
@@ -182,6 +186,7 @@ class Machine {
   const InputSource& inputs_;
   long max_steps_;
   double max_seconds_;
+  const std::atomic<bool>* cancel_;
   common::Stopwatch clock_;
   RunResult result_;
   bool undefined_ = false;
@@ -191,8 +196,9 @@ class Machine {
 
 }  // namespace
 
-RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds) {
-  return Machine(prog, inputs, max_steps, max_seconds).Run();
+RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
+                    const std::atomic<bool>* cancel) {
+  return Machine(prog, inputs, max_steps, max_seconds, cancel).Run();
 }
 
 std::string OutcomeName(Outcome o) {

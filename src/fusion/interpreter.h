@@ -2,6 +2,7 @@
 // given only when the original program, run here on concrete nondeterministic values, reaches an error.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,8 +31,10 @@ struct RunResult {
 // the interpreter converts it to the type.
 using InputSource = std::function<Int128(IntType)>;
 
-// Runs the program with at most max_steps statements executed and for at most max_seconds.
-RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds = 1e9);
+// Runs the program with at most max_steps statements executed and for at most max_seconds; a run also
+// ends (kStepLimit) soon after *cancel becomes true, so that a verifier thread can stop it.
+RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds = 1e9,
+                    const std::atomic<bool>* cancel = nullptr);
 
 // "finished", "error", ...
 std::string OutcomeName(Outcome o);

@@ -2,6 +2,7 @@
 // limit, and re-checks a `safe` answer by proving the returned invariants inductive with plain SMT queries.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -37,19 +38,27 @@ struct SolveResult {
 };
 
 // The Horn clauses of one program in their own Z3 context, encoded once and solved under several
-// option sets in turn.
+// option sets in turn. One object is used by one thread at a time (Z3 contexts are not shared between
+// threads); several objects may be solved concurrently.
 class HornProblem {
  public:
-  // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve).
-  HornProblem(const Program& prog, double time_limit_s);
+  // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve);
+  // encoding is interrupted soon after *cancel becomes true. symbolic_uint_max: see EncodeHorn. ctx: a
+  // context to share with other problems used by the same thread (creating one costs about 30 ms of
+  // CPU, as much as encoding a task); a fresh one when null.
+  HornProblem(const Program& prog, double time_limit_s, const std::atomic<bool>* cancel = nullptr,
+              bool symbolic_uint_max = false, std::shared_ptr<z3::context> ctx = nullptr);
   ~HornProblem();
-  // Solves with one option set within time_limit_s seconds of wall time (re-checking included).
-  SolveResult Solve(const OptionSet& options, double time_limit_s);
+  // Solves with one option set within time_limit_s seconds of wall time, or until soon after *cancel
+  // becomes true; the re-check of a model found may take up to check_limit_s more (or what is left of
+  // time_limit_s, if longer).
+  SolveResult Solve(const OptionSet& options, double time_limit_s, const std::atomic<bool>* cancel = nullptr,
+                    double check_limit_s = 0);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
 
  private:
-  std::unique_ptr<z3::context> ctx_;
+  std::shared_ptr<z3::context> ctx_;
   std::unique_ptr<HornSystem> sys_;
   std::string encode_error_;
 };

@@ -1,8 +1,14 @@
 #include "fusion/verifier.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "common/stopwatch.h"
 #include "fusion/fuse.h"
@@ -32,14 +38,16 @@ Int128 Draw(std::mt19937_64& rng, IntType t, int mode) {
 
 }  // namespace
 
-bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std::vector<Int128>& inputs) {
+bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std::vector<Int128>& inputs,
+                        const std::atomic<bool>* cancel) {
   common::Stopwatch clock;
   std::mt19937_64 rng(seed);
   for (int run = 0; run == 0 || clock.Seconds() < budget_s; ++run) {
+    if (cancel && cancel->load()) break;
     const int mode = (run + 2) % 4;  // random small values first: most bugs of the tasks show with them
     // A third of the budget at most per run, so that one run with a huge drawn bound leaves time for others.
     const RunResult r = Interpret(prog, [&](IntType t) { return Draw(rng, t, mode); }, kMaxSteps,
-                                  std::max(0.01, std::min(budget_s / 3, budget_s - clock.Seconds())));
+                                  std::max(0.01, std::min(budget_s / 3, budget_s - clock.Seconds())), cancel);
     if (r.outcome == Outcome::kError) {
       inputs = r.inputs;
       return true;
@@ -51,89 +59,243 @@ bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std
   return false;
 }
 
+namespace {
+
+// What a proof of a candidate program establishes: the property itself, or one half of the
+// wrap-around split (wrap_checks.h), which proves the property only together with the other half.
+enum Goal { kWhole, kNoWrap, kUnderNoWrap, kGoals };
+
+const char* GoalName(Goal g) {
+  return g == kWhole ? "" : g == kNoWrap ? "no wrap-around" : "property under no wrap-around";
+}
+
+// One program the portfolio tries to prove, and whether its clauses use a symbolic UINT_MAX
+// (EncodeHorn).
+struct Candidate {
+  Variant variant;
+  Goal goal;
+  bool symbolic = false;
+};
+
+// One solver run: a candidate under an option set with a time limit.
+struct Job {
+  size_t candidate;
+  size_t option;
+  double limit_s;
+};
+
+// The accepted proof of one goal.
+struct Proof {
+  bool done = false;
+  std::string who;
+  std::vector<std::string> transformations;
+  std::vector<std::string> invariants;
+};
+
+// The candidates in the order they are tried (in each round, each with every option set before the
+// next one). Fused versions first: they are what fusion is for, and their proofs are the quick ones
+// (docs/loopfuse.md, "Portfolio"); then the wrap-around split, whose halves are each easier than the
+// original; the plain original last, whose proofs (when it has one) take longest.
+//
+// The halves of the split are encoded with a symbolic UINT_MAX: they are the programs whose proofs rest on
+// range facts (x + y <= UINT_MAX), which Spacer finds with a parameter and not with the numeral.
+std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
+  std::vector<Candidate> out;
+  auto add = [&](const Program& p, Goal goal, bool fused) {
+    if (fused) {
+      for (Variant& v : FusedVariants(p)) out.push_back({std::move(v), goal, goal != kWhole});
+    } else {
+      out.push_back({Variant{"original", p, {}}, goal, goal != kWhole});
+    }
+  };
+  WrapSplit split;
+  const bool has_split = SplitWrapChecks(prog, split);
+  if (fusion) add(prog, kWhole, true);
+  if (has_split) {
+    if (fusion) add(split.under_no_wrap, kUnderNoWrap, true);
+    add(split.no_wrap, kNoWrap, false);
+    add(split.under_no_wrap, kUnderNoWrap, false);
+  }
+  add(prog, kWhole, false);
+  // Range facts rarely need fusion (the fused no-wrap half of in-de20 takes 5 times longer).
+  if (has_split && fusion) add(split.no_wrap, kNoWrap, true);
+  return out;
+}
+
+// Runs the portfolio on several threads: workers take the jobs in order, each run in its own Z3 context;
+// the first accepted answer stops the others.
+class PortfolioRun {
+ public:
+  PortfolioRun(const Program& prog, const VerifyOptions& options, const common::Stopwatch& clock)
+      : prog_(prog), options_(options), clock_(clock), candidates_(Candidates(prog, options.fusion)),
+        encode_errors_(candidates_.size()) {
+    // Round one gives every (candidate, option set) a short run; later rounds double the limit, so that
+    // the time lost to restarts is at most what the longest run takes. Within a round, every candidate
+    // runs under the first option set before any runs under the second: the option sets differ more in
+    // what they solve than the candidates do (docs/loopfuse.md, "Portfolio").
+    // One second first: under the load of the shared machine a quick proof takes half of it.
+    for (double limit = 1.0;; limit *= 2) {
+      for (size_t o = 0; o < Portfolio().size(); ++o) {
+        for (size_t c = 0; c < candidates_.size(); ++c) jobs_.push_back({c, o, limit});
+      }
+      if (limit >= options.timeout_s) break;
+    }
+  }
+
+  // Runs the workers and a concrete search for errors next to them; fills v when an answer is found.
+  void Run(Verdict& v) {
+    if (trace_) fmt::print(stderr, "loopfuse: {:6.2f} s  {} candidates, {} jobs\n", clock_.Seconds(), candidates_.size(), jobs_.size());
+    unsigned n = options_.threads ? options_.threads : std::max(2u, std::thread::hardware_concurrency());
+    std::vector<std::thread> workers;
+    for (unsigned i = 0; i < n; ++i) workers.emplace_back([this] { Work(); });
+    // A concrete run that reaches an error settles the verdict without any solver.
+    std::vector<Int128> inputs;
+    // (Short: the bugs of the tasks show within 0.15 s, and the search takes a core from the solvers.)
+    if (FindCounterexample(prog_, std::min(0.3, options_.timeout_s / 10), 1, inputs, &stop_)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // Concrete evidence wins over a proof found at the same moment (a sound proof cannot exist then).
+      SetFalse(inputs, "a concrete run of the original program reaches an error", "interpreter");
+    }
+    for (auto& w : workers) w.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!verdict_.verdict.empty()) {
+      v = verdict_;
+      return;
+    }
+    v.reason = spacer_found_error_ ? "Spacer found the error reachable, but no concrete run confirmed it"
+                                   : "time-out (last: " + last_reason_ + ")";
+  }
+
+ private:
+  void SetFalse(const std::vector<Int128>& inputs, const std::string& reason, const std::string& who) {
+    verdict_ = Verdict{};
+    verdict_.verdict = "false";
+    verdict_.reason = reason;
+    verdict_.inputs = inputs;
+    verdict_.solved_by = who;
+    stop_ = true;
+  }
+
+  // Accepts a proof of goal; settles the verdict when the goals proved add up to the property.
+  void Proved(Goal goal, const Candidate& cand, const std::string& who, const SolveResult& r) {
+    Proof& p = proofs_[goal];
+    p = Proof{true, who, cand.variant.transformations, r.invariants};
+    if (!verdict_.verdict.empty()) return;
+    const bool whole = proofs_[kWhole].done;
+    if (!whole && !(proofs_[kNoWrap].done && proofs_[kUnderNoWrap].done)) return;
+    verdict_.verdict = "true";
+    verdict_.reason = "invariants found and checked inductive";
+    if (whole) {
+      verdict_.transformations = p.transformations;
+      verdict_.invariants = p.invariants;
+      verdict_.solved_by = p.who;
+    } else {
+      verdict_.reason += " (unsigned wrap-around split: no wrap-around, and the property under it)";
+      for (Goal g : {kNoWrap, kUnderNoWrap}) {
+        const Proof& q = proofs_[g];
+        verdict_.transformations.push_back(std::string(GoalName(g)) + ": " +
+                                           (q.transformations.empty() ? "none" : ""));
+        for (size_t i = 0; i < q.transformations.size(); ++i) {
+          verdict_.transformations.back() += (i ? "; " : "") + q.transformations[i];
+        }
+        for (const auto& inv : q.invariants) verdict_.invariants.push_back(std::string("[") + GoalName(g) + "] " + inv);
+        verdict_.solved_by += (g == kNoWrap ? "" : " + ") + q.who;
+      }
+    }
+    stop_ = true;
+  }
+
+  // Takes the next job whose goal is still open; false when none is left.
+  bool Next(Job& job) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (next_ < jobs_.size()) {
+      job = jobs_[next_++];
+      if (!proofs_[candidates_[job.candidate].goal].done && encode_errors_[job.candidate].empty()) return true;
+    }
+    return false;
+  }
+
+  // One worker: takes jobs in order; every candidate it meets is encoded once, in the worker's own Z3
+  // context (contexts are not shared between threads).
+  void Work() {
+    std::shared_ptr<z3::context> ctx;
+    std::map<size_t, std::unique_ptr<HornProblem>> problems;
+    Job job;
+    while (!stop_ && Next(job)) {
+      const double left = options_.timeout_s - clock_.Seconds();
+      if (left <= 0.05) return;
+      const Candidate& cand = candidates_[job.candidate];
+      if (!ctx) ctx = std::make_shared<z3::context>();
+      auto& problem = problems[job.candidate];
+      if (!problem) {
+        problem = std::make_unique<HornProblem>(cand.variant.prog, left, &stop_, cand.symbolic, ctx);
+        if (trace_) fmt::print(stderr, "loopfuse: {:6.2f} s  encoded candidate {}\n", clock_.Seconds(), job.candidate);
+      }
+      if (!problem->encode_error().empty()) {  // too large or out of time: the other candidates may still do
+        std::lock_guard<std::mutex> lock(mutex_);
+        encode_errors_[job.candidate] = last_reason_ = problem->encode_error();
+        continue;
+      }
+      const OptionSet& opts = Portfolio()[job.option];
+      const double started = clock_.Seconds();
+      const double remaining = options_.timeout_s - clock_.Seconds();
+      const SolveResult r = problem->Solve(opts, std::min(job.limit_s, remaining), &stop_, remaining);
+      const bool unsigned_goal = cand.goal != kWhole;
+      const std::string who = cand.variant.name + (unsigned_goal ? std::string(" (") + GoalName(cand.goal) + ")" : "") +
+                              " / " + opts.name;
+      if (trace_) {
+        fmt::print(stderr, "loopfuse: {:6.2f}-{:6.2f} s  {}  limit {:.1f}: {}\n", started, clock_.Seconds(), who,
+                   job.limit_s, r.status == SolveStatus::kSafe ? "safe" : r.status == SolveStatus::kUnsafe ? "unsafe" : r.reason);
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (r.status == SolveStatus::kSafe) {
+        Proved(cand.goal, cand, who, r);
+      } else if (r.status == SolveStatus::kUnsafe && cand.goal != kNoWrap && !spacer_found_error_) {
+        // Spacer says an error is reachable (a wrap-around is no error): search harder for concrete inputs
+        // that show it.
+        spacer_found_error_ = true;
+        lock.unlock();
+        const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
+        std::vector<Int128> inputs;
+        if (FindCounterexample(prog_, budget, 7, inputs, &stop_)) {
+          lock.lock();
+          if (verdict_.verdict.empty()) {
+            SetFalse(inputs, "Spacer found the error reachable; a concrete run of the original program confirms it",
+                     who + " + interpreter");
+          }
+        }
+      } else if (!r.reason.empty()) {
+        last_reason_ = r.reason;
+      }
+    }
+  }
+
+  // LOOPFUSE_TRACE=1 prints every solver run (start, end, candidate, option set, outcome) to stderr, to
+  // see where the time of a benchmark task goes.
+  const bool trace_ = std::getenv("LOOPFUSE_TRACE") != nullptr;
+  const Program& prog_;
+  const VerifyOptions& options_;
+  const common::Stopwatch& clock_;
+  const std::vector<Candidate> candidates_;
+  std::vector<Job> jobs_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;  // guards everything below
+  size_t next_ = 0;
+  std::vector<std::string> encode_errors_;
+  Proof proofs_[kGoals];
+  Verdict verdict_{"", "", 0, {}, {}, {}, ""};
+  bool spacer_found_error_ = false;
+  std::string last_reason_ = "time-out";
+};
+
+}  // namespace
+
 Verdict Verify(const Program& prog, const VerifyOptions& options) {
   common::Stopwatch clock;
   Verdict v;
-  auto finish = [&](Verdict& out) -> Verdict {
-    out.seconds = clock.Seconds();
-    return out;
-  };
-  // A concrete run that reaches an error settles the verdict without any solver.
-  if (FindCounterexample(prog, std::min(0.5, options.timeout_s / 10), 1, v.inputs)) {
-    v.verdict = "false";
-    v.reason = "a concrete run of the original program reaches an error";
-    v.solved_by = "interpreter";
-    return finish(v);
-  }
-  std::vector<Variant> variants;
-  if (options.fusion) variants = FusedVariants(prog);
-  variants.push_back(Variant{"original", prog, {}});
-  // Each variant is tried with explicit wrap-around checks (easier to prove: the sums are then plain
-  // integers, and fusion defers the checks of later loops like assertions) and exactly.
-  std::vector<Variant> checked;
-  bool added = false;
-  const Program with_checks = AddWrapChecks(prog, added);
-  if (added) {
-    if (options.fusion) checked = FusedVariants(with_checks);
-    checked.push_back(Variant{"original", with_checks, {}});
-    for (Variant& c : checked) c.transformations.insert(c.transformations.begin(), "unsigned wrap-around checks");
-  }
-  struct Candidate {
-    const Variant* variant;
-    std::unique_ptr<HornProblem> problem;
-  };
-  std::vector<Candidate> candidates;
-  for (const auto* list : {&checked, &variants}) {
-    for (const Variant& var : *list) {
-      const double left = options.timeout_s - clock.Seconds();
-      if (left <= 0.05) break;
-      auto problem = std::make_unique<HornProblem>(var.prog, left);
-      if (!problem->encode_error().empty()) {  // too large or out of time: the other variants may still do
-        v.reason = problem->encode_error();
-        continue;
-      }
-      candidates.push_back({&var, std::move(problem)});
-    }
-  }
-  if (candidates.empty()) return finish(v);
-  bool spacer_found_error = false;
-  std::string last_reason = "time-out";
-  // Round one gives every (encoding, option set) a short run; later rounds double the limit.
-  for (double limit = 0.4; clock.Seconds() < options.timeout_s && !candidates.empty(); limit *= 2) {
-    for (Candidate& cand : candidates) {
-      for (const OptionSet& opts : Portfolio()) {
-        const double left = options.timeout_s - clock.Seconds();
-        if (left <= 0.05) break;
-        const SolveResult r = cand.problem->Solve(opts, std::min(limit, left));
-        const std::string who = cand.variant->name + (cand.variant->transformations.empty() ||
-                                 cand.variant->transformations[0].find("wrap") == std::string::npos ? "" : " with wrap checks") +
-                                " / " + opts.name;
-        if (r.status == SolveStatus::kSafe) {
-          v.verdict = "true";
-          v.reason = "invariants found and checked inductive";
-          v.transformations = cand.variant->transformations;
-          v.invariants = r.invariants;
-          v.solved_by = who;
-          return finish(v);
-        }
-        if (r.status == SolveStatus::kUnsafe && !spacer_found_error) {
-          spacer_found_error = true;
-          // Spacer says an error is reachable: search harder for concrete inputs that show it.
-          const double budget = std::min(2.0, std::max(0.1, (options.timeout_s - clock.Seconds()) / 4));
-          if (FindCounterexample(prog, budget, 7, v.inputs)) {
-            v.verdict = "false";
-            v.reason = "Spacer found the error reachable; a concrete run of the original program confirms it";
-            v.solved_by = who + " + interpreter";
-            return finish(v);
-          }
-        }
-        if (!r.reason.empty()) last_reason = r.reason;
-      }
-    }
-  }
-  v.reason = spacer_found_error ? "Spacer found the error reachable, but no concrete run confirmed it"
-                                : "time-out (last: " + last_reason + ")";
-  return finish(v);
+  PortfolioRun(prog, options, clock).Run(v);
+  v.seconds = clock.Seconds();
+  return v;
 }
 
 }  // namespace fusion

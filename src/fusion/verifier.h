@@ -2,6 +2,7 @@
 // portfolio of Spacer runs over the fused and unfused programs, every answer re-checked.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -9,10 +10,12 @@
 
 namespace fusion {
 
-// What the user asked for.
+// What the user asked for. threads: solver runs at the same time (each in its own Z3 context); 0 picks
+// the number of hardware threads, at least 2.
 struct VerifyOptions {
   double timeout_s = 10;
   bool fusion = true;
+  unsigned threads = 0;
 };
 
 // The answer: SV-COMP verdict ("true", "false", "unknown"), why, and its evidence.
@@ -29,8 +32,10 @@ struct Verdict {
 // Verifies that no error is reachable in prog.
 Verdict Verify(const Program& prog, const VerifyOptions& options);
 
-// Runs the program on generated inputs for up to budget_s seconds; returns the inputs of the first run
-// that reaches an error (seed picks the generated inputs), or nothing.
-bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std::vector<Int128>& inputs);
+// Runs the program on generated inputs for up to budget_s seconds, or until soon after *cancel becomes
+// true; returns the inputs of the first run that reaches an error (seed picks the generated inputs), or
+// nothing.
+bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std::vector<Int128>& inputs,
+                        const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace fusion

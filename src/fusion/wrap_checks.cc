@@ -25,33 +25,54 @@ void Checks(const ExprPtr& e, std::vector<ExprPtr>& out) {
                         MakeBinary("<=", exact, MakeConst(MaxOf(e->type), kLongLong), kInt)));
 }
 
-// The statement with its checks in front (only assignments are checked).
-StmtPtr Check(const StmtPtr& s, bool& added) {
-  if (s->kind == StmtKind::kAssign) {
-    std::vector<ExprPtr> conds;
-    if (!HasNondet(s->rhs)) Checks(s->rhs, conds);
-    if (s->lhs->kind == ExprKind::kIndex && !HasNondet(s->lhs->args[0])) Checks(s->lhs->args[0], conds);
-    if (conds.empty()) return s;
-    added = true;
-    std::vector<StmtPtr> out;
-    for (const auto& c : conds) out.push_back(MakeAssert(c));
-    out.push_back(s);
-    return MakeBlock(out);
+// How one of the two programs treats the wrap-around conditions and the program's own checks.
+struct Mode {
+  bool assert_wrap;  // no_wrap: assert the conditions, assume the program's assertions, stop at errors
+};
+
+// The statement rewritten for mode; added tells whether any wrap-around condition was put in.
+StmtPtr Rewrite(const StmtPtr& s, Mode mode, bool& added) {
+  switch (s->kind) {
+    case StmtKind::kAssign: {
+      std::vector<ExprPtr> conds;
+      if (!HasNondet(s->rhs)) Checks(s->rhs, conds);
+      if (s->lhs->kind == ExprKind::kIndex && !HasNondet(s->lhs->args[0])) Checks(s->lhs->args[0], conds);
+      if (conds.empty()) return s;
+      added = true;
+      std::vector<StmtPtr> out;
+      for (const auto& c : conds) out.push_back(mode.assert_wrap ? MakeAssert(c) : MakeAssume(c));
+      out.push_back(s);
+      return MakeBlock(out);
+    }
+    // In no_wrap, a run that would fail the program's own check ends there: the other program covers it.
+    case StmtKind::kAssert:
+      return mode.assert_wrap ? MakeAssume(s->cond) : s;
+    case StmtKind::kError:
+      return mode.assert_wrap ? MakeAssume(MakeConst(0)) : s;
+    case StmtKind::kBlock:
+    case StmtKind::kIf:
+    case StmtKind::kLoop: {
+      auto copy = std::make_shared<Stmt>(*s);
+      // Loop steps are kept as they are (their wrap-around is modelled exactly), so that a for loop
+      // keeps its one-assignment step.
+      for (auto& b : copy->body) b = Rewrite(b, mode, added);
+      return copy;
+    }
+    default:
+      return s;
   }
-  if (s->kind != StmtKind::kBlock && s->kind != StmtKind::kIf && s->kind != StmtKind::kLoop) return s;
-  auto copy = std::make_shared<Stmt>(*s);
-  // Loop steps stay unchecked (a step is one assignment list); their wrap-around is modelled exactly.
-  for (auto& b : copy->body) b = Check(b, added);
-  return copy;
 }
 
 }  // namespace
 
-Program AddWrapChecks(const Program& prog, bool& added) {
-  Program out = prog;
-  added = false;
-  out.body = Check(prog.body, added);
-  return out;
+bool SplitWrapChecks(const Program& prog, WrapSplit& out) {
+  bool added = false;
+  Program no_wrap = prog, under = prog;
+  no_wrap.body = Rewrite(prog.body, Mode{true}, added);
+  under.body = Rewrite(prog.body, Mode{false}, added);
+  if (!added) return false;
+  out = WrapSplit{std::move(no_wrap), std::move(under)};
+  return true;
 }
 
 }  // namespace fusion

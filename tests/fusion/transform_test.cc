@@ -6,6 +6,8 @@
 #include "fusion/loop_ir.h"
 #include "fusion/printer.h"
 #include "fusion/reverse.h"
+#include "fusion/verifier.h"
+#include "fusion/wrap_checks.h"
 #include "test_util.h"
 
 namespace fusion {
@@ -200,6 +202,102 @@ TEST(Fuse, PrintsCThatGccCompiles) {
   ASSERT_FALSE(v.transformations.empty());
   const testing::GccProgram gcc(v.prog);
   EXPECT_TRUE(gcc.error().empty()) << gcc.error();
+}
+
+// Solves prog with a symbolic UINT_MAX (EncodeHorn) under every option set; the first safe or unsafe
+// answer, else unknown.
+SolveStatus SolveSymbolic(const Program& prog) {
+  HornProblem problem(prog, 10, nullptr, true);
+  for (const OptionSet& opts : Portfolio()) {
+    const SolveResult r = problem.Solve(opts, 5);
+    if (r.status != SolveStatus::kUnknown) return r.status;
+  }
+  return SolveStatus::kUnknown;
+}
+
+TEST(WrapSplit, AProgramThatNeedsAWrapAroundFailsTheNoWrapHalf) {
+  // Under no wrap-around y = n + 1 is never 0, so the other half is safe: the proof must fail here.
+  const Program p = ParseText(R"(int main() {
+    unsigned int n = __VERIFIER_nondet_uint(); unsigned int y = n + 1;
+    __VERIFIER_assert(y != 0);
+    return 0; })");
+  WrapSplit split;
+  ASSERT_TRUE(SplitWrapChecks(p, split));
+  EXPECT_EQ(SolveSymbolic(split.under_no_wrap), SolveStatus::kSafe);
+  EXPECT_EQ(SolveSymbolic(split.no_wrap), SolveStatus::kUnsafe);
+  EXPECT_NE(Verify(p, VerifyOptions{5, true}).verdict, "true");
+  // The error is the program's, at n == UINT_MAX.
+  EXPECT_EQ(InterpretOn(p, {4294967295LL}), Outcome::kError);
+}
+
+TEST(WrapSplit, TheNoWrapHalfStopsAtTheProgramsOwnErrors) {
+  // x + 1 wraps only past the failing assertion: no_wrap is safe, and the bug stays in the other half.
+  const Program p = ParseText(R"(int main() {
+    unsigned int x = __VERIFIER_nondet_uint();
+    if (x == 4294967295u) reach_error();
+    __VERIFIER_assert(x != 7);
+    x = x + 1;
+    return 0; })");
+  WrapSplit split;
+  ASSERT_TRUE(SplitWrapChecks(p, split));
+  EXPECT_EQ(SolveSymbolic(split.no_wrap), SolveStatus::kSafe);
+  EXPECT_EQ(SolveSymbolic(split.under_no_wrap), SolveStatus::kUnsafe);
+  const Verdict v = Verify(p, VerifyOptions{10, true});
+  EXPECT_EQ(v.verdict, "false") << v.reason;
+}
+
+TEST(WrapSplit, ProgramsWithoutUnsignedArithmeticAreNotSplit) {
+  WrapSplit split;
+  EXPECT_FALSE(SplitWrapChecks(ParseText("int main() { int x = __VERIFIER_nondet_int(); x = x + 1; return 0; }"), split));
+}
+
+TEST(SymbolicUintMax, KeepsABugAtTheBound) {
+  // With UINT_MAX a parameter M, the cell x == M is still reachable: the encoding is exact at M = 2^32 - 1.
+  const Program p = ParseText(R"(int main() {
+    unsigned int x = __VERIFIER_nondet_uint();
+    if (x == 4294967295u) reach_error();
+    return 0; })");
+  EXPECT_EQ(SolveSymbolic(p), SolveStatus::kUnsafe);
+  EXPECT_EQ(SolveAny(p), SolveStatus::kUnsafe);
+}
+
+TEST(SymbolicUintMax, KeepsAWrapAround) {
+  // x + 1 wraps to 0 at x == M: the modulo case split is kept with M + 1 for 2^32.
+  const Program p = ParseText(R"(int main() {
+    unsigned int x = __VERIFIER_nondet_uint(); unsigned int y = x + 1;
+    if (y == 0) reach_error();
+    return 0; })");
+  EXPECT_EQ(SolveSymbolic(p), SolveStatus::kUnsafe);
+}
+
+TEST(Verifier, ProvesAnUnsignedCounterTransferThroughTheWrapSplit) {
+  // in-de20 of the SV-COMP tasks: plain Spacer and the fused program with exact wrap-around time out.
+  const Program p = ParseText(R"(int main() {
+    unsigned int n = __VERIFIER_nondet_uint(); unsigned int x = n, y = 0, z;
+    while (x > 0) { x--; y++; }
+    z = y;
+    while (z > 0) { x++; z--; }
+    __VERIFIER_assert(x == n);
+    return 0; })");
+  const Verdict v = Verify(p, VerifyOptions{60, true});
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  EXPECT_NE(v.solved_by.find("no wrap-around"), std::string::npos) << v.solved_by;
+  EXPECT_NE(v.reason.find("split"), std::string::npos) << v.reason;
+}
+
+TEST(Verifier, StopsTheSolversOnceAConcreteRunSettlesTheVerdict) {
+  // A bug at the first statement: the concrete search finds it at once, and the solvers running next to
+  // it (on a program they cannot prove) must be stopped, not left to the 60 s limit.
+  const Program p = ParseText(R"(int main() {
+    unsigned int n = __VERIFIER_nondet_uint(); __VERIFIER_assert(n != 3);
+    unsigned int x = n, y = 0;
+    while (x > 0) { x--; y++; }
+    while (y > 0) { y--; x++; }
+    __VERIFIER_assert(x == n);
+    return 0; })");
+  const Verdict v = Verify(p, VerifyOptions{60, true});
+  EXPECT_EQ(v.verdict, "false") << v.reason;
+  EXPECT_LT(v.seconds, 30);
 }
 
 }  // namespace
