@@ -169,6 +169,7 @@ struct ValidateOptions {
   std::string problem_path;
   std::string plan_path;
   alloc::TimeValue period = 0;
+  bool json = false;
 };
 
 int RunValidate(const ValidateOptions& options) {
@@ -178,8 +179,15 @@ int RunValidate(const ValidateOptions& options) {
   for (const std::string& id : rows.unknown_ids) {
     report.errors.push_back(fmt::format("plan row for '{}', which the problem does not have", id));
   }
-  for (const std::string& error : report.errors) fmt::print(stderr, "{}: {}\n", options.plan_path, error);
   const alloc::Bytes lb = alloc::PeakLoad(problem);
+  if (options.json) {
+    const nlohmann::json summary = {{"plan", options.plan_path}, {"valid", report.ok()},
+                                    {"buffers", problem.buffers.size()}, {"errors", report.errors},
+                                    {"height", report.height}, {"lb", lb}};
+    fmt::print("{}\n", summary.dump());
+    return report.ok() ? common::kExitOk : common::kExitTargetMissed;
+  }
+  for (const std::string& error : report.errors) fmt::print(stderr, "{}: {}\n", options.plan_path, error);
   fmt::print("{}: {} ({} buffers, {} errors, height {}, LB {})\n", options.plan_path,
              report.ok() ? "valid" : "INVALID", problem.buffers.size(), report.errors.size(), report.height, lb);
   return report.ok() ? common::kExitOk : common::kExitTargetMissed;
@@ -215,6 +223,7 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   check->add_option("problem", validate->problem_path, "Problem CSV")->required();
   check->add_option("plan", validate->plan_path, "Plan CSV (the problem's rows plus offset)")->required();
   check->add_option("--period", validate->period, "Pattern repeats every P time units")->check(CLI::NonNegativeNumber);
+  check->add_flag("--json", validate->json, "Print valid, errors, height and LB as one JSON object on stdout");
   check->callback([validate, &result] { result.exit_status = RunValidate(*validate); });
 }
 

@@ -67,7 +67,7 @@ void CheckResult(const remat::Graph& graph, const remat::RematResult& result) {
 
 int RunRemat(const RematCommand& command) {
   const remat::Graph graph = remat::ReadGraph(command.graph_path);
-  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet);
+  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet || command.json);
   if (command.validate) CheckResult(graph, result);
   if (!command.output_path.empty()) {
     common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
@@ -102,10 +102,10 @@ int RunRemat(const RematCommand& command) {
 
 int RunPlan(const RematCommand& command) {
   const remat::Graph graph = remat::ReadGraph(command.graph_path);
-  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet);
+  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet || command.json);
   CheckResult(graph, result);
   const alloc::Problem problem = remat::ScheduleToBuffers(graph, result.sequence);
-  common::Progress progress(common::ProgressWanted(command.quiet));
+  common::Progress progress(common::ProgressWanted(command.quiet || command.json));
   alloc::PlanOptions options;
   options.time_limit_s = command.plan.time_limit_s;
   options.seed = command.plan.seed;
@@ -168,7 +168,7 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->check(CLI::IsMember(remat::RematMethods()));
   cmd->add_flag("--reorder-only", command.plan.reorder_only, "FastSA without recomputation: best topological order");
   cmd->add_flag("--json", command.json, "Print a JSON summary on stdout");
-  cmd->add_flag("--quiet", command.quiet, "No progress line");
+  cmd->add_flag("-q,--quiet", command.quiet, "No progress line (--json implies it)");
 }
 
 }  // namespace

@@ -83,14 +83,22 @@ int RunSimulate(const SimulateOptions& options) {
 struct GenOptions {
   alloc::GeneratorOptions generator;
   std::string output;  // empty: stdout
+  bool json = false;   // with an output file: a summary on stdout
 };
 
 int RunGen(const GenOptions& options) {
-  const std::string text = alloc::FormatProblem(alloc::Generate(options.generator));
+  const alloc::Problem problem = alloc::Generate(options.generator);
+  const std::string text = alloc::FormatProblem(problem);
   if (options.output.empty()) {
     fmt::print("{}", text);
   } else {
     common::WriteFileAtomically(options.output, text);
+  }
+  if (options.json) {
+    const nlohmann::json summary = {{"output", options.output},     {"family", options.generator.family},
+                                    {"buffers", problem.buffers.size()}, {"seed", options.generator.seed},
+                                    {"lb", alloc::PeakLoad(problem)}};
+    fmt::print("{}\n", summary.dump());
   }
   return common::kExitOk;
 }
@@ -137,7 +145,8 @@ void AddSimulateCommands(CLI::App& app, CommandResult& result) {
   gcmd->add_option("-n", gen->generator.n, "Number of buffers")->check(CLI::PositiveNumber);
   gcmd->add_option("--seed", gen->generator.seed, "Random seed");
   gcmd->add_flag("--recompute", gen->generator.recompute, "training: recompute checkpoint segments in the backward pass");
-  gcmd->add_option("-o,--output", gen->output, "Output CSV (default: standard output)");
+  CLI::Option* output = gcmd->add_option("-o,--output", gen->output, "Output CSV (default: standard output)");
+  gcmd->add_flag("--json", gen->json, "Print a JSON summary (buffers, LB) on stdout; needs -o")->needs(output);
   gcmd->callback([gen, &result] { result.exit_status = RunGen(*gen); });
 }
 
