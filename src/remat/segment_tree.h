@@ -28,8 +28,10 @@ class MaxSegmentTree {
       if (l & 1) Apply(l++, delta);
       if (r & 1) Apply(--r, delta);
     }
+    // The ancestors of r0 below its common ancestor with l0 first, then l0's path to the root, which
+    // passes through that common ancestor after both its children are up to date.
+    for (int i = l0 >> 1, j = r0 >> 1; i != j; i >>= 1, j >>= 1) Pull(j);
     Rebuild(l0);
-    Rebuild(r0);
   }
 
   // The maximum over all slots.
@@ -40,12 +42,10 @@ class MaxSegmentTree {
     max_[i] += delta;
     if (i < leaves_) pending_[i] += delta;
   }
+  void Pull(int i) { max_[i] = std::max(max_[2 * i], max_[2 * i + 1]) + pending_[i]; }
   // Recomputes the ancestors of leaf-level node `i` from their children.
   void Rebuild(int i) {
-    while (i > 1) {
-      i >>= 1;
-      max_[i] = std::max(max_[2 * i], max_[2 * i + 1]) + pending_[i];
-    }
+    while (i > 1) Pull(i >>= 1);
   }
 
   int leaves_;

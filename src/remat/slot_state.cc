@@ -176,6 +176,12 @@ void SlotState::Move(double temperature, common::Rng& rng) {
   const double before = objective_;
   const double before_rank = Objective();
   const int kind = moves_ == MoveSet::kReorderOnly ? 2 : static_cast<int>(rng.Below(3));
+  // The Metropolis draw comes first, so that a move whose least possible worsening it already refuses is
+  // refused before it is applied (and undone).
+  const double draw = rng.Uniform();
+  const auto accepts = [&](double delta) {
+    return delta <= 0 || (temperature > 0 && draw < std::exp(-delta / temperature));
+  };
   int node = 0;
   int from = -1;  // slot removed (remove, move)
   int to = -1;    // slot added (add, move)
@@ -187,6 +193,8 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     if (high < low) return;
     to = low + static_cast<int>(rng.Below(high - low + 1));
     if (slot_node_[to] >= 0) return;
+    // Within budget, an added step costs its cost at least: the objective cannot fall below budget × C.
+    if (Peak() <= budget_ && !accepts(ObjectiveOf(budget_, cost_ + graph_.nodes[node].cost) - before)) return;
     AddStep(node, to);
   } else if (kind == 1) {  // remove a copy
     if (recomputable_.empty()) return;
@@ -212,7 +220,7 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     RemoveStep(node, from);
   }
   const double after = ObjectiveOf(Peak(), cost_);
-  if (!common::Metropolis(after - before, temperature, rng)) {
+  if (!accepts(after - before)) {
     if (from >= 0) AddStep(node, from);
     if (to >= 0) RemoveStep(node, to);
     return;
