@@ -18,7 +18,7 @@ struct FastsaOptions {
   uint64_t seed = 1;
   bool reorder_only = false;      // move steps only: minimise the peak over topological orders
   uint64_t stage1_moves = 20'000'000;  // grouped stage (stops once the budget is met)
-  uint64_t stage2_moves = 2'000'000;   // single-node stage
+  uint64_t stage2_moves = 10'000'000;   // single-node stage
 };
 
 // A FastSA run.
