@@ -48,6 +48,7 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
   const int64_t k = static_cast<int64_t>(initial.size());
   for (int64_t i = 0; i < k; ++i) AddStep(initial[i], static_cast<int>((i + 1) * slots_ / (k + 1)));
   objective_ = ObjectiveOf(Peak(), cost_);
+  best_slots_ = slot_node_;
 }
 
 int SlotState::LastUseBetween(int value, int after, int before) const {
@@ -174,7 +175,6 @@ int SlotState::LastUsefulSlot(int node) const {
 
 void SlotState::Move(double temperature, common::Rng& rng) {
   const double before = objective_;
-  const double before_rank = Objective();
   const int kind = moves_ == MoveSet::kReorderOnly ? 2 : static_cast<int>(rng.Below(3));
   // The Metropolis draw comes first, so that a move whose least possible worsening it already refuses is
   // refused before it is applied (and undone).
@@ -226,27 +226,28 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     return;
   }
   ++accepted_;
-  const double previous_objective = objective_;
   objective_ = after;
-  if (best_is_current_ && Objective() > before_rank) {
-    // Leaving the best state: record it first (undo, copy, redo), so that KeepBest stays O(1).
-    if (from >= 0) AddStep(node, from);
-    if (to >= 0) RemoveStep(node, to);
-    objective_ = previous_objective;
-    Snapshot();
-    if (to >= 0) AddStep(node, to);
-    if (from >= 0) RemoveStep(node, from);
-    objective_ = after;
+  if (!journal_overflowed_) {
+    journal_.push_back({node, from, to});
+    // A long walk away from the best: copying the slots at the next KeepBest is cheaper than replaying.
+    if (journal_.size() > std::max<size_t>(1024, static_cast<size_t>(slots_) / 4)) {
+      journal_.clear();
+      journal_overflowed_ = true;
+    }
   }
 }
 
-void SlotState::Snapshot() {
-  best_ = Current();
-  best_is_current_ = false;
-}
-
 void SlotState::KeepBest() {
-  best_is_current_ = true;
+  if (journal_overflowed_) {
+    best_slots_ = slot_node_;
+  } else {
+    for (const Change& change : journal_) {
+      if (change.from >= 0) best_slots_[change.from] = -1;
+      if (change.to >= 0) best_slots_[change.to] = change.node;
+    }
+  }
+  journal_.clear();
+  journal_overflowed_ = false;
   best_peak_ = Peak();
   best_cost_ = cost_;
 }
@@ -261,14 +262,20 @@ std::string SlotState::Describe(double) const {
                      min_cost_ > 0 ? 100.0 * (best_cost_ - min_cost_) / min_cost_ : 0.0);
 }
 
-Sequence SlotState::Current() const {
+namespace {
+
+Sequence Steps(const std::vector<int>& slots) {
   Sequence sequence;
-  for (int node : slot_node_) {
+  for (int node : slots) {
     if (node >= 0) sequence.push_back(node);
   }
   return sequence;
 }
 
-Sequence SlotState::Best() const { return best_is_current_ ? Current() : best_; }
+}  // namespace
+
+Sequence SlotState::Current() const { return Steps(slot_node_); }
+
+Sequence SlotState::Best() const { return Steps(best_slots_); }
 
 }  // namespace remat

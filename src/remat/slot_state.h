@@ -73,7 +73,6 @@ class SlotState {
   int FirstUse(int node) const;
   // Latest slot at which a copy of `node` can serve anything.
   int LastUsefulSlot(int node) const;
-  void Snapshot();
 
   const Graph& graph_;
   int slots_ = 0;                                 // T
@@ -91,9 +90,14 @@ class SlotState {
   Cost cost_offset_ = 0;
   double objective_ = 0;
   uint64_t accepted_ = 0;
-  // The best state: current while best_is_current_, else the snapshot taken when the annealing left it.
-  bool best_is_current_ = false;
-  Sequence best_;
+  // The best state's slots, and the accepted moves since it (so that KeepBest replays a few moves instead
+  // of copying T slots), unless there were too many to keep.
+  struct Change {
+    int node, from, to;  // from: slot emptied, to: slot filled; -1 for none
+  };
+  std::vector<int> best_slots_;
+  std::vector<Change> journal_;
+  bool journal_overflowed_ = false;
   Bytes best_peak_ = 0;
   Cost best_cost_ = 0;
 };

@@ -45,6 +45,29 @@ TEST(RematSlotState, ReorderOnlyKeepsEveryNodeOnce) {
   CheckIncremental(testing::RandomGraph(40, 9), MoveSet::kReorderOnly, 1e300, 9);
 }
 
+// Best() is the schedule of the last KeepBest() call, whether few moves followed it (replayed from the
+// journal) or more than the journal keeps (copied).
+TEST(RematSlotState, BestIsTheStateLastKept) {
+  const Graph graph = testing::RandomGraph(40, 11);
+  SlotState state(graph, graph.order, 0, MoveSet::kFull, false);
+  common::Rng rng(11);
+  Sequence kept = state.Current();
+  state.KeepBest();
+  for (int i = 1; i <= 20000; ++i) {
+    state.Move(1e300, rng);
+    if (i % 7 == 0 || (i > 8000 && i % 3001 == 0)) {
+      ASSERT_EQ(state.Best(), kept) << "move " << i;
+    }
+    // Keeps after 1, 2, ... 50 moves, then once after thousands.
+    if (i < 1300 ? i % (i / 26 + 1) == 0 : i == 9000 || i == 19999) {
+      kept = state.Current();
+      state.KeepBest();
+    }
+  }
+  EXPECT_EQ(state.Best(), kept);
+  EXPECT_GT(state.AcceptedMoves(), 5000u);
+}
+
 TEST(RematGrouping, GroupedPlansUngroupIntoValidSchedules) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     const Graph graph = testing::RandomGraph(60, seed);
