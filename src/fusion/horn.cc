@@ -310,6 +310,8 @@ class Encoder {
       query_.emplace(ctx_);
       z3::params p(ctx_);
       p.set("timeout", 200u);
+      // After push the solver answers with its incremental core, which has its own time limit.
+      p.set("solver2_timeout", 200u);
       query_->set(p);
     }
     query_->push();

@@ -26,11 +26,11 @@ class Watchdog {
           std::unique_lock<std::mutex> lock(mutex_);
           while (!done_) {
             const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
-            if (now >= deadline || (cancel && cancel->load())) {
-              ctx.interrupt();
-              return;
-            }
-            cv_.wait_until(lock, std::min<std::chrono::steady_clock::time_point>(deadline, now + std::chrono::milliseconds(10)));
+            // Interrupts again every 10 ms until released: an interrupt that arrives while Z3 is between
+            // two interruptible operations is lost, and the next one would then run unbounded.
+            if (now >= deadline || (cancel && cancel->load())) ctx.interrupt();
+            cv_.wait_until(lock, std::min<std::chrono::steady_clock::time_point>(
+                                     std::max(deadline, now), now + std::chrono::milliseconds(10)));
           }
         }) {}
   ~Watchdog() {
