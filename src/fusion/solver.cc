@@ -23,12 +23,17 @@ class Watchdog {
           const std::chrono::steady_clock::time_point deadline =
               std::chrono::steady_clock::now() +
               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+          std::chrono::steady_clock::time_point next_interrupt{};
           std::unique_lock<std::mutex> lock(mutex_);
           while (!done_) {
             const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
-            // Interrupts again every 10 ms until released: an interrupt that arrives while Z3 is between
-            // two interruptible operations is lost, and the next one would then run unbounded.
-            if (now >= deadline || (cancel && cancel->load())) ctx.interrupt();
+            // Interrupts once, and again each second while the run goes on: an interrupt that arrives while
+            // Z3 is between two interruptible operations is lost, and the run would then be unbounded. Not
+            // more often: every interrupt not consumed by a run cancels the next operation in the context.
+            if ((now >= deadline || (cancel && cancel->load())) && now >= next_interrupt) {
+              ctx.interrupt();
+              next_interrupt = now + std::chrono::seconds(1);
+            }
             cv_.wait_until(lock, std::min<std::chrono::steady_clock::time_point>(
                                      std::max(deadline, now), now + std::chrono::milliseconds(10)));
           }

@@ -236,7 +236,14 @@ class PortfolioRun {
       }
       if (!problem->encode_error().empty()) {  // too large or out of time: the other candidates may still do
         std::lock_guard<std::mutex> lock(mutex_);
-        encode_errors_[job.candidate] = last_reason_ = problem->encode_error();
+        last_reason_ = problem->encode_error();
+        if (last_reason_.rfind("encoding interrupted", 0) == 0) {
+          // A late interrupt of an earlier run in this context (see Watchdog): a fresh context next time.
+          problems.clear();
+          ctx.reset();
+        } else {
+          encode_errors_[job.candidate] = last_reason_;
+        }
         continue;
       }
       const OptionSet& opts = Portfolio()[job.option];
