@@ -123,7 +123,9 @@ TEST(Planner, AnnealingIsNeverWorseThanFirstFitAndIsDeterministic) {
     const PlanResult b = PlanAllocation(p, options, quiet);
     EXPECT_EQ(a.solution.offsets, b.solution.offsets);
     EXPECT_LE(a.height, Height(p, PlaceInOrder(p, OrderBySize(p), GapRule::kFirstFit)));
-    if (a.moves > 0) EXPECT_EQ(a.candidates_scored % a.moves, 0u);  // every move scores every position
+    if (a.moves > 0) {
+      EXPECT_EQ(a.candidates_scored % a.moves, 0u);  // every move scores every position
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // Random allocation problems for property tests, and the overlap relation written from its definition.
 #pragma once
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <string>
 
@@ -24,7 +26,7 @@ inline alloc::Problem RandomProblem(common::Rng& rng, const RandomProblemShape& 
   p.period = shape.periodic ? shape.horizon : 0;
   for (size_t i = 0; i < shape.buffers; ++i) {
     alloc::Buffer b;
-    b.id = "b" + std::to_string(i);
+    b.id = fmt::format("b{}", i);
     b.lower = static_cast<alloc::TimeValue>(rng.Below(static_cast<uint64_t>(shape.horizon - 1)));
     const alloc::TimeValue room = shape.periodic ? shape.horizon : shape.horizon - b.lower;
     b.upper = b.lower + 1 + static_cast<alloc::TimeValue>(rng.Below(static_cast<uint64_t>(std::max<alloc::TimeValue>(1, room / 2))));
