@@ -1,0 +1,35 @@
+// The checks behind the libFuzzer targets (fuzz/*_fuzzer.cc), shared with the regression test that replays
+// the seed corpora and every input a fuzzer once crashed on (fuzz/regressions_test.cc), so that the normal
+// test suite keeps them fixed without libFuzzer. Each function accepts any bytes: input the reader rejects
+// with common::InputError is fine; any other exception (std::logic_error names a broken invariant), crash
+// or sanitizer report is a bug.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace fuzz {
+
+// A broken invariant: an exception that no reader throws for bad input, so the fuzzer reports it.
+inline void Require(bool condition, const std::string& what) {
+  if (!condition) throw std::logic_error("invariant broken: " + what);
+}
+
+// alloc::ParseProblem on MiniMalloc CSV; an accepted problem survives a format/parse round trip and its
+// first-fit plan validates.
+void CheckCsvReader(std::string_view data);
+
+// remat::ParseGraph on remat-graph/v1 or networkx JSON; on an accepted graph the reference order and the
+// Chen baseline's schedule pass the independent validator with the simulator's figures.
+void CheckGraphReader(std::string_view data);
+
+// fusion::Parse on C text; an accepted program can be printed back as C.
+void CheckCParser(std::string_view data);
+
+// A small allocation problem decoded from the bytes (up to 16 buffers, optional period, alignment, one
+// fixed offset); every planner's plan validates, lies between the peak load and the sum of the sizes, and
+// reports its true height.
+void CheckAllocPlanners(std::string_view data);
+
+}  // namespace fuzz

@@ -1,0 +1,36 @@
+// The check of the graph_reader fuzz target (fuzz/harness.h).
+#include <string>
+
+#include "common/error.h"
+#include "common/progress.h"
+#include "fuzz/harness.h"
+#include "remat/planner.h"
+#include "remat/reader.h"
+#include "remat/simulator.h"
+#include "remat/validator.h"
+
+namespace fuzz {
+
+void CheckGraphReader(std::string_view data) {
+  remat::Graph graph;
+  try {
+    graph = remat::ParseGraph("fuzz.json", data);
+  } catch (const common::InputError&) {
+    return;
+  }
+  if (graph.nodes.size() > 200) return;
+  const remat::Evaluation reference = remat::Simulate(graph, graph.order);
+  const remat::ScheduleReport report =
+      remat::ValidateSchedule(graph, graph.order, {.peak = reference.peak, .cost = reference.cost});
+  Require(report.ok(), "the reference order validates: " + (report.ok() ? "" : report.errors.front()));
+  common::Progress progress(false);
+  remat::RematOptions options;
+  options.method = "chen";
+  options.budget = reference.peak;
+  const remat::RematResult chen = remat::PlanRemat(graph, options, progress);
+  const remat::ScheduleReport chen_report =
+      remat::ValidateSchedule(graph, chen.sequence, {.peak = chen.peak, .cost = chen.cost});
+  Require(chen_report.ok(), "Chen's schedule validates: " + (chen_report.ok() ? "" : chen_report.errors.front()));
+}
+
+}  // namespace fuzz
