@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "alloc/validator.h"
 #include "common/atomic_file.h"
 #include "common/csv.h"
 #include "common/error.h"
@@ -87,6 +88,18 @@ Problem ParseProblem(const std::string& file, std::string_view text, TimeValue p
     problem.buffers.push_back(std::move(b));
   }
   if (problem.buffers.empty()) FailAt(file, 0, "no buffers (the file has a header but no rows)");
+  // Fixed buffers that overlap each other admit no plan at all; the planners would honour both offsets
+  // and write an invalid plan (found by fuzz/regressions/csv_reader).
+  Problem fixed;
+  fixed.period = period;
+  Solution fixed_offsets;
+  for (const Buffer& b : problem.buffers) {
+    if (!b.fixed_offset) continue;
+    fixed.buffers.push_back(b);
+    fixed_offsets.offsets.push_back(*b.fixed_offset);
+  }
+  const ValidationReport report = Validate(fixed, fixed_offsets);
+  if (!report.ok()) FailAt(file, 0, "fixed offsets conflict: " + report.errors.front());
   return problem;
 }
 
