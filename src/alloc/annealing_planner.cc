@@ -91,7 +91,6 @@ void DropOrderAnnealer::Normalise() {
 
 void DropOrderAnnealer::KeepBest() {
   best_offsets_ = layout_.offsets;
-  best_height_ = layout_.height;
 }
 
 std::string DropOrderAnnealer::Describe(double best) const {

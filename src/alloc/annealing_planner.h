@@ -38,8 +38,6 @@ class DropOrderAnnealer {
   Solution BestSolution() const;
   // Candidate plans scored so far (one per reinsertion position).
   uint64_t candidates_scored() const { return candidates_scored_; }
-  // The current drop order (for tests).
-  const std::vector<BufferIndex>& order() const { return order_; }
 
  private:
   // Bubbles buffers down the order past non-overlapping neighbours with a higher top.
@@ -54,7 +52,6 @@ class DropOrderAnnealer {
   std::vector<BufferIndex> order_;
   DropLayout layout_;            // of order_ (fixed buffers at their offset)
   std::vector<Offset> best_offsets_;
-  Bytes best_height_ = 0;
   uint64_t candidates_scored_ = 0;
   // Scratch space reused by every move.
   std::vector<BufferIndex> without_;
