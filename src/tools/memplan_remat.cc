@@ -43,11 +43,9 @@ double PercentIncrease(double value, double reference) {
   return reference > 0 ? 100.0 * (value - reference) / reference : 0.0;
 }
 
-// Reads the graph, works out the budget (warning when no schedule can reach it) and plans.
-remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, remat::RematOptions options,
-                        bool quiet) {
-  const remat::Bytes reference_peak = remat::Simulate(graph, graph.order).peak;
-  options.budget = remat::ParseBudget(budget_text, reference_peak, "--budget");
+// Plans for `budget` bytes, warning when no schedule can reach it.
+remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::RematOptions options, bool quiet) {
+  options.budget = budget;
   const remat::Bytes lower_bound = graph.PeakLowerBound();
   if (options.budget < lower_bound) {
     fmt::print(stderr,
@@ -57,6 +55,13 @@ remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_tex
   }
   common::Progress progress(common::ProgressWanted(quiet));
   return remat::PlanRemat(graph, options, progress);
+}
+
+// Works out the budget from its text (bytes or a percentage of the reference peak) and plans.
+remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
+                        bool quiet) {
+  const remat::Bytes reference_peak = remat::Simulate(graph, graph.order).peak;
+  return PlanFor(graph, remat::ParseBudget(budget_text, reference_peak, "--budget"), options, quiet);
 }
 
 // Checks a result with the independent validator; throws std::logic_error (an internal error) if invalid.
@@ -101,18 +106,47 @@ int RunRemat(const RematCommand& command) {
   return result.budget_met ? common::kExitOk : common::kExitTargetMissed;
 }
 
-int RunPlan(const RematCommand& command) {
-  const remat::Graph graph = remat::ReadGraph(command.graph_path);
-  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet || command.json);
-  CheckResult(graph, result);
-  const alloc::Problem problem = remat::ScheduleToBuffers(graph, result.sequence);
+// Places every buffer of a schedule in one arena (the annealing planner, stopping at the schedule's peak).
+alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, const RematCommand& command) {
   common::Progress progress(common::ProgressWanted(command.quiet || command.json));
   alloc::PlanOptions options;
   options.time_limit_s = command.plan.time_limit_s;
   options.seed = command.plan.seed;
-  options.capacity = result.peak;
-  const alloc::PlanResult arena = alloc::PlanAllocation(problem, options, progress);
-  progress.Finish();
+  options.capacity = peak;
+  return alloc::PlanAllocation(problem, options, progress);
+}
+
+int RunPlan(const RematCommand& command) {
+  const remat::Graph graph = remat::ReadGraph(command.graph_path);
+  const bool quiet = command.quiet || command.json;
+  remat::RematResult result = Plan(graph, command.budget, command.plan, quiet);
+  CheckResult(graph, result);
+  alloc::Problem problem = remat::ScheduleToBuffers(graph, result.sequence);
+  alloc::PlanResult arena = PlaceArena(problem, result.peak, command);
+  // What a training step needs is the arena, not the schedule's peak. When fragmentation pushes the arena
+  // over the budget, plan again for a budget lowered by the overshoot (twice at most); keep the cheapest
+  // result whose arena fits, else the lowest arena.
+  const remat::Bytes budget = result.budget;
+  remat::Bytes schedule_budget = budget;
+  for (int round = 0; round < 2 && arena.height > budget && !common::InterruptRequested(); ++round) {
+    schedule_budget -= arena.height - budget;
+    if (schedule_budget < graph.PeakLowerBound()) break;
+    remat::RematResult tighter = PlanFor(graph, schedule_budget, command.plan, quiet);
+    CheckResult(graph, tighter);
+    alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
+    alloc::PlanResult tighter_arena = PlaceArena(tighter_problem, tighter.peak, command);
+    const bool fits = tighter_arena.height <= budget;
+    if (fits || tighter_arena.height < arena.height) {
+      tighter.seconds += result.seconds;
+      tighter_arena.seconds += arena.seconds;
+      result = std::move(tighter);
+      problem = std::move(tighter_problem);
+      arena = std::move(tighter_arena);
+    }
+    if (fits) break;
+  }
+  result.budget = budget;
+  result.budget_met = arena.height <= budget;
   if (!command.output_path.empty()) {
     common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
   }

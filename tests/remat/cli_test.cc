@@ -155,6 +155,9 @@ TEST_F(RematCli, PlanChainsBothPlannersAndDrawsTheCurve) {
   EXPECT_LE(summary["arena_height"].get<Bytes>(), summary["budget"].get<Bytes>());
   EXPECT_LT(summary["peak"].get<Bytes>(), summary["reference_peak"].get<Bytes>());
   EXPECT_GE(summary["fragmentation_percent"].get<double>(), 0);
+  // The caching allocator reserves at least the peak load of what it serves.
+  EXPECT_GE(summary["pytorch_reserved_reference"].get<Bytes>(), summary["reference_peak"].get<Bytes>());
+  EXPECT_GE(summary["pytorch_reserved"].get<Bytes>(), summary["peak"].get<Bytes>());
   EXPECT_NE(common::ReadFile(svg_path).find("<polyline"), std::string::npos);
 }
 
