@@ -102,7 +102,8 @@ class Fuser {
       const Effects& e = parts_[k].effects;
       std::map<std::string, std::string> local;
       for (const std::string& v : e.Scalars()) {
-        const Var& var = prog_.VarNamed(v);
+        // A copy: AddVar below grows the program's variables and would leave a reference dangling.
+        const Var var = prog_.VarNamed(v);
         const std::string latest = rho.count(v) ? rho.at(v) : v;
         if (written_before.count(v)) {
           const std::string g = prog_.AddVar("guess_" + v + "_" + std::to_string(k + 1), var.type);

@@ -202,7 +202,10 @@ MilpResult Collect(int fd, pid_t child, double seconds) {
       const size_t bytes = sizeof header + static_cast<size_t>(header.length) * sizeof(int);
       if (buffer.size() - at < bytes) break;
       Sequence sequence(static_cast<size_t>(header.length));
-      std::memcpy(sequence.data(), buffer.data() + at + sizeof header, sequence.size() * sizeof(int));
+      // An empty sequence has no storage: memcpy must not see its null pointer, even for 0 bytes.
+      if (!sequence.empty()) {
+        std::memcpy(sequence.data(), buffer.data() + at + sizeof header, sequence.size() * sizeof(int));
+      }
       at += bytes;
       switch (header.kind) {
         case Message::kIncumbent:
