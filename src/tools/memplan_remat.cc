@@ -215,6 +215,8 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
   cmd->add_flag("--reorder-only", command.plan.reorder_only, "FastSA without recomputation: best topological order");
   cmd->add_flag("--json", command.json, "Print a JSON summary on stdout");
   cmd->add_flag("-q,--quiet", command.quiet, "No progress line (--json implies it)");
+  cmd->add_option("-o,--output", command.output_path, "Write the schedule (remat-schedule/v1 JSON)");
+  cmd->add_option("--emit-buffers", command.buffers_path, "Write the schedule's buffers as a problem CSV");
 }
 
 }  // namespace
@@ -223,16 +225,12 @@ void AddRematCommands(CLI::App& app, CommandResult& result) {
   auto remat_command = std::make_shared<RematCommand>();
   CLI::App* cmd = app.add_subcommand("remat", "Choose what to recompute so that peak memory fits a budget");
   AddPlanningOptions(cmd, *remat_command);
-  cmd->add_option("-o,--output", remat_command->output_path, "Write the schedule (remat-schedule/v1 JSON)");
-  cmd->add_option("--emit-buffers", remat_command->buffers_path, "Write the schedule's buffers as a problem CSV");
   cmd->add_flag("--validate", remat_command->validate, "Check the schedule with the independent validator");
   cmd->callback([remat_command, &result] { result.exit_status = RunRemat(*remat_command); });
 
   auto plan_command = std::make_shared<RematCommand>();
   CLI::App* plan = app.add_subcommand("plan", "Recompute to fit a budget, then give every buffer an offset");
   AddPlanningOptions(plan, *plan_command);
-  plan->add_option("-o,--output", plan_command->output_path, "Write the schedule (remat-schedule/v1 JSON)");
-  plan->add_option("--emit-buffers", plan_command->buffers_path, "Write the schedule's buffers as a problem CSV");
   plan->add_option("--svg", plan_command->svg_path, "Draw the memory curve before and after as SVG");
   plan->callback([plan_command, &result] { result.exit_status = RunPlan(*plan_command); });
 }
