@@ -29,4 +29,7 @@ alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<s
 // remat, plan (memplan_remat.cc).
 void AddRematCommands(CLI::App& app, CommandResult& result);
 
+// report (memplan_report.cc).
+void AddReportCommands(CLI::App& app, CommandResult& result);
+
 }  // namespace tools

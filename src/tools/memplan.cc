@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   tools::CommandResult result;
   tools::AddAllocCommands(app, result);
   tools::AddRematCommands(app, result);
+  tools::AddReportCommands(app, result);
   tools::AddSimulateCommands(app, result);
   common::InstallInterruptHandler();
   try {

@@ -19,8 +19,8 @@
 #include "common/exit_codes.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
-#include "common/stopwatch.h"
 #include "tools/commands.h"
+#include "tools/planning.h"
 
 namespace tools {
 namespace {
@@ -45,21 +45,6 @@ struct AllocOptions {
 // The row name of the caching-allocator simulation in the comparison table.
 constexpr const char* kCachingRow = "pytorch-caching";
 
-nlohmann::json ToJson(const alloc::PlanResult& r) {
-  nlohmann::json j = {{"method", r.method},
-                      {"lb", r.lower_bound},
-                      {"height", r.height},
-                      {"fragmentation", alloc::Fragmentation(r.height, r.lower_bound)},
-                      {"wasted_share", alloc::WastedShare(r.height, r.lower_bound)},
-                      {"seconds", r.seconds}};
-  if (r.method == "sa") {
-    j["moves"] = r.moves;
-    j["candidates_scored"] = r.candidates_scored;
-    j["stop_reason"] = common::ToString(r.stop_reason);
-  }
-  return j;
-}
-
 int RunAlloc(const AllocOptions& options) {
   const alloc::Problem problem = alloc::ReadProblem(options.input, options.period);
   std::vector<std::string> methods;
@@ -73,28 +58,14 @@ int RunAlloc(const AllocOptions& options) {
   }
 
   common::Progress progress(common::ProgressWanted(options.quiet || options.json));
-  std::vector<alloc::PlanResult> results;
-  for (const std::string& method : methods) {
-    alloc::PlanOptions plan_options;
-    plan_options.method = method;
-    plan_options.time_limit_s = options.time_limit_s;
-    plan_options.moves = options.moves;
-    plan_options.seed = options.seed;
-    plan_options.capacity = options.capacity;
-    results.push_back(alloc::PlanAllocation(problem, plan_options, progress));
-    if (common::InterruptRequested()) break;
-  }
+  alloc::PlanOptions plan_options;
+  plan_options.time_limit_s = options.time_limit_s;
+  plan_options.moves = options.moves;
+  plan_options.seed = options.seed;
+  plan_options.capacity = options.capacity;
+  const std::vector<alloc::PlanResult> results = PlanMethods(problem, methods, plan_options, progress);
   progress.Finish();
-
-  if (options.validate) {
-    for (const alloc::PlanResult& r : results) {
-      const alloc::ValidationReport report = alloc::Validate(problem, r.solution);
-      if (!report.ok()) {
-        for (const std::string& e : report.errors) fmt::print(stderr, "memplan: {} plan: {}\n", r.method, e);
-        throw std::runtime_error(fmt::format("the {} plan failed validation ({} errors)", r.method, report.errors.size()));
-      }
-    }
-  }
+  if (options.validate) ValidatePlans(problem, results);
 
   // The plan written is the lowest one (the first method wins ties, and the annealing planner comes first).
   const alloc::PlanResult& chosen = *std::min_element(
@@ -110,13 +81,13 @@ int RunAlloc(const AllocOptions& options) {
   std::optional<alloc::CachingAllocatorResult> caching;
   double caching_seconds = 0;
   if (options.method == "all" && !common::InterruptRequested()) {
-    common::Stopwatch clock;
-    caching = alloc::SimulateCachingAllocator(problem, CachingConfigFromEnvironment(options.conf));
-    caching_seconds = clock.Seconds();
+    const CachingRun run = SimulateCaching(problem, options.conf);
+    caching = run.result;
+    caching_seconds = run.seconds;
   }
 
   if (options.json) {
-    nlohmann::json summary = ToJson(chosen);
+    nlohmann::json summary = PlanJson(chosen);
     summary["input"] = options.input;
     summary["buffers"] = problem.buffers.size();
     if (options.capacity) {
@@ -125,7 +96,7 @@ int RunAlloc(const AllocOptions& options) {
     }
     if (results.size() > 1) {
       summary["methods"] = nlohmann::json::array();
-      for (const auto& r : results) summary["methods"].push_back(ToJson(r));
+      for (const auto& r : results) summary["methods"].push_back(PlanJson(r));
     }
     if (caching) {
       nlohmann::json row = {{"method", kCachingRow},

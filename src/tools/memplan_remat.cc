@@ -6,21 +6,19 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "alloc/caching_allocator.h"
 #include "alloc/converter.h"
 #include "alloc/planner.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
 #include "common/interrupt.h"
-#include "common/progress.h"
 #include "remat/buffers.h"
 #include "remat/planner.h"
 #include "remat/reader.h"
 #include "remat/schedule_io.h"
 #include "remat/simulator.h"
 #include "remat/svg.h"
-#include "remat/validator.h"
 #include "tools/commands.h"
+#include "tools/planning.h"
 
 namespace tools {
 namespace {
@@ -37,39 +35,6 @@ struct RematCommand {
   bool validate = false;
   bool quiet = false;
 };
-
-// Percentage change from `reference` to `value` (0 when the reference is 0).
-double PercentIncrease(double value, double reference) {
-  return reference > 0 ? 100.0 * (value - reference) / reference : 0.0;
-}
-
-// Plans for `budget` bytes, warning when no schedule can reach it.
-remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::RematOptions options, bool quiet) {
-  options.budget = budget;
-  const remat::Bytes lower_bound = graph.PeakLowerBound();
-  if (options.budget < lower_bound) {
-    fmt::print(stderr,
-               "memplan: warning: budget {} is below what any schedule can reach ({}: graph inputs plus the "
-               "largest single step); returning the best schedule found\n",
-               options.budget, lower_bound);
-  }
-  common::Progress progress(common::ProgressWanted(quiet));
-  return remat::PlanRemat(graph, options, progress);
-}
-
-// Works out the budget from its text (bytes or a percentage of the reference peak) and plans.
-remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
-                        bool quiet) {
-  const remat::Bytes reference_peak = remat::Simulate(graph, graph.order).peak;
-  return PlanFor(graph, remat::ParseBudget(budget_text, reference_peak, "--budget"), options, quiet);
-}
-
-// Checks a result with the independent validator; throws std::logic_error (an internal error) if invalid.
-void CheckResult(const remat::Graph& graph, const remat::RematResult& result) {
-  const remat::ScheduleReport report = remat::ValidateSchedule(
-      graph, result.sequence, {.peak = result.peak, .cost = result.cost, .budget = result.budget});
-  if (!report.ok()) throw std::logic_error("the planned schedule is invalid: " + report.errors.front());
-}
 
 int RunRemat(const RematCommand& command) {
   const remat::Graph graph = remat::ReadGraph(command.graph_path);
@@ -106,51 +71,17 @@ int RunRemat(const RematCommand& command) {
   return result.budget_met ? common::kExitOk : common::kExitTargetMissed;
 }
 
-// Places every buffer of a schedule in one arena (the annealing planner, stopping at the schedule's peak).
-alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, const RematCommand& command) {
-  common::Progress progress(common::ProgressWanted(command.quiet || command.json));
-  alloc::PlanOptions options;
-  options.time_limit_s = command.plan.time_limit_s;
-  options.seed = command.plan.seed;
-  options.capacity = peak;
-  return alloc::PlanAllocation(problem, options, progress);
-}
-
 int RunPlan(const RematCommand& command) {
   const remat::Graph graph = remat::ReadGraph(command.graph_path);
-  const bool quiet = command.quiet || command.json;
-  remat::RematResult result = Plan(graph, command.budget, command.plan, quiet);
-  CheckResult(graph, result);
-  alloc::Problem problem = remat::ScheduleToBuffers(graph, result.sequence);
-  alloc::PlanResult arena = PlaceArena(problem, result.peak, command);
-  // What a training step needs is the arena, not the schedule's peak. When fragmentation pushes the arena
-  // over the budget, plan again for a budget lowered by the overshoot (twice at most); keep the cheapest
-  // result whose arena fits, else the lowest arena.
-  const remat::Bytes budget = result.budget;
-  remat::Bytes schedule_budget = budget;
-  for (int round = 0; round < 2 && arena.height > budget && !common::InterruptRequested(); ++round) {
-    schedule_budget -= arena.height - budget;
-    if (schedule_budget < graph.PeakLowerBound()) break;
-    remat::RematResult tighter = PlanFor(graph, schedule_budget, command.plan, quiet);
-    CheckResult(graph, tighter);
-    alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
-    alloc::PlanResult tighter_arena = PlaceArena(tighter_problem, tighter.peak, command);
-    const bool fits = tighter_arena.height <= budget;
-    if (fits || tighter_arena.height < arena.height) {
-      tighter.seconds += result.seconds;
-      tighter_arena.seconds += arena.seconds;
-      result = std::move(tighter);
-      problem = std::move(tighter_problem);
-      arena = std::move(tighter_arena);
-    }
-    if (fits) break;
-  }
-  result.budget = budget;
-  result.budget_met = arena.height <= budget;
+  const JointPlan joint = PlanJointly(graph, command.budget, command.plan, command.quiet || command.json);
+  const remat::RematResult& result = joint.schedule;
+  const alloc::PlanResult& arena = joint.arena;
   if (!command.output_path.empty()) {
     common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
   }
-  if (!command.buffers_path.empty()) common::WriteFileAtomically(command.buffers_path, alloc::FormatProblem(problem));
+  if (!command.buffers_path.empty()) {
+    common::WriteFileAtomically(command.buffers_path, alloc::FormatProblem(joint.buffers));
+  }
   if (!command.svg_path.empty()) {
     common::WriteFileAtomically(command.svg_path,
                                 remat::MemoryCurveSvg(graph.name.empty() ? command.graph_path : graph.name,
@@ -161,11 +92,8 @@ int RunPlan(const RematCommand& command) {
   const double fragmentation =
       arena.height > 0 ? 100.0 * static_cast<double>(arena.height - result.peak) / arena.height : 0.0;
   const bool met = arena.height <= result.budget;
-  // What a user gets today: PyTorch's caching allocator serving the reference order and this schedule.
-  const alloc::CachingAllocatorConfig caching_config = CachingConfigFromEnvironment(std::nullopt);
-  const alloc::Bytes reserved_reference =
-      alloc::SimulateCachingAllocator(remat::ScheduleToBuffers(graph, graph.order), caching_config).peak_reserved;
-  const alloc::Bytes reserved_schedule = alloc::SimulateCachingAllocator(problem, caching_config).peak_reserved;
+  const alloc::Bytes reserved_reference = joint.reserved_reference;
+  const alloc::Bytes reserved_schedule = joint.reserved_schedule;
   if (command.json) {
     const nlohmann::json summary = {
         {"graph", graph.name},

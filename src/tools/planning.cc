@@ -1,0 +1,144 @@
+#include "tools/planning.h"
+
+#include <fmt/core.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "alloc/validator.h"
+#include "common/interrupt.h"
+#include "common/stopwatch.h"
+#include "remat/buffers.h"
+#include "remat/simulator.h"
+#include "remat/validator.h"
+#include "tools/commands.h"
+
+namespace tools {
+
+std::vector<alloc::PlanResult> PlanMethods(const alloc::Problem& problem, const std::vector<std::string>& methods,
+                                           const alloc::PlanOptions& base, common::Progress& progress) {
+  std::vector<alloc::PlanResult> results;
+  for (const std::string& method : methods) {
+    alloc::PlanOptions options = base;
+    options.method = method;
+    results.push_back(alloc::PlanAllocation(problem, options, progress));
+    if (common::InterruptRequested()) break;
+  }
+  return results;
+}
+
+nlohmann::json PlanJson(const alloc::PlanResult& r) {
+  nlohmann::json j = {{"method", r.method},
+                      {"lb", r.lower_bound},
+                      {"height", r.height},
+                      {"fragmentation", alloc::Fragmentation(r.height, r.lower_bound)},
+                      {"wasted_share", alloc::WastedShare(r.height, r.lower_bound)},
+                      {"seconds", r.seconds}};
+  if (r.method == "sa") {
+    j["moves"] = r.moves;
+    j["candidates_scored"] = r.candidates_scored;
+    j["stop_reason"] = common::ToString(r.stop_reason);
+  }
+  return j;
+}
+
+void ValidatePlans(const alloc::Problem& problem, const std::vector<alloc::PlanResult>& results) {
+  for (const alloc::PlanResult& r : results) {
+    const alloc::ValidationReport report = alloc::Validate(problem, r.solution);
+    if (!report.ok()) {
+      for (const std::string& e : report.errors) fmt::print(stderr, "memplan: {} plan: {}\n", r.method, e);
+      throw std::runtime_error(fmt::format("the {} plan failed validation ({} errors)", r.method, report.errors.size()));
+    }
+  }
+}
+
+CachingRun SimulateCaching(const alloc::Problem& problem, const std::optional<std::string>& conf) {
+  common::Stopwatch clock;
+  CachingRun run;
+  run.result = alloc::SimulateCachingAllocator(problem, CachingConfigFromEnvironment(conf));
+  run.seconds = clock.Seconds();
+  return run;
+}
+
+double PercentIncrease(double value, double reference) {
+  return reference > 0 ? 100.0 * (value - reference) / reference : 0.0;
+}
+
+remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::RematOptions options, bool quiet) {
+  options.budget = budget;
+  const remat::Bytes lower_bound = graph.PeakLowerBound();
+  if (options.budget < lower_bound) {
+    fmt::print(stderr,
+               "memplan: warning: budget {} is below what any schedule can reach ({}: graph inputs plus the "
+               "largest single step); returning the best schedule found\n",
+               options.budget, lower_bound);
+  }
+  common::Progress progress(common::ProgressWanted(quiet));
+  return remat::PlanRemat(graph, options, progress);
+}
+
+remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
+                        bool quiet) {
+  const remat::Bytes reference_peak = remat::Simulate(graph, graph.order).peak;
+  return PlanFor(graph, remat::ParseBudget(budget_text, reference_peak, "--budget"), options, quiet);
+}
+
+void CheckResult(const remat::Graph& graph, const remat::RematResult& result) {
+  const remat::ScheduleReport report = remat::ValidateSchedule(
+      graph, result.sequence, {.peak = result.peak, .cost = result.cost, .budget = result.budget});
+  if (!report.ok()) throw std::logic_error("the planned schedule is invalid: " + report.errors.front());
+}
+
+namespace {
+
+// Places every buffer of a schedule in one arena (the annealing planner, stopping at the schedule's peak).
+alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, const remat::RematOptions& plan,
+                             bool quiet) {
+  common::Progress progress(common::ProgressWanted(quiet));
+  alloc::PlanOptions options;
+  options.time_limit_s = plan.time_limit_s;
+  options.seed = plan.seed;
+  options.capacity = peak;
+  return alloc::PlanAllocation(problem, options, progress);
+}
+
+}  // namespace
+
+JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
+                      bool quiet) {
+  JointPlan joint;
+  remat::RematResult& result = joint.schedule;
+  result = Plan(graph, budget_text, options, quiet);
+  CheckResult(graph, result);
+  joint.buffers = remat::ScheduleToBuffers(graph, result.sequence);
+  joint.arena = PlaceArena(joint.buffers, result.peak, options, quiet);
+  // What a training step needs is the arena, not the schedule's peak.
+  const remat::Bytes budget = result.budget;
+  remat::Bytes schedule_budget = budget;
+  for (int round = 0; round < 2 && joint.arena.height > budget && !common::InterruptRequested(); ++round) {
+    schedule_budget -= joint.arena.height - budget;
+    if (schedule_budget < graph.PeakLowerBound()) break;
+    remat::RematResult tighter = PlanFor(graph, schedule_budget, options, quiet);
+    CheckResult(graph, tighter);
+    alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
+    alloc::PlanResult tighter_arena = PlaceArena(tighter_problem, tighter.peak, options, quiet);
+    const bool fits = tighter_arena.height <= budget;
+    if (fits || tighter_arena.height < joint.arena.height) {
+      tighter.seconds += result.seconds;
+      tighter_arena.seconds += joint.arena.seconds;
+      result = std::move(tighter);
+      joint.buffers = std::move(tighter_problem);
+      joint.arena = std::move(tighter_arena);
+    }
+    if (fits) break;
+  }
+  result.budget = budget;
+  result.budget_met = joint.arena.height <= budget;
+  const alloc::CachingAllocatorConfig caching_config = CachingConfigFromEnvironment(std::nullopt);
+  joint.reserved_reference =
+      alloc::SimulateCachingAllocator(remat::ScheduleToBuffers(graph, graph.order), caching_config).peak_reserved;
+  joint.reserved_schedule = alloc::SimulateCachingAllocator(joint.buffers, caching_config).peak_reserved;
+  return joint;
+}
+
+}  // namespace tools

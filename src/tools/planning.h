@@ -1,0 +1,70 @@
+// Planning steps that more than one subcommand runs: the allocation methods with validation and the
+// caching-allocator simulation (alloc, report), and memplan plan's pipeline, recomputation then the arena
+// (remat, plan, report).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloc/caching_allocator.h"
+#include "alloc/planner.h"
+#include "alloc/problem.h"
+#include "common/progress.h"
+#include "remat/graph.h"
+#include "remat/planner.h"
+
+namespace tools {
+
+// Runs each of `methods` with `base` (its method replaced), in order; stops after the current one on Ctrl-C.
+std::vector<alloc::PlanResult> PlanMethods(const alloc::Problem& problem, const std::vector<std::string>& methods,
+                                           const alloc::PlanOptions& base, common::Progress& progress);
+
+// The figures of one plan as JSON: method, lb, height, fragmentation, wasted_share, seconds (and the
+// annealing planner's moves, candidates scored and stop reason).
+nlohmann::json PlanJson(const alloc::PlanResult& r);
+
+// Checks every plan with the independent validator. An invalid plan is a bug: its errors go to stderr and
+// std::runtime_error (an internal error) is thrown.
+void ValidatePlans(const alloc::Problem& problem, const std::vector<alloc::PlanResult>& results);
+
+// One replay of a pattern through the simulated PyTorch caching allocator, and how long it took.
+struct CachingRun {
+  alloc::CachingAllocatorResult result;
+  double seconds = 0;
+};
+
+// Replays `problem` through the caching allocator with the settings of `conf` or the environment.
+CachingRun SimulateCaching(const alloc::Problem& problem, const std::optional<std::string>& conf);
+
+// Percentage change from `reference` to `value` (0 when the reference is 0).
+double PercentIncrease(double value, double reference);
+
+// Plans for `budget` bytes, warning on stderr when no schedule can reach it.
+remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::RematOptions options, bool quiet);
+
+// Works out the budget from its text (bytes or a percentage of the reference peak) and plans.
+remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
+                        bool quiet);
+
+// Checks a result with the independent validator; throws std::logic_error (an internal error) if invalid.
+void CheckResult(const remat::Graph& graph, const remat::RematResult& result);
+
+// What memplan plan finds: a schedule, its buffers placed in one arena, and what PyTorch's caching
+// allocator (simulated, PYTORCH_CUDA_ALLOC_CONF honoured) would reserve instead.
+struct JointPlan {
+  remat::RematResult schedule;  // budget is the requested one; budget_met says whether the arena fits it
+  alloc::Problem buffers;       // the schedule's buffers as an allocation problem
+  alloc::PlanResult arena;      // the annealing planner's placement of `buffers`
+  alloc::Bytes reserved_reference = 0;  // caching allocator's peak reserved memory for the reference order
+  alloc::Bytes reserved_schedule = 0;   // and for the schedule
+};
+
+// Recomputes to fit the budget, then places every buffer (memplan plan). When fragmentation pushes the arena
+// over the budget, plans again for a budget lowered by the overshoot (twice at most) and keeps the cheapest
+// result whose arena fits, else the lowest arena.
+JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
+                      bool quiet);
+
+}  // namespace tools
