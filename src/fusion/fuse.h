@@ -19,7 +19,8 @@ struct Variant {
 enum class FusionMode { kAligned, kGuess, kAll };
 
 // Applies the transformations of mode: kAligned (aligned fusion, with reversal), kGuess
-// (guess-and-assume only) or kAll (aligned fusion, then guess-and-assume on what remains).
+// (guess-and-assume only) or kAll (aligned fusion, then guess-and-assume on what remains); in every mode,
+// loops with a short constant range are unrolled first (unroll.h).
 Variant Transform(const Program& prog, FusionMode mode);
 
 // The distinct fused versions (all, aligned only, guess only), without the original; empty when no

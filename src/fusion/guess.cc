@@ -77,6 +77,9 @@ class Fuser {
     std::vector<StmtPtr> pre, post;
     // Flags only where a part needs them: a loop without exits keeps its plain condition.
     flags_.resize(n);
+    plain_cuts_.resize(n);
+    // Whether some part before k can fail inside the fused loop (part 1 at once, later parts by flag).
+    bool earlier_fails = false;
     for (size_t k = 0; k < n; ++k) {
       const Effects body = EffectsOf(parts_[k].loop);
       const bool breaks = HasBreak(parts_[k].loop->body[0]);
@@ -85,14 +88,22 @@ class Fuser {
         slot = prog_.AddVar(std::string(what) + "_" + std::to_string(k + 1), kInt);
         pre.push_back(MakeAssign(IntVar(slot), MakeConst(0)));
       };
+      // A cut (assume, return) of part k ends the path without error. Taken at once it could only hide an
+      // error of an earlier part that the fused loop would reach in a later round; with no such error
+      // possible it stays a plain cut, which spares the invariant a flag (docs/loopfuse.md). Errors after
+      // the loop are not hidden: with the right guesses the part's trace is the original's, whose cuts
+      // end the original run before them too.
+      plain_cuts_[k] = k == 0 || !earlier_fails;
+      const bool cuts = !plain_cuts_[k] && body.cuts;
       if (k == 0) {
         if (breaks) add(f.stop, "done");
-        continue;
+      } else {
+        if (breaks || body.errors || cuts) add(f.stop, "stop");
+        if (body.errors) add(f.err, "err");
+        if (cuts && HasAssume(parts_[k].loop->body[0])) add(f.blk, "blk");
+        if (cuts && HasReturn(parts_[k].loop->body[0])) add(f.ret, "ret");
       }
-      if (breaks || body.errors || body.cuts) add(f.stop, "stop");
-      if (body.errors) add(f.err, "err");
-      if (HasAssume(parts_[k].loop->body[0])) add(f.blk, "blk");
-      if (HasReturn(parts_[k].loop->body[0])) add(f.ret, "ret");
+      earlier_fails = earlier_fails || body.errors;
     }
     std::map<std::string, std::string> rho;  // the name holding each variable's latest value
     std::set<std::string> written_before = parts_[0].effects.writes;
@@ -196,10 +207,10 @@ class Fuser {
       case StmtKind::kError:
         return k == 0 ? s : Abnormal(k, flags_[k].err);
       case StmtKind::kAssume:
-        if (k == 0) return s;
+        if (plain_cuts_[k]) return s;
         return MakeIf(MakeNot(s->cond), Abnormal(k, flags_[k].blk));
       case StmtKind::kReturn:
-        return k == 0 ? s : Abnormal(k, flags_[k].ret);
+        return plain_cuts_[k] ? s : Abnormal(k, flags_[k].ret);
       default:
         return s;
     }
@@ -218,6 +229,7 @@ class Fuser {
   Program& prog_;
   std::vector<Part> parts_;
   std::vector<Flags> flags_;
+  std::vector<bool> plain_cuts_;  // per part: its assumes and returns stay as they are (see Run)
 };
 
 }  // namespace

@@ -109,9 +109,11 @@ std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes, cons
         if (s.kind == StmtKind::kHavoc) {
           in.erase(s.name);
         } else if (s.kind == StmtKind::kAssign) {
-          if (s.lhs->kind == ExprKind::kVar) in.erase(s.lhs->name);
-          ReadsOf(s.lhs, in);  // an array store keeps the other cells
-          if (s.lhs->kind == ExprKind::kIndex) ReadsOf(s.lhs->args[0], in);
+          if (s.lhs->kind == ExprKind::kVar) {
+            in.erase(s.lhs->name);
+          } else {
+            ReadsOf(s.lhs, in);  // an array store keeps the other cells, and reads its index
+          }
           ReadsOf(s.rhs, in);
         } else {
           ReadsOf(s.cond, in);

@@ -3,20 +3,27 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <stop_token>
+#include <thread>
 
 #include "common/error.h"
 #include "common/exit_codes.h"
+#include "common/progress.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
 #include "fusion/horn.h"
 #include "fusion/parser.h"
 #include "fusion/printer.h"
 #include "fusion/verifier.h"
+#include "fusion/wrap_checks.h"
 
 namespace {
 
@@ -58,14 +65,30 @@ struct VerifyArgs {
   bool no_fusion = false;
   bool invariants = false;
   bool json = false;
+  bool quiet = false;
 };
+
+// Runs the verifier while a second thread redraws the progress line every 0.2 s (the verifier reports
+// nothing on the way: the line says which file and how long it has been running against the time-out).
+fusion::Verdict VerifyWithProgress(const fusion::Program& prog, const VerifyArgs& a, const std::string& file) {
+  common::Progress progress(common::ProgressWanted(a.quiet || a.json));
+  std::jthread ticker([&](std::stop_token stop) {
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!wake.wait_for(lock, stop, std::chrono::milliseconds(200), [&] { return stop.stop_requested(); })) {
+      progress.Show("loopfuse verify", fmt::format("{}: no verdict yet (time-out {} s)", file, a.timeout));
+    }
+  });
+  return fusion::Verify(prog, fusion::VerifyOptions{a.timeout, !a.no_fusion});
+}
 
 int RunVerify(const VerifyArgs& a) {
   const std::string file = a.file.empty() ? InputOfTask(a.yml) : a.file;
   fusion::Verdict v;
   try {
     const fusion::Program prog = fusion::ParseFile(file);
-    v = fusion::Verify(prog, fusion::VerifyOptions{a.timeout, !a.no_fusion});
+    v = VerifyWithProgress(prog, a, file);
   } catch (const fusion::UnsupportedError& e) {
     v.verdict = "unknown";
     v.reason = e.what();
@@ -101,6 +124,20 @@ int RunVerify(const VerifyArgs& a) {
   return v.verdict == "true" ? kExitTrue : v.verdict == "false" ? kExitFalse : kExitUnknown;
 }
 
+// Adds --half: which program of the unsigned wrap-around split (wrap_checks.h) to show instead of the
+// program itself, as the verifier's portfolio sees it.
+void AddHalfOption(CLI::App& cmd, std::string& half) {
+  cmd.add_option("--half", half, "none, no-wrap or under-no-wrap: a half of the wrap-around split")
+      ->check(CLI::IsMember({"none", "no-wrap", "under-no-wrap"}));
+}
+
+// The program, or the half of its wrap-around split that half names (the program when it has no split).
+fusion::Program Half(const fusion::Program& prog, const std::string& half) {
+  fusion::WrapSplit split;
+  if (half == "none" || !fusion::SplitWrapChecks(prog, split)) return prog;
+  return half == "no-wrap" ? split.no_wrap : split.under_no_wrap;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,16 +153,18 @@ int main(int argc, char** argv) {
   verify->add_flag("--no-fusion", va.no_fusion, "only the original program (plain Spacer)");
   verify->add_flag("--invariants", va.invariants, "print the loop invariants of a proof");
   verify->add_flag("--json", va.json, "one JSON object on stdout");
+  verify->add_flag("-q,--quiet", va.quiet, "no progress line (--json implies it)");
   verify->callback([&] {
     if (va.file.empty() == va.yml.empty()) throw CLI::ValidationError("give either a C file or --yml");
     status = RunVerify(va);
   });
-  std::string fuse_file, mode = "all";
+  std::string fuse_file, mode = "all", fuse_half = "none";
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
   fuse->add_option("--mode", mode, "aligned, guess or all")->check(CLI::IsMember({"aligned", "guess", "all"}));
+  AddHalfOption(*fuse, fuse_half);
   fuse->callback([&] {
-    const fusion::Program prog = fusion::ParseFile(fuse_file);
+    const fusion::Program prog = Half(fusion::ParseFile(fuse_file), fuse_half);
     const auto m = mode == "aligned" ? fusion::FusionMode::kAligned
                    : mode == "guess" ? fusion::FusionMode::kGuess
                                      : fusion::FusionMode::kAll;
@@ -134,12 +173,13 @@ int main(int argc, char** argv) {
     if (v.transformations.empty()) fmt::print("// no transformation applies\n");
     fmt::print("{}", fusion::PrintProgram(v.prog));
   });
-  std::string horn_file, horn_mode = "none";
+  std::string horn_file, horn_mode = "none", horn_half = "none";
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
   horn->add_option("--mode", horn_mode, "none, aligned, guess or all")->check(CLI::IsMember({"none", "aligned", "guess", "all"}));
+  AddHalfOption(*horn, horn_half);
   horn->callback([&] {
-    fusion::Program prog = fusion::ParseFile(horn_file);
+    fusion::Program prog = Half(fusion::ParseFile(horn_file), horn_half);
     if (horn_mode != "none") {
       prog = fusion::Transform(prog, horn_mode == "aligned" ? fusion::FusionMode::kAligned
                                      : horn_mode == "guess" ? fusion::FusionMode::kGuess

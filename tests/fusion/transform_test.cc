@@ -6,6 +6,8 @@
 #include "fusion/loop_ir.h"
 #include "fusion/printer.h"
 #include "fusion/reverse.h"
+#include "fusion/unroll.h"
+#include "fusion/horn.h"
 #include "fusion/verifier.h"
 #include "fusion/wrap_checks.h"
 #include "test_util.h"
@@ -188,6 +190,101 @@ TEST(GuessAndAssume, FusesAChainOfThreeLoops) {
   EXPECT_EQ(SolveAny(bug.prog), SolveStatus::kUnsafe);
   std::snprintf(text, sizeof text, kChain, 0);
   EXPECT_NE(SolveAny(Transform(ParseText(text), FusionMode::kGuess).prog, 2), SolveStatus::kUnsafe);
+}
+
+TEST(GuessAndAssume, KeepsTheAssumesOfALaterLoopPlainWhenNoEarlierLoopCanFail) {
+  // The first loop has no assertion, so an assume of the second that fails early hides nothing: it stays
+  // an assume, and the fused loop needs no flag (nor the invariant a disjunction over it).
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0; int k = 0; int i = 0;
+    while (i < n) { i++; k++; }
+    int j = 0;
+    while (j < k) { __VERIFIER_assume(j < 2000); j++; }
+    __VERIFIER_assert(j == n);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  const std::string text = PrintProgram(v.prog);
+  EXPECT_EQ(text.find("blk_"), std::string::npos) << text;
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+}
+
+TEST(GuessAndAssume, AnAssumeOfALaterLoopDoesNotHideABugOfAnEarlierOne) {
+  // Fused naively, the second loop's assume (false from its first iteration: k is guessed, then checked)
+  // would cut every path before the first loop fails at i == 5.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int k = 0; int i = 0;
+    while (i < n) { __VERIFIER_assert(i != 5); i++; k++; }
+    int j = 0;
+    while (j < 100) { __VERIFIER_assume(k < 0); j++; }
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_NE(PrintProgram(v.prog).find("blk_"), std::string::npos);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+  EXPECT_EQ(InterpretOn(p, {6}), Outcome::kError);
+}
+
+TEST(Unroll, UnrollsLoopsOverAConstantRange) {
+  // Reversal with a second counter, over 5 cells: unrolled, the copy and the check are stores and
+  // selects of the same cells, with no quantified invariant to find.
+  const Program p = ParseText(R"(int main() {
+    unsigned int max = 5; char s1[max], s2[max]; int i, j;
+    for (i = 0; i < max; i++) s1[i] = __VERIFIER_nondet_char();
+    j = 0;
+    for (i = max - 1; i >= 0; i--) { s2[j] = s1[i]; j++; }
+    j = max - 1;
+    for (i = 0; i < max; i++) { __VERIFIER_assert(s1[i] == s2[j]); j--; }
+    __VERIFIER_assert(i == 5 && j == -1);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kAll);
+  ASSERT_EQ(v.transformations.size(), 3u);
+  EXPECT_EQ(CountLoops(v.prog.body), 0);
+  ExpectSameBehaviour(p, v.prog);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+}
+
+TEST(Unroll, KeepsABugOfALaterIteration) {
+  const Program p = ParseText(R"(int main() {
+    int a[8]; int i;
+    for (i = 0; i < 8; i++) a[i] = i * i;
+    for (i = 7; i >= 0; i--) __VERIFIER_assert(a[i] != 25);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kAll);
+  EXPECT_EQ(CountLoops(v.prog.body), 0);
+  ExpectSameBehaviour(p, v.prog);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+}
+
+TEST(Unroll, LeavesLoopsWhoseRangeIsNotAConstant) {
+  // m is assigned twice (its value at the loop depends on the path), the second loop's range is too long,
+  // and the third loop's body moves its counter: none may be unrolled as if its range were known.
+  const Program p = ParseText(R"(int main() {
+    int m = 3; if (__VERIFIER_nondet_int()) m = 1000000;
+    int i; int s = 0;
+    for (i = 0; i < m; i++) s++;
+    for (i = 0; i < 17; i++) s++;
+    for (i = 0; i < 4; i++) { s++; if (s > 5) i = 10; }
+    __VERIFIER_assert(s < 1000025);
+    return 0; })");
+  std::vector<std::string> applied;
+  UnrollConstantLoops(p, applied);
+  EXPECT_TRUE(applied.empty());
+}
+
+TEST(Horn, APredicateCarriesOnlyTheVariablesLiveAtItsLoopHead) {
+  // t is overwritten after the loop before any read: it is dead at the head, and a dead argument is one
+  // more dimension for Spacer to generalise over.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int t = 7; int i = 0;
+    while (i < n) { i++; }
+    t = i;
+    __VERIFIER_assert(t >= 0 || n < 0);
+    return 0; })");
+  z3::context ctx;
+  const HornSystem sys = EncodeHorn(p, ctx);
+  ASSERT_EQ(sys.pred_vars.size(), 1u);
+  EXPECT_EQ(sys.pred_vars[0], (std::vector<std::string>{"i", "n"}));
 }
 
 TEST(Fuse, PrintsCThatGccCompiles) {
