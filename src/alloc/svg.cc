@@ -5,25 +5,9 @@
 #include <algorithm>
 #include <iterator>
 
+#include "common/escape.h"
+
 namespace alloc {
-namespace {
-
-// Escapes the XML special characters of a user-supplied string.
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string RenderSvg(const Problem& problem, const Solution& solution, const std::string& title) {
   constexpr double kWidth = 1200, kHeight = 700, kLeft = 90, kRight = 20, kTop = 50, kBottom = 50;
@@ -45,7 +29,7 @@ std::string RenderSvg(const Problem& problem, const Solution& solution, const st
                  kWidth, kHeight);
   fmt::format_to(emit, "<text x=\"{}\" y=\"22\" font-size=\"15\">{}: {} buffers, height {} B, LB {} B, "
                  "fragmentation {:.2f} %</text>\n",
-                 kLeft, Escape(title), problem.buffers.size(), height, lb,
+                 kLeft, common::EscapeMarkup(title), problem.buffers.size(), height, lb,
                  lb > 0 ? 100.0 * (static_cast<double>(height) / static_cast<double>(lb) - 1) : 0.0);
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const Buffer& b = problem.buffers[i];
@@ -58,8 +42,8 @@ std::string RenderSvg(const Problem& problem, const Solution& solution, const st
       fmt::format_to(emit,
                      "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"hsl({},65%,62%)\" "
                      "stroke=\"#333\" stroke-width=\"0.3\"><title>{}: size {} B, time [{}, {}), offset {}</title></rect>\n",
-                     x0, y0, std::max(x1 - x0, 0.5), std::max(y1 - y0, 0.5), hue, Escape(b.id), b.size, b.lower,
-                     b.upper, solution.offsets[i]);
+                     x0, y0, std::max(x1 - x0, 0.5), std::max(y1 - y0, 0.5), hue, common::EscapeMarkup(b.id), b.size,
+                     b.lower, b.upper, solution.offsets[i]);
     }
   }
   auto hline = [&](double value, const char* colour, const char* dash, const std::string& label) {

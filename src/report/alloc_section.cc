@@ -74,11 +74,12 @@ PlanDrawing DrawPlan(const alloc::Problem& problem, const alloc::Solution& solut
   fmt::format_to(emit,
                  "<line class=\"lower-bound\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.2f}\" y2=\"{2:.2f}\" stroke=\"#1565c0\" "
                  "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n<text x=\"{3}\" y=\"{4:.2f}\" text-anchor=\"end\" "
-                 "fill=\"#1565c0\">LB {5}</text>\n",
+                 "fill=\"#1565c0\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">LB {5}</text>\n",
                  kLeft, kWidth - kRight, lb_y, kWidth - kRight - 4, lb_y + 14, CompactBytes(lb));
   fmt::format_to(emit,
                  "<line class=\"height\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.2f}\" y2=\"{2:.2f}\" stroke=\"#c62828\" "
-                 "stroke-width=\"1.5\"/>\n<text x=\"{3}\" y=\"{4:.2f}\" text-anchor=\"end\" fill=\"#c62828\">H {5}</text>\n",
+                 "stroke-width=\"1.5\"/>\n<text x=\"{3}\" y=\"{4:.2f}\" text-anchor=\"end\" "
+                 "fill=\"#c62828\">H {5}</text>\n",
                  kLeft, kWidth - kRight, height_y, kLeft - 4, height_y + 4, CompactBytes(height));
   fmt::format_to(emit, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"black\"/>\n", kLeft, kTop,
                  kHeight - kBottom);

@@ -4,6 +4,8 @@
 
 #include <iterator>
 
+#include "common/escape.h"
+
 namespace report {
 namespace {
 
@@ -53,23 +55,11 @@ constexpr const char* kScript = R"js(
 
 }  // namespace
 
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(std::string_view text) { return common::EscapeMarkup(text); }
 
-void Section::Paragraph(std::string_view text) { fmt::format_to(std::back_inserter(body_), "<p>{}</p>\n", Escape(text)); }
+void Section::Paragraph(std::string_view text) {
+  fmt::format_to(std::back_inserter(body_), "<p>{}</p>\n", Escape(text));
+}
 
 void Section::AddTable(const Table& table) {
   auto emit = std::back_inserter(body_);
@@ -113,7 +103,9 @@ std::string Page::Render() const {
                  "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n<p>{}</p>\n</header>\n",
                  Escape(title_), kStyle, Escape(title_), Escape(subtitle_));
   out += "<nav>";
-  for (const Section& s : sections_) fmt::format_to(emit, "<a href=\"#{}\">{}</a>", Escape(s.id()), Escape(s.heading()));
+  for (const Section& s : sections_) {
+    fmt::format_to(emit, "<a href=\"#{}\">{}</a>", Escape(s.id()), Escape(s.heading()));
+  }
   out += "</nav>\n";
   for (const Section& s : sections_) {
     fmt::format_to(emit, "<section id=\"{}\">\n<h2>{}</h2>\n{}</section>\n", Escape(s.id()), Escape(s.heading()),

@@ -80,7 +80,9 @@ report::AllocFigures CompareAllocations(const alloc::Problem& problem, const Rep
   if (!first) methods.insert(methods.begin(), "sa");
   report::AllocFigures figures;
   if (first) figures.plans.push_back(std::move(*first));
-  for (alloc::PlanResult& r : PlanMethods(problem, methods, plan_options, progress)) figures.plans.push_back(std::move(r));
+  for (alloc::PlanResult& r : PlanMethods(problem, methods, plan_options, progress)) {
+    figures.plans.push_back(std::move(r));
+  }
   progress.Finish();
   ValidatePlans(problem, figures.plans);
   if (!common::InterruptRequested()) {

@@ -113,6 +113,36 @@ TEST_F(BrowserTest, AllocationReportLoadsWithoutErrors) {
   Screenshot(html, "report_alloc.png");
 }
 
+TEST_F(BrowserTest, HoveringARectangleShowsItsBuffer) {
+  const std::string html = Path("report.html");
+  ASSERT_EQ(Memplan("report " + std::string(DATA_DIR) + "/torch/resnet18_bs8.csv --period 540 -q -o " + html), 0)
+      << err_;
+  // A copy of the page with one more script at the end, which moves the mouse over the first rectangle.
+  std::string text = Slurp(html);
+  const std::string probe =
+      "<script>var r = document.querySelector('svg.plan rect[data-id]'); var b = r.getBoundingClientRect();"
+      "r.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.left + 1, clientY: b.top + 1}));"
+      "</script>";
+  text.insert(text.rfind("</body>"), probe);
+  const std::string probed = Write("probed.html", text);
+  // What the tooltip must say, from the first rectangle's attributes in the file.
+  const size_t rect = text.find("<rect x=");
+  const auto attribute = [&](const std::string& name) {
+    const size_t at = text.find(name + "=\"", rect) + name.size() + 2;
+    return text.substr(at, text.find('"', at) - at);
+  };
+  const std::string expected = attribute("data-id") + ": size " + attribute("data-size") + " B, lifetime [" +
+                               attribute("data-lower") + ", " + attribute("data-upper") + "), offset " +
+                               attribute("data-offset") + "</div>";
+  const Loaded page = Load(probed);
+  EXPECT_EQ(PageProblems(page), std::vector<std::string>{}) << page.log;
+  const size_t tooltip = page.dom.find("<div id=\"tooltip\"");
+  ASSERT_NE(tooltip, std::string::npos);
+  const std::string shown = page.dom.substr(tooltip, page.dom.find("</div>", tooltip) + 6 - tooltip);
+  EXPECT_EQ(shown.find("hidden"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(">" + expected), std::string::npos) << shown << " expected " << expected;
+}
+
 TEST_F(BrowserTest, GraphReportLoadsWithoutErrors) {
   const std::string html = std::string(SCREENSHOT_DIR) + "/report_graph.html";
   ASSERT_EQ(Memplan("report " + std::string(EXAMPLES_DIR) + "/remat/mlp_train.json --time-limit 1 -q -o " + html), 0)

@@ -84,7 +84,8 @@ TEST(DrawPlan, OneRectanglePerBufferWithItsFigures) {
   EXPECT_EQ(Count(drawing.svg, "data-id="), 3u);
   EXPECT_NE(drawing.svg.find("<svg class=\"plan\""), std::string::npos);
   EXPECT_NE(drawing.svg.find("data-id=\"a&lt;&amp;&quot;b\" data-size=\"100\" data-lower=\"0\" data-upper=\"4\" "
-                             "data-offset=\"0\"><title>a&lt;&amp;&quot;b: size 100 B, lifetime [0, 4), offset 0</title>"),
+                             "data-offset=\"0\"><title>a&lt;&amp;&quot;b: size 100 B, lifetime [0, 4), "
+                             "offset 0</title>"),
             std::string::npos);
   EXPECT_NE(drawing.svg.find("data-id=\"c\" data-size=\"50\" data-lower=\"2\" data-upper=\"6\" data-offset=\"100\""),
             std::string::npos);

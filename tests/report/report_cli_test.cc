@@ -26,7 +26,8 @@ const std::string kResnetGraph = std::string(DATA_DIR) + "/torch/resnet18_bs8.gr
 using ReportCli = CliTest;
 
 TEST_F(ReportCli, AllocationTraceGivesTablesAndOneRectanglePerBufferLifespan) {
-  ASSERT_EQ(Memplan("report " + kResnetTrace + " --period 540 --time-limit 10 -o " + Path("r.html") + " --json"), 0) << err_;
+  ASSERT_EQ(Memplan("report " + kResnetTrace + " --period 540 --time-limit 10 --json -o " + Path("r.html")), 0)
+      << err_;
   const nlohmann::json summary = nlohmann::json::parse(out_);
   EXPECT_EQ(summary["kind"], "alloc");
   EXPECT_EQ(summary["output"], Path("r.html"));
@@ -77,7 +78,8 @@ TEST_F(ReportCli, SameInputAndSeedGiveTheSamePageButForTheTimes) {
 }
 
 TEST_F(ReportCli, IdsAndFileNamesAreEscaped) {
-  const std::string input = Write("a&b<c>.csv", "id,lower,upper,size\n<img src=x onerror=alert(1)>,0,4,10\n\"q\",2,6,5\n");
+  const std::string input =
+      Write("a&b<c>.csv", "id,lower,upper,size\n<img src=x onerror=alert(1)>,0,4,10\n\"q\",2,6,5\n");
   ASSERT_EQ(Memplan("report '" + input + "' -q -o " + Path("r.html")), 0) << err_;
   const std::string html = Slurp(Path("r.html"));
   EXPECT_EQ(html.find("<img"), std::string::npos);
