@@ -1,5 +1,8 @@
 #include "fusion/solver.h"
 
+#include <pthread.h>
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -13,13 +16,27 @@
 namespace fusion {
 namespace {
 
+// CPU seconds the calling thread has used so far, and a clock that other threads can read it from.
+struct ThreadCpuClock {
+  clockid_t id{};
+  bool ok = pthread_getcpuclockid(pthread_self(), &id) == 0;
+  double Seconds() const {
+    timespec ts{};
+    if (!ok || clock_gettime(id, &ts) != 0) return 0;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+};
+
 // Interrupts a Z3 context when a deadline passes, because Spacer does not always honour "timeout", or
 // when *cancel becomes true (another run of the portfolio settled the verdict); the flag is polled every
-// 10 ms, which keeps the setter free of any registry of running contexts.
+// 10 ms, which keeps the setter free of any registry of running contexts. With cpu_seconds > 0, also
+// when the thread that created the watchdog (the one running Z3) has used that much CPU time since:
+// on a loaded machine a run then gets the same work as on an idle one.
 class Watchdog {
  public:
-  Watchdog(z3::context& ctx, double seconds, const std::atomic<bool>* cancel)
-      : thread_([this, &ctx, seconds, cancel] {
+  Watchdog(z3::context& ctx, double seconds, const std::atomic<bool>* cancel, double cpu_seconds = 0)
+      : thread_([this, &ctx, seconds, cancel, cpu_seconds, cpu = ThreadCpuClock{}] {
+          const double cpu_start = cpu.Seconds();
           const std::chrono::steady_clock::time_point deadline =
               std::chrono::steady_clock::now() +
               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
@@ -27,10 +44,11 @@ class Watchdog {
           std::unique_lock<std::mutex> lock(mutex_);
           while (!done_) {
             const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+            const bool cpu_spent = cpu_seconds > 0 && cpu.ok && cpu.Seconds() - cpu_start >= cpu_seconds;
             // Interrupts once, and again each second while the run goes on: an interrupt that arrives while
             // Z3 is between two interruptible operations is lost, and the run would then be unbounded. Not
             // more often: every interrupt not consumed by a run cancels the next operation in the context.
-            if ((now >= deadline || (cancel && cancel->load())) && now >= next_interrupt) {
+            if ((now >= deadline || cpu_spent || (cancel && cancel->load())) && now >= next_interrupt) {
               ctx.interrupt();
               next_interrupt = now + std::chrono::seconds(1);
             }
@@ -82,13 +100,15 @@ std::string CheckInductive(const HornSystem& sys, const z3::model& m, z3::contex
 
 const std::vector<OptionSet>& Portfolio() {
   // Configurations measured on the hand-written encodings (../shared/docs/spacer-examples) and on every
-  // (task, candidate) of the benchmark: each solves some encoding the others time out on. eq_prop=false
-  // first, as it solves the fused ones; qgen next (the array tasks sum_array-2, rew). The default
-  // configuration is left out: it solved nothing that one of these did not.
+  // (task, candidate, option set) of the benchmark: each solves some encoding the others time out on.
+  // eq_prop=false solves the fused scalar programs (all of them that any set solves); euf_gen the unfused
+  // ones (down, seq-3, the no-wrap-around halves); qgen every array program that any set solves, fused
+  // or not (sum_array-2 and rew only with it). The default configuration is left out: it solved nothing
+  // that one of these did not.
   static const std::vector<OptionSet> kSets = {
-      {"no-eq-prop", {{"fp.spacer.eq_prop", false}}},
-      {"qgen", {{"fp.spacer.q3.use_qgen", true}, {"fp.spacer.ground_pobs", false}, {"fp.spacer.mbqi", false}}},
-      {"euf-gen", {{"fp.spacer.use_euf_gen", true}}},
+      {"no-eq-prop", {{"fp.spacer.eq_prop", false}}, 0, 2, 1},
+      {"qgen", {{"fp.spacer.q3.use_qgen", true}, {"fp.spacer.ground_pobs", false}, {"fp.spacer.mbqi", false}}, 1, 1, 0},
+      {"euf-gen", {{"fp.spacer.use_euf_gen", true}}, 2, 0, 2},
   };
   return kSets;
 }
@@ -111,7 +131,7 @@ HornProblem::HornProblem(const Program& prog, double time_limit_s, const std::at
 HornProblem::~HornProblem() = default;
 
 SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, const std::atomic<bool>* cancel,
-                               double check_limit_s) {
+                               double check_limit_s, double cpu_limit_s) {
   common::Stopwatch clock;
   SolveResult out;
   if (!sys_) {
@@ -122,7 +142,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, co
   const HornSystem& sys = *sys_;
   // The re-check of a model has a deadline of its own: a model found is worth its check, and a check
   // cut short by the solver's deadline would throw the proof away.
-  auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cancel);
+  auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cancel, cpu_limit_s);
   try {
     z3::solver s(ctx, "HORN");
     z3::params p(ctx);

@@ -17,6 +17,11 @@ namespace fusion {
 struct OptionSet {
   std::string name;
   std::vector<std::pair<std::string, bool>> params;
+  // When a round of the portfolio runs this set on a fused and on an unfused program (lower: earlier):
+  // each set suits some encodings better than others (docs/loopfuse.md, "Portfolio").
+  int rank_fused = 1;
+  int rank_unfused = 1;
+  int rank_arrays = 1;  // for any program with arrays, fused or not
 };
 
 // The option sets the portfolio tries, most useful first (see docs/loopfuse.md for why these).
@@ -51,9 +56,10 @@ class HornProblem {
   ~HornProblem();
   // Solves with one option set within time_limit_s seconds of wall time, or until soon after *cancel
   // becomes true; the re-check of a model found may take up to check_limit_s more (or what is left of
-  // time_limit_s, if longer).
+  // time_limit_s, if longer). cpu_limit_s > 0 also ends the search once the calling thread has used that
+  // much CPU time (a limit that means the same on a loaded machine as on an idle one).
   SolveResult Solve(const OptionSet& options, double time_limit_s, const std::atomic<bool>* cancel = nullptr,
-                    double check_limit_s = 0);
+                    double check_limit_s = 0, double cpu_limit_s = 0);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
 

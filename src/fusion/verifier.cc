@@ -131,14 +131,22 @@ class PortfolioRun {
       : prog_(prog), options_(options), clock_(clock), candidates_(Candidates(prog, options.fusion)),
         encode_errors_(candidates_.size()) {
     // Round one gives every (candidate, option set) a short run; later rounds double the limit, so that
-    // the time lost to restarts is at most what the longest run takes. Within a round, every candidate
-    // runs under the first option set before any runs under the second: the option sets differ more in
-    // what they solve than the candidates do (docs/loopfuse.md, "Portfolio").
+    // the time lost to restarts is at most what the longest run takes. Within a round, the pairs run by
+    // the option set's rank for fused or unfused programs, then in candidate order: each candidate first
+    // meets the set that suits its kind (docs/loopfuse.md, "Portfolio").
     // One second first: under the load of the shared machine a quick proof takes half of it.
-    for (double limit = 1.0;; limit *= 2) {
+    std::vector<std::pair<int, Job>> round;
+    for (size_t c = 0; c < candidates_.size(); ++c) {
       for (size_t o = 0; o < Portfolio().size(); ++o) {
-        for (size_t c = 0; c < candidates_.size(); ++c) jobs_.push_back({c, o, limit});
+        const OptionSet& set = Portfolio()[o];
+        const Variant& v = candidates_[c].variant;
+        const bool arrays = std::any_of(v.prog.vars.begin(), v.prog.vars.end(), [](const Var& x) { return x.is_array; });
+        round.push_back({arrays ? set.rank_arrays : v.transformations.empty() ? set.rank_unfused : set.rank_fused, {c, o, 0}});
       }
+    }
+    std::stable_sort(round.begin(), round.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (double limit = 1.0;; limit *= 2) {
+      for (const auto& [rank, job] : round) jobs_.push_back({job.candidate, job.option, limit});
       if (limit >= options.timeout_s) break;
     }
   }
@@ -249,7 +257,9 @@ class PortfolioRun {
       const OptionSet& opts = Portfolio()[job.option];
       const double started = clock_.Seconds();
       const double remaining = options_.timeout_s - clock_.Seconds();
-      const SolveResult r = problem->Solve(opts, std::min(job.limit_s, remaining), &stop_, remaining);
+      // The job's limit counts the worker's CPU time: on the loaded shared machine a wall-clock second
+      // is a fraction of one, and the quick proofs would be cut off round after round.
+      const SolveResult r = problem->Solve(opts, remaining, &stop_, remaining, job.limit_s);
       const bool unsigned_goal = cand.goal != kWhole;
       const std::string who = cand.variant.name + (unsigned_goal ? std::string(" (") + GoalName(cand.goal) + ")" : "") +
                               " / " + opts.name;

@@ -382,6 +382,20 @@ TEST(Verifier, ProvesAnUnsignedCounterTransferThroughTheWrapSplit) {
   EXPECT_NE(v.reason.find("split"), std::string::npos) << v.reason;
 }
 
+TEST(Solver, ACpuTimeLimitEndsARunBeforeItsWallClockLimit) {
+  // Unfused, the second loop needs a quantified invariant that Spacer does not find: only a limit ends
+  // the run, here the 0.3 s of CPU time and not the 60 s of wall time.
+  const Program p = ParseText(R"(int main() {
+    int a[1000]; int i;
+    for (i = 0; i < 1000; i++) a[i] = 0;
+    for (i = 0; i < 1000; i++) __VERIFIER_assert(a[i] == 0);
+    return 0; })");
+  HornProblem problem(p, 10);
+  const SolveResult r = problem.Solve(Portfolio()[0], 60, nullptr, 0, 0.3);
+  EXPECT_EQ(r.status, SolveStatus::kUnknown);
+  EXPECT_LT(r.seconds, 30);
+}
+
 TEST(Verifier, StopsTheSolversOnceAConcreteRunSettlesTheVerdict) {
   // A bug at the first statement: the concrete search finds it at once, and the solvers running next to
   // it (on a program they cannot prove) must be stopped, not left to the 60 s limit.
