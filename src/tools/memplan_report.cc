@@ -17,6 +17,7 @@
 #include "common/exit_codes.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
+#include "remat/planner.h"
 #include "remat/reader.h"
 #include "remat/simulator.h"
 #include "report/alloc_section.h"
@@ -95,8 +96,10 @@ report::AllocFigures CompareAllocations(const alloc::Problem& problem, const Rep
 
 // Fills the page for an allocation problem.
 ReportSummary ReportAllocation(report::Page& page, const std::string& text, const ReportOptions& options) {
-  if (options.budget) throw common::InputError(fmt::format("{}: --budget applies to a graph, not to an allocation "
-                                                           "problem (CSV)", options.input));
+  if (options.budget) {
+    throw common::InputError(
+        fmt::format("{}: --budget applies to a graph, not to an allocation problem (CSV)", options.input));
+  }
   const alloc::Problem problem = alloc::ParseProblem(options.input, text, options.period);
   const report::AllocFigures figures = CompareAllocations(problem, options, std::nullopt);
   ReportSummary summary;
@@ -111,8 +114,10 @@ ReportSummary ReportAllocation(report::Page& page, const std::string& text, cons
 // Fills the page for a training graph: memplan plan's pipeline, the baselines at the same budget, and the
 // allocation planners on the chosen schedule's buffers.
 ReportSummary ReportGraph(report::Page& page, const std::string& text, const ReportOptions& options) {
-  if (options.period != 0) throw common::InputError(fmt::format("{}: --period applies to an allocation problem "
-                                                                "(CSV), not to a graph", options.input));
+  if (options.period != 0) {
+    throw common::InputError(
+        fmt::format("{}: --period applies to an allocation problem (CSV), not to a graph", options.input));
+  }
   const remat::Graph graph = remat::ParseGraph(options.input, text);
   const bool quiet = options.quiet || options.json;
   remat::RematOptions remat_options;
@@ -122,10 +127,13 @@ ReportSummary ReportGraph(report::Page& page, const std::string& text, const Rep
 
   report::RematFigures curve;
   curve.graph_name = graph.name.empty() ? options.input : graph.name;
+  // The baselines are quick and silent (the pipeline has already warned about an unreachable budget).
+  common::Progress silent(false);
   for (const char* method : {"none", "chen"}) {
     remat::RematOptions baseline = remat_options;
     baseline.method = method;
-    remat::RematResult row = PlanFor(graph, joint.schedule.budget, baseline, true);
+    baseline.budget = joint.schedule.budget;
+    remat::RematResult row = remat::PlanRemat(graph, baseline, silent);
     CheckResult(graph, row);
     curve.rows.push_back(std::move(row));
   }
