@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "fusion/loop_ir.h"
+#include "fusion/normalize.h"
 #include "fusion/reverse.h"
 
 namespace fusion {
@@ -145,6 +146,7 @@ std::optional<std::vector<StmtPtr>> TryPair(const std::vector<StmtPtr>& items, s
 
 StmtPtr AlignedFusion(const StmtPtr& body, std::vector<std::string>& applied) {
   return RewriteBlocks(body, [&](std::vector<StmtPtr> items) {
+    items = SinkCounterInits(std::move(items));
     bool changed = true;
     while (changed) {
       changed = false;

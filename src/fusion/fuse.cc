@@ -4,6 +4,7 @@
 
 #include "fusion/aligned.h"
 #include "fusion/guess.h"
+#include "fusion/normalize.h"
 #include "fusion/printer.h"
 #include "fusion/unroll.h"
 
@@ -12,8 +13,22 @@ namespace fusion {
 Variant Transform(const Program& prog, FusionMode mode) {
   Variant v{mode == FusionMode::kAligned ? "aligned" : mode == FusionMode::kGuess ? "guess" : "aligned+guess", prog, {}};
   v.prog.body = UnrollConstantLoops(v.prog, v.transformations);
-  if (mode != FusionMode::kGuess) v.prog.body = AlignedFusion(v.prog.body, v.transformations);
-  if (mode != FusionMode::kAligned) v.prog.body = GuessAndAssumeFusion(v.prog, v.prog.body, v.transformations);
+  const auto fuse = [mode](Program& p, std::vector<std::string>& applied) {
+    if (mode != FusionMode::kGuess) p.body = AlignedFusion(p.body, applied);
+    if (mode != FusionMode::kAligned) p.body = GuessAndAssumeFusion(p, p.body, applied);
+  };
+  // Loops taken out of an if only where that lets them fuse: otherwise it only adds a guard.
+  Program hoisted = v.prog;
+  std::vector<std::string> lines;
+  hoisted.body = HoistGuardedLoops(hoisted, hoisted.body, lines);
+  const size_t hoists = lines.size();
+  if (hoists > 0) fuse(hoisted, lines);
+  if (lines.size() > hoists) {
+    v.prog = std::move(hoisted);
+    v.transformations.insert(v.transformations.end(), lines.begin(), lines.end());
+  } else {
+    fuse(v.prog, v.transformations);
+  }
   return v;
 }
 

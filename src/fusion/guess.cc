@@ -1,9 +1,11 @@
 #include "fusion/guess.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "fusion/loop_ir.h"
+#include "fusion/normalize.h"
 
 namespace fusion {
 namespace {
@@ -36,6 +38,7 @@ struct Part {
   std::vector<StmtPtr> before;
   StmtPtr loop;
   Effects effects;  // of the statements before and the loop together
+  std::optional<CountedLoop> counted;  // the loop as a counted loop, initialised by the statement before
 };
 
 // The effects of a part.
@@ -51,13 +54,48 @@ Effects PartEffects(const std::vector<StmtPtr>& before, const StmtPtr& loop) {
   return e;
 }
 
-// True when no array written by one part is accessed by another (whole arrays cannot be guessed in C).
-bool ArraysSeparate(const std::vector<Part>& parts) {
+// True when the parts that access array x do so in step: each is a counted loop, all start from the
+// same value (read from nothing any part writes) with the same stride, and every access of x in their
+// loops is at counter + k for one k (none in the statements before them, which run before the fused
+// loop). Then round t of the fused loop touches cell init + t + k in every part, in the order of the
+// parts, as the original does (each cell is touched in one iteration of each loop): a part reads what
+// the parts before it left in that cell, whatever the guesses.
+bool InStep(const std::vector<Part>& parts, const std::string& x) {
+  std::set<std::string> written;
+  for (const auto& p : parts) written.insert(p.effects.writes.begin(), p.effects.writes.end());
+  const Part* first = nullptr;
+  std::optional<Int128> offset;
+  for (const Part& p : parts) {
+    if (!p.effects.ArraysAccessed().count(x)) continue;
+    if (!p.counted || !ReadsNone(p.counted->init, written)) return false;
+    if (first && (!SameExpr(first->counted->init, p.counted->init) || first->counted->stride != p.counted->stride)) {
+      return false;
+    }
+    first = first ? first : &p;
+    for (const auto& s : p.before) {
+      if (EffectsOf(s).ArraysAccessed().count(x)) return false;
+    }
+    const Effects loop = EffectsOf(p.loop);
+    for (const auto* list : {&loop.array_reads, &loop.array_writes}) {
+      for (const ArrayAccess& a : *list) {
+        if (a.array != x) continue;
+        const auto k = a.index ? OffsetFromCounter(a.index, p.counted->counter) : std::nullopt;
+        if (!k || (offset && *k != *offset)) return false;
+        offset = k;
+      }
+    }
+  }
+  return true;
+}
+
+// True when every array written by one part and accessed by another is accessed in step (whole arrays
+// cannot be guessed in C).
+bool ArraysCompatible(const std::vector<Part>& parts) {
   for (size_t a = 0; a < parts.size(); ++a) {
     for (size_t b = 0; b < parts.size(); ++b) {
       if (a == b) continue;
       for (const auto& x : parts[a].effects.ArraysWritten()) {
-        if (parts[b].effects.ArraysAccessed().count(x)) return false;
+        if (parts[b].effects.ArraysAccessed().count(x) && !InStep(parts, x)) return false;
       }
     }
   }
@@ -236,6 +274,7 @@ class Fuser {
 
 StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std::string>& applied) {
   return RewriteBlocks(body, [&](std::vector<StmtPtr> items) {
+    items = SinkCounterInits(std::move(items));
     std::vector<StmtPtr> out;
     size_t i = 0;
     while (i < items.size()) {
@@ -243,16 +282,17 @@ StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std
         out.push_back(items[i++]);
         continue;
       }
-      // Extend the run loop by loop while the arrays stay separate.
-      std::vector<Part> parts{{{}, items[i], EffectsOf(items[i])}};
+      // Extend the run loop by loop while the arrays stay separate or in step.
+      std::vector<Part> parts{{{}, items[i], EffectsOf(items[i]), i > 0 ? AsCounted(items[i - 1], items[i]) : std::nullopt}};
       size_t end = i + 1;
       for (size_t j = i + 1; j < items.size(); ++j) {
         if (IsPlain(items[j])) continue;
         if (!IsFusableLoop(items[j])) break;
         std::vector<StmtPtr> before(items.begin() + static_cast<long>(end), items.begin() + static_cast<long>(j));
         auto trial = parts;
-        trial.push_back({before, items[j], PartEffects(before, items[j])});
-        if (!ArraysSeparate(trial)) break;
+        trial.push_back({before, items[j], PartEffects(before, items[j]),
+                         before.empty() ? std::nullopt : AsCounted(before.back(), items[j])});
+        if (!ArraysCompatible(trial)) break;
         parts = std::move(trial);
         end = j + 1;
       }

@@ -12,8 +12,9 @@
 
 namespace fusion {
 
-// Fuses every run of two or more consecutive while/for loops (plain assignments between them) whose
-// arrays are not written by one loop and accessed by another. New variables (guesses, copies, flags) are
+// Fuses every run of two or more consecutive while/for loops (plain assignments between them) where an
+// array written by one loop and accessed by another is accessed in step (counted loops from the same
+// first value, every access at counter + the same k: guess.cc, InStep). New variables (guesses, copies, flags) are
 // added to prog. Appends a line per fusion to applied.
 StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std::string>& applied);
 

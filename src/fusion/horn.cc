@@ -1,8 +1,11 @@
 #include "fusion/horn.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
+
+#include <fmt/core.h>
 
 #include "common/stopwatch.h"
 #include "fusion/errors.h"
@@ -129,14 +132,58 @@ std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes, cons
   return live;
 }
 
+// Numerals this close to a large constant K are encoded as its parameter plus the difference (N - 1
+// as K - 1), so that a bound and the last index stay related.
+constexpr Int128 kNear = 2;
+
+// True when k is a type's extreme (or next to one): those keep their numerals, as the type ranges do.
+bool NearTypeExtreme(Int128 k) {
+  for (const IntType t : {IntType{8, true}, IntType{8, false}, IntType{16, true}, IntType{16, false}, kInt, kUnsigned,
+                          kLongLong, kUnsignedLong}) {
+    for (const Int128 e : {MinOf(t), MaxOf(t), MaxOf(t) + 1}) {
+      if (k >= e - 2 * kNear && k <= e + 2 * kNear) return true;
+      if (-k >= e - 2 * kNear && -k <= e + 2 * kNear) return true;
+    }
+  }
+  return false;
+}
+
+void CollectLargeConstants(const ExprPtr& e, std::set<Int128>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::kConst) {
+    const Int128 k = e->value < 0 ? -e->value : e->value;
+    if (k >= kLargeConstant && !NearTypeExtreme(k)) {
+      // One parameter for constants within kNear of each other (N and N + 1 are one bound).
+      bool near = false;
+      for (Int128 c : out) near = near || (k >= c - kNear && k <= c + kNear);
+      if (!near) out.insert(k);
+    }
+  }
+  for (const auto& a : e->args) CollectLargeConstants(a, out);
+}
+
+// The large constants of a statement (see EncodeHorn).
+void CollectLargeConstants(const StmtPtr& s, std::set<Int128>& out) {
+  if (!s) return;
+  for (const ExprPtr& e : {s->lhs, s->rhs, s->cond, s->size}) CollectLargeConstants(e, out);
+  for (const auto& b : s->body) CollectLargeConstants(b, out);
+  CollectLargeConstants(s->step, out);
+}
+
 // Symbolic values of the variables along one path.
 using State = std::map<std::string, z3::expr>;
 
 // Enumerates the loop-free paths from each cut point and turns them into clauses.
 class Encoder {
  public:
-  Encoder(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max)
-      : prog_(prog), ctx_(ctx), time_limit_s_(time_limit_s), symbolic_(symbolic_uint_max) {}
+  Encoder(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants)
+      : prog_(prog), ctx_(ctx), time_limit_s_(time_limit_s), symbolic_(symbolic_uint_max) {
+    if (symbolic_constants) {
+      std::set<Int128> seen;
+      CollectLargeConstants(prog.body, seen);
+      for (Int128 k : seen) constants_.push_back({SymbolicConstantName(k), k});
+    }
+  }
 
   HornSystem Run() {
     CfgBuilder cfg;
@@ -148,6 +195,7 @@ class Encoder {
       if (!nodes_[i].cut) continue;
       pred_of_[static_cast<int>(i)] = static_cast<int>(sys_.preds.size());
       std::vector<std::string> vars(live[i].begin(), live[i].end());
+      for (auto it = constants_.rbegin(); it != constants_.rend(); ++it) vars.insert(vars.begin(), it->first);
       if (symbolic_) vars.insert(vars.begin(), kSymbolicUintMax);
       z3::sort_vector domain(ctx_);
       for (const auto& v : vars) domain.push_back(SortOf(v));
@@ -164,9 +212,14 @@ class Encoder {
 
  private:
   bool IsUintMax(const std::string& var) const { return symbolic_ && var == kSymbolicUintMax; }
+  // True for the parameters of a symbolic encoding (UINT_MAX and the large constants).
+  bool IsParameter(const std::string& var) const {
+    if (IsUintMax(var)) return true;
+    return std::any_of(constants_.begin(), constants_.end(), [&](const auto& c) { return c.first == var; });
+  }
 
   z3::sort SortOf(const std::string& var) const {
-    if (IsUintMax(var)) return ctx_.int_sort();
+    if (IsParameter(var)) return ctx_.int_sort();
     return prog_.VarNamed(var).is_array ? ctx_.array_sort(ctx_.int_sort(), ctx_.int_sort()) : ctx_.int_sort();
   }
 
@@ -186,6 +239,15 @@ class Encoder {
       st.emplace(kSymbolicUintMax, Fresh(kSymbolicUintMax, ctx_.int_sort()));
       uint_max_ = st.at(kSymbolicUintMax);
     }
+    constant_params_.clear();
+    std::vector<z3::expr> path;
+    for (const auto& [name, value] : constants_) {
+      st.emplace(name, Fresh(name, ctx_.int_sort()));
+      constant_params_.push_back(st.at(name));
+      // Positive, as the constant is (its negative occurrences are -(K + d)): a loop up to K runs, as
+      // the program's does. True of the constant, hence of every clause at K := the constant.
+      path.push_back(constant_params_.back() >= 1);
+    }
     std::vector<z3::expr> args;
     if (pred >= 0) {
       for (const auto& v : sys_.pred_vars[pred]) args.push_back(st.at(v));
@@ -194,10 +256,9 @@ class Encoder {
     body_args_ = args;
     // Every stored scalar lies in its type's range (unsigned and narrow values are wrapped on assignment;
     // signed ones stay in range in programs without signed overflow, whose behaviour C leaves undefined).
-    std::vector<z3::expr> path;
     if (pred >= 0) {
       for (const auto& v : sys_.pred_vars[pred]) {
-        if (!IsUintMax(v) && !prog_.VarNamed(v).is_array) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
+        if (!IsParameter(v) && !prog_.VarNamed(v).is_array) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
       }
     }
     // A loop head starts by taking its branch, not by ending the path at itself.
@@ -289,6 +350,11 @@ class Encoder {
       if (v == m) return *uint_max_;
       if (v == m + 1) return *uint_max_ + 1;
       if (v == -(m + 1)) return -(*uint_max_ + 1);
+    }
+    for (size_t i = 0; i < constant_params_.size(); ++i) {
+      const Int128 k = constants_[i].second;
+      if (v >= k - kNear && v <= k + kNear) return constant_params_[i] + Num(v - k);
+      if (-v >= k - kNear && -v <= k + kNear) return -(constant_params_[i] + Num(-v - k));
     }
     const bool neg = v < 0;
     std::string s;
@@ -445,6 +511,8 @@ class Encoder {
   int counter_ = 0;
   bool symbolic_;
   std::optional<z3::expr> uint_max_;  // M of the clause being built (symbolic encodings)
+  std::vector<std::pair<std::string, Int128>> constants_;  // the large constants made parameters, by name
+  std::vector<z3::expr> constant_params_;                  // their parameters in the clause being built
   std::optional<z3::solver> query_;   // for MayLeave
 };
 
@@ -470,8 +538,11 @@ z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
   return z3::forall(vs, f);
 }
 
-HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max) {
-  return Encoder(prog, ctx, time_limit_s, symbolic_uint_max).Run();
+std::string SymbolicConstantName(Int128 k) { return fmt::format("#{}", static_cast<long long>(k)); }
+
+HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max,
+                      bool symbolic_constants) {
+  return Encoder(prog, ctx, time_limit_s, symbolic_uint_max, symbolic_constants).Run();
 }
 
 std::string HornToSmt2(const Program& prog) {

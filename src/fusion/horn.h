@@ -51,8 +51,23 @@ inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 // are exactly the concrete ones, so a proof for every M is a proof of them. Why: Spacer 4.8.12 learns
 // lemmas such as `x + y <= M` from a symbolic bound at once, but with the numeral it tends to enumerate
 // bounds one by one (the no-wrap-around half of in-de20: time-out against 0.1 s).
+//
+// symbolic_constants: likewise, every constant of the program of magnitude kLargeConstant or more (not a
+// type's extreme) becomes a parameter K >= 1 (numerals near it K + d, their negations -(K + d)), carried
+// by every predicate. Sound for the same reason (K := the constant gives the concrete clauses back); a
+// property that needs more of K's value than its sign is not proved (an `unsafe` answer is only ever a
+// reason to search for concrete inputs). Why:
+// Spacer 4.8.12 counts a loop up to a numeral bound such as 100000 lemma by lemma; with a parameter it
+// states the relation between counters instead (standard_compare_ground: time-out against 2 s).
 HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s = 1e9,
-                      bool symbolic_uint_max = false);
+                      bool symbolic_uint_max = false, bool symbolic_constants = false);
+
+// Constants of at least this magnitude become parameters in a symbolic_constants encoding.
+inline constexpr Int128 kLargeConstant = 1000;
+
+// The name of the parameter that stands for the constant k in a symbolic_constants encoding.
+// ("#100000": no C identifier, so no program variable has it).
+std::string SymbolicConstantName(Int128 k);
 
 // The clauses of a program as an SMT-LIB2 script (set-logic HORN), for other Horn solvers and for reading.
 std::string HornToSmt2(const Program& prog);

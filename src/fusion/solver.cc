@@ -114,11 +114,11 @@ const std::vector<OptionSet>& Portfolio() {
 }
 
 HornProblem::HornProblem(const Program& prog, double time_limit_s, const std::atomic<bool>* cancel,
-                         bool symbolic_uint_max, std::shared_ptr<z3::context> ctx)
+                         bool symbolic_uint_max, std::shared_ptr<z3::context> ctx, bool symbolic_constants)
     : ctx_(ctx ? std::move(ctx) : std::make_shared<z3::context>()) {
   Watchdog dog(*ctx_, time_limit_s, cancel);
   try {
-    sys_ = std::make_unique<HornSystem>(EncodeHorn(prog, *ctx_, time_limit_s, symbolic_uint_max));
+    sys_ = std::make_unique<HornSystem>(EncodeHorn(prog, *ctx_, time_limit_s, symbolic_uint_max, symbolic_constants));
   } catch (const UnsupportedError& e) {
     encode_error_ = e.what();
   } catch (const EncodeTimeout& e) {

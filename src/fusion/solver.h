@@ -48,11 +48,12 @@ struct SolveResult {
 class HornProblem {
  public:
   // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve);
-  // encoding is interrupted soon after *cancel becomes true. symbolic_uint_max: see EncodeHorn. ctx: a
-  // context to share with other problems used by the same thread (creating one costs about 30 ms of
-  // CPU, as much as encoding a task); a fresh one when null.
+  // encoding is interrupted soon after *cancel becomes true. symbolic_uint_max, symbolic_constants: see
+  // EncodeHorn. ctx: a context to share with other problems used by the same thread (creating one costs
+  // about 30 ms of CPU, as much as encoding a task); a fresh one when null.
   HornProblem(const Program& prog, double time_limit_s, const std::atomic<bool>* cancel = nullptr,
-              bool symbolic_uint_max = false, std::shared_ptr<z3::context> ctx = nullptr);
+              bool symbolic_uint_max = false, std::shared_ptr<z3::context> ctx = nullptr,
+              bool symbolic_constants = false);
   ~HornProblem();
   // Solves with one option set within time_limit_s seconds of wall time, or until soon after *cancel
   // becomes true; the re-check of a model found may take up to check_limit_s more (or what is left of

@@ -239,7 +239,7 @@ class PortfolioRun {
       if (!ctx) ctx = std::make_shared<z3::context>();
       auto& problem = problems[job.candidate];
       if (!problem) {
-        problem = std::make_unique<HornProblem>(cand.variant.prog, left, &stop_, cand.symbolic, ctx);
+        problem = std::make_unique<HornProblem>(cand.variant.prog, left, &stop_, cand.symbolic, ctx, true);
         if (trace_) fmt::print(stderr, "loopfuse: {:6.2f} s  encoded candidate {}\n", clock_.Seconds(), job.candidate);
       }
       if (!problem->encode_error().empty()) {  // too large or out of time: the other candidates may still do

@@ -8,6 +8,7 @@
 #include "fusion/reverse.h"
 #include "fusion/unroll.h"
 #include "fusion/horn.h"
+#include "fusion/normalize.h"
 #include "fusion/verifier.h"
 #include "fusion/wrap_checks.h"
 #include "test_util.h"
@@ -270,6 +271,83 @@ TEST(Unroll, LeavesLoopsWhoseRangeIsNotAConstant) {
   std::vector<std::string> applied;
   UnrollConstantLoops(p, applied);
   EXPECT_TRUE(applied.empty());
+}
+
+TEST(HoistGuardedLoops, TakesALoopOutOfAnIfAndFusesItWithTheLoopBefore) {
+  // standard_compare_ground in small: the third loop sits under if (rv), rv computed by the second, and
+  // reads the cells the first writes, in step: a guess of rv, the arrays shared cell by cell.
+  const char* kCompare = R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0;
+    int a[n]; int b[n];
+    for (int j = 0; j < n; j++) { a[j] = __VERIFIER_nondet_int(); b[j] = __VERIFIER_nondet_int(); }
+    int i = 0; int rv = 1;
+    while (i < n) { if (a[i] != b[i]) rv = 0; i = i + 1; }
+    int x = 7;
+    if (rv) { for (x = 0; x < n; x++) __VERIFIER_assert(a[x] %s b[x]); }
+    __VERIFIER_assert(x == 7 || x == n);
+    return 0; })";
+  char text[1024];
+  std::snprintf(text, sizeof text, kCompare, "==");
+  const Program p = ParseText(text);
+  Program hoisted = p;
+  std::vector<std::string> applied;
+  hoisted.body = HoistGuardedLoops(hoisted, p.body, applied);
+  ASSERT_EQ(applied.size(), 1u);
+  ExpectSameBehaviour(p, hoisted);  // x keeps 7 when rv is 0
+  const Variant v = Transform(p, FusionMode::kAll);
+  EXPECT_EQ(CountLoops(v.prog.body), 1);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+  std::snprintf(text, sizeof text, kCompare, "!=");
+  const Variant bug = Transform(ParseText(text), FusionMode::kAll);
+  EXPECT_EQ(CountLoops(bug.prog.body), 1);
+  EXPECT_EQ(SolveAny(bug.prog), SolveStatus::kUnsafe);
+}
+
+TEST(HoistGuardedLoops, LeavesALoopWhoseBodyChangesTheGuard) {
+  // Guarding each iteration by rv would stop the loop's work after the first one: not the same program.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); int s = 0; int rv = 1;
+    for (int i = 0; i < n; i++) s++;
+    if (rv) { for (int x = 0; x < n; x++) { rv = 0; s--; } }
+    __VERIFIER_assert(s == 0 || n < 0);
+    return 0; })");
+  Program hoisted = p;
+  std::vector<std::string> applied;
+  HoistGuardedLoops(hoisted, p.body, applied);
+  EXPECT_TRUE(applied.empty());
+}
+
+TEST(GuessAndAssume, RefusesAnArrayReadAheadOfTheLoopThatWritesIt) {
+  // The second loop reads a[x + 1], which the first loop writes one round later: fused, it would read the
+  // old value. (The scalar k alone could be guessed.)
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0;
+    int a[n + 1]; a[n] = 5; int k = 0;
+    for (int j = 0; j < n; j++) { a[j] = 5; k++; }
+    for (int x = 0; x < n; x++) __VERIFIER_assert(a[x + 1] == 5 && k == n);
+    return 0; })");
+  EXPECT_TRUE(Transform(p, FusionMode::kGuess).transformations.empty());
+}
+
+TEST(SymbolicConstants, KeepABugAtTheConstantAndProveWithoutCounting) {
+  // The loop runs to 5000: with the bound a parameter K, the clauses must still reach i == K.
+  const char* kCount = R"(int main() {
+    int a[5000]; int i;
+    for (i = 0; i < 5000; i++) a[i] = 1;
+    __VERIFIER_assert(i %s 5000);
+    return 0; })";
+  char text[512];
+  for (const char* op : {"==", "!="}) {
+    std::snprintf(text, sizeof text, kCount, op);
+    const Program p = ParseText(text);
+    z3::context ctx;
+    const HornSystem sys = EncodeHorn(p, ctx, 10, false, true);
+    ASSERT_EQ(sys.pred_vars.size(), 1u);
+    EXPECT_EQ(sys.pred_vars[0][0], SymbolicConstantName(5000));
+    HornProblem problem(p, 10, nullptr, false, nullptr, true);
+    const SolveResult r = problem.Solve(Portfolio()[0], 20);
+    EXPECT_EQ(r.status, op[0] == '=' ? SolveStatus::kSafe : SolveStatus::kUnsafe) << op;
+  }
 }
 
 TEST(Horn, APredicateCarriesOnlyTheVariablesLiveAtItsLoopHead) {

@@ -1,0 +1,130 @@
+#include "fusion/normalize.h"
+
+#include <fmt/core.h>
+
+#include "fusion/loop_ir.h"
+
+namespace fusion {
+namespace {
+
+// True for statements that only assign (no control flow, errors or cuts).
+bool IsPlain(const StmtPtr& s) { return s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc; }
+
+// The variable a loop's step assigns (the for step, or the last statement of the body), if any.
+std::string StepVariable(const StmtPtr& loop) {
+  StmtPtr step = loop->step;
+  if (!step) {
+    const std::vector<StmtPtr> body = Flatten(loop->body[0]);
+    if (body.empty()) return "";
+    step = body.back();
+  }
+  if (step->kind != StmtKind::kAssign || step->lhs->kind != ExprKind::kVar) return "";
+  return step->lhs->name;
+}
+
+// True when e divides (a division by zero is undefined behaviour in C).
+bool Divides(const ExprPtr& e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::kBinary && (e->op == "/" || e->op == "%")) return true;
+  for (const auto& a : e->args) {
+    if (Divides(a)) return true;
+  }
+  return false;
+}
+
+// True when s evaluates a division outside nested statements' bodies (assignments and conditions).
+bool StmtDivides(const StmtPtr& s) {
+  if (!s) return false;
+  if (Divides(s->lhs) || Divides(s->rhs) || Divides(s->cond)) return true;
+  for (const auto& b : s->body) {
+    if (StmtDivides(b)) return true;
+  }
+  return StmtDivides(s->step);
+}
+
+}  // namespace
+
+std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items) {
+  for (size_t k = 1; k < items.size(); ++k) {
+    if (items[k]->kind != StmtKind::kLoop || items[k]->do_while) continue;
+    const std::string counter = StepVariable(items[k]);
+    if (counter.empty()) continue;
+    for (size_t m = k; m-- > 0;) {
+      const StmtPtr& s = items[m];
+      if (!IsPlain(s)) break;
+      if (s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar && s->lhs->name == counter) {
+        if (m + 1 == k || HasNondet(s->rhs)) break;
+        const Effects init = EffectsOf(s);
+        bool movable = true;
+        for (size_t t = m + 1; t < k && movable; ++t) {
+          const Effects e = EffectsOf(items[t]);
+          movable = !e.Scalars().count(counter) && ReadsNone(s->rhs, e.writes) &&
+                    (items[t]->kind != StmtKind::kAssign || !HasNondet(items[t]->rhs));
+          for (const auto& a : e.ArraysWritten()) movable = movable && !init.ArraysAccessed().count(a);
+          if (items[t]->kind == StmtKind::kHavoc) movable = movable && !init.reads.count(items[t]->name);
+        }
+        if (movable) {
+          const StmtPtr moved = s;
+          items.erase(items.begin() + static_cast<long>(m));
+          items.insert(items.begin() + static_cast<long>(k) - 1, moved);
+        }
+        break;
+      }
+      if (EffectsOf(s).Scalars().count(counter)) break;
+    }
+  }
+  return items;
+}
+
+StmtPtr HoistGuardedLoops(Program& prog, const StmtPtr& body, std::vector<std::string>& applied) {
+  return RewriteBlocks(body, [&](std::vector<StmtPtr> items) {
+    std::vector<StmtPtr> out;
+    bool after_loop = false;  // a loop precedes, with plain statements between
+    for (const StmtPtr& s : items) {
+      const bool was_after_loop = after_loop;
+      after_loop = s->kind == StmtKind::kLoop || (after_loop && IsPlain(s));
+      if (!was_after_loop || s->kind != StmtKind::kIf || !Flatten(s->body[1]).empty()) {
+        out.push_back(s);
+        continue;
+      }
+      const std::vector<StmtPtr> branch = SinkCounterInits(Flatten(s->body[0]));
+      const size_t n = branch.size();
+      const auto loop = n >= 2 ? AsCounted(branch[n - 2], branch[n - 1]) : std::nullopt;
+      const Effects writes = EffectsOf(MakeBlock(branch));
+      bool ok = loop && !HasNondet(s->cond) && ReadsNone(s->cond, writes.writes) &&
+                ReadsNone(s->cond, writes.ArraysWritten()) && !StmtDivides(branch[n - 1]->step) &&
+                !Divides(branch[n - 1]->cond);
+      for (size_t k = 0; ok && k + 1 < n; ++k) {
+        const Effects e = EffectsOf(branch[k]);
+        ok = IsPlain(branch[k]) && e.array_writes.empty() && !StmtDivides(branch[k]) &&
+             !(branch[k]->kind == StmtKind::kHavoc && prog.VarNamed(branch[k]->name).is_array);
+      }
+      if (!ok) {
+        out.push_back(s);
+        continue;
+      }
+      std::vector<StmtPtr> restore;
+      for (const std::string& v : writes.writes) {
+        const Var var = prog.VarNamed(v);  // a copy: AddVar grows the table
+        const std::string saved = prog.AddVar("saved_" + v, var.type);
+        out.push_back(MakeAssign(MakeVar(saved, var.type), MakeVar(v, var.type)));
+        restore.push_back(MakeAssign(MakeVar(v, var.type), MakeVar(saved, var.type)));
+      }
+      for (size_t k = 0; k + 1 < n; ++k) out.push_back(branch[k]);
+      const StmtPtr& l = branch[n - 1];
+      // The guard goes around the body without the increment, which must run for the loop to end.
+      const StmtPtr guarded = MakeIf(s->cond, loop->body);
+      const StmtPtr new_body = l->step ? guarded : MakeBlock({guarded, loop->increment});
+      auto hoisted = std::make_shared<Stmt>(*MakeLoop(l->cond, new_body, l->step));
+      hoisted->loc = l->loc;
+      out.push_back(hoisted);
+      out.push_back(MakeIf(MakeNot(s->cond), MakeBlock(restore)));
+      applied.push_back(fmt::format("loop at line {} taken out of the if at line {} (its body guarded)", l->loc.line,
+                                    s->loc.line));
+      after_loop = true;
+    }
+    return out;
+  });
+}
+
+}  // namespace fusion

@@ -1,0 +1,26 @@
+// Rewrites that bring loops into the shapes the fusions recognise, without changing what the program
+// does: a counter's initialisation moved down to the loop, and a loop taken out of an `if` with its body
+// guarded instead.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fusion/ast.h"
+
+namespace fusion {
+
+// The statements of a block with each loop's counter initialisation (the last assignment to the
+// variable the loop's step assigns) moved down to right before the loop, across plain statements that
+// neither touch the counter nor write what the initialisation reads (so that AsCounted sees the loop).
+std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items);
+
+// Takes a counted loop out of `if (g) { plain statements; counter = init; loop }` (no else) that follows
+// another loop, so that the two can be fused: the plain statements and the loop run whatever g is, the
+// loop's body under `if (g)`, and the scalars they write get their old values back when g is false
+// (saved in new variables of prog). Only where g reads nothing the branch writes, the branch writes no
+// array outside the guarded body and divides by nothing (run when g is false, it must not fail). Appends
+// a line per loop to applied.
+StmtPtr HoistGuardedLoops(Program& prog, const StmtPtr& body, std::vector<std::string>& applied);
+
+}  // namespace fusion
