@@ -52,8 +52,8 @@ inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 // lemmas such as `x + y <= M` from a symbolic bound at once, but with the numeral it tends to enumerate
 // bounds one by one (the no-wrap-around half of in-de20: time-out against 0.1 s).
 //
-// symbolic_constants: likewise, every constant of the program of magnitude kLargeConstant or more (not a
-// type's extreme) becomes a parameter K >= 1 (numerals near it K + d, their negations -(K + d)), carried
+// symbolic_constants: likewise, every constant of magnitude kLargeConstant or more (not a type's extreme)
+// that a loop condition compares with becomes, wherever it occurs, a parameter K >= 1 (numerals near it K + d, their negations -(K + d)), carried
 // by every predicate. Sound for the same reason (K := the constant gives the concrete clauses back); a
 // property that needs more of K's value than its sign is not proved (an `unsafe` answer is only ever a
 // reason to search for concrete inputs). Why:
