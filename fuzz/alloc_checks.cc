@@ -19,17 +19,6 @@ std::string AllocErrors(const alloc::Problem& problem, const alloc::Solution& so
   return report.ok() ? "" : report.errors.front();
 }
 
-// Reads the next byte of the input (0 once it is used up), so that every input decodes to a problem.
-class ByteReader {
- public:
-  explicit ByteReader(std::string_view data) : data_(data) {}
-  unsigned Next() { return pos_ < data_.size() ? static_cast<unsigned char>(data_[pos_++]) : 0; }
-
- private:
-  std::string_view data_;
-  size_t pos_ = 0;
-};
-
 }  // namespace
 
 void CheckCsvReader(std::string_view data) {

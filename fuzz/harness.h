@@ -5,6 +5,7 @@
 // or sanitizer report is a bug.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,6 +16,18 @@ namespace fuzz {
 inline void Require(bool condition, const std::string& what) {
   if (!condition) throw std::logic_error("invariant broken: " + what);
 }
+
+// Reads the next byte of the input (0 once it is used up), so that every input decodes to something the
+// generating checks can use.
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view data) : data_(data) {}
+  unsigned Next() { return pos_ < data_.size() ? static_cast<unsigned char>(data_[pos_++]) : 0; }
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
 
 // alloc::ParseProblem on MiniMalloc CSV; an accepted problem survives a format/parse round trip and its
 // first-fit plan validates.
@@ -31,5 +44,12 @@ void CheckCParser(std::string_view data);
 // fixed offset); every planner's plan validates, lies between the peak load and the sum of the sizes, and
 // reports its true height.
 void CheckAllocPlanners(std::string_view data);
+
+// A small program of the C subset generated from the bytes (2-3 loops over bounds <= 8, int or unsigned
+// data, an array, nondeterministic values assumed into a small range, one final assertion), its truth
+// decided by running the interpreter on every value the inputs can take. loopfuse's verdicts, fused and
+// unfused, agree with it: `true` only when no run fails, `false` only with a counterexample that the
+// interpreter replays to the error. Aligned fusion keeps the number of failing runs.
+void CheckLoopfuseVerdicts(std::string_view data);
 
 }  // namespace fuzz

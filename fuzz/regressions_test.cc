@@ -50,5 +50,6 @@ TEST(FuzzRegressions, CsvReader) { ReplayTarget("csv_reader", fuzz::CheckCsvRead
 TEST(FuzzRegressions, GraphReader) { ReplayTarget("graph_reader", fuzz::CheckGraphReader); }
 TEST(FuzzRegressions, CParser) { ReplayTarget("c_parser", fuzz::CheckCParser); }
 TEST(FuzzRegressions, AllocPlanners) { ReplayTarget("alloc_planners", fuzz::CheckAllocPlanners); }
+TEST(FuzzRegressions, LoopfuseVerdicts) { ReplayTarget("loopfuse_verdicts", fuzz::CheckLoopfuseVerdicts); }
 
 }  // namespace

@@ -1,0 +1,487 @@
+// The check of the loopfuse_verdicts fuzz target (fuzz/harness.h). The generated programs are small
+// enough for the interpreter to run every one of their runs: each nondeterministic value is assumed into
+// a range of at most four numbers right where it is read, so the runs over those numbers are all the runs
+// that an assume does not block, and the truth of the assertion is known without any solver.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fusion/errors.h"
+#include "fusion/fuse.h"
+#include "fusion/interpreter.h"
+#include "fusion/parser.h"
+#include "fusion/printer.h"
+#include "fusion/verifier.h"
+#include "fuzz/harness.h"
+
+namespace fuzz {
+namespace {
+
+using fusion::Int128;
+
+// Seconds each verifier run may take (fused and unfused: two per input). The verifier can overrun its
+// time-out by a second or two while it encodes or waits for an interrupted solver run (more under ASan on
+// a loaded machine), so scripts/fuzz gives this target a -timeout of 30 s.
+constexpr double kVerifyTimeout = 1.5;
+// Statements one interpreted run may execute: far more than three loops of eight iterations need.
+constexpr long kMaxSteps = 100'000;
+// Largest number of input sequences the enumeration may visit (decides whether array cells can be
+// nondeterministic: (width + 1) ^ (inputs + cells) runs).
+constexpr long kMaxRuns = 4096;
+// Bound on the magnitude of every int value, far from 2^31: signed overflow is undefined in C, and the
+// interpreter and the Horn encoding need not agree on it.
+constexpr long long kMagnitudeLimit = 1LL << 26;
+// Cells of the array; every loop bound is at most 8.
+constexpr int kCells = 8;
+
+// Where an operand of a generated statement comes from.
+enum class Source { kConst, kCounter, kInput, kData, kCell, kNondet };
+
+// One operand: a constant, the loop counter, input x<index>, data variable s<index>, or the array cell the
+// loop's counter indexes (reversed: counted from the end of the loop's range).
+struct Operand {
+  Source source = Source::kConst;
+  int value = 0;
+  bool reversed = false;
+};
+
+// target = rhs, possibly under `if (guard_a rel guard_b)`. rhs by form: 0 a, 1 target + a, 2 target - a,
+// 3 a + b, 4 a - b.
+struct Assignment {
+  Operand target;
+  int form = 0;
+  Operand a;
+  Operand b;
+  bool guarded = false;
+  Operand guard_a;
+  Operand guard_b;
+  std::string rel;
+};
+
+// One loop: its counter, its bound (C text and largest value), its shape and its body.
+struct Loop {
+  std::string counter;
+  std::string bound;
+  int max_bound = 0;
+  int shape = 0;  // 0 for-up, 1 for-down, 2 while-up, 3 while-down
+  std::vector<Assignment> body;
+};
+
+// A generated program: everything in main but its final assertion, which Text() adds.
+struct Generated {
+  bool is_unsigned = false;
+  int lo = 0;     // every nondeterministic value is assumed into [lo, lo + width]
+  int width = 1;
+  std::string declarations;
+  std::vector<Loop> loops;
+  std::string tested;  // the expression the final assertion compares
+
+  std::string Type() const { return is_unsigned ? "unsigned int" : "int"; }
+  std::string Nondet() const { return is_unsigned ? "__VERIFIER_nondet_uint()" : "__VERIFIER_nondet_int()"; }
+  // A C literal of the program's type.
+  std::string Literal(long long v) const {
+    if (is_unsigned) return fmt::format("{}u", v);
+    return v < 0 ? fmt::format("({})", v) : fmt::format("{}", v);
+  }
+  // The assume that keeps lvalue's nondeterministic value in the enumerated range.
+  std::string AssumeInRange(const std::string& lvalue) const {
+    return fmt::format("__VERIFIER_assume({0} >= {1} && {0} <= {2});", lvalue, Literal(lo), Literal(lo + width));
+  }
+  // The whole C file: `prefix` first in main, then the program, then __VERIFIER_assert(assertion).
+  std::string Text(const std::string& prefix, const std::string& assertion) const;
+};
+
+// The C text of an operand inside `loop`.
+std::string OperandText(const Operand& o, const Loop& loop, const Generated& g) {
+  switch (o.source) {
+    case Source::kConst: return g.Literal(o.value);
+    case Source::kCounter: return loop.counter;
+    case Source::kInput: return fmt::format("x{}", o.value);
+    case Source::kData: return fmt::format("s{}", o.value);
+    case Source::kCell:
+      return o.reversed ? fmt::format("a[{} - 1 - {}]", loop.bound, loop.counter) : fmt::format("a[{}]", loop.counter);
+    case Source::kNondet: return g.Nondet();
+  }
+  return "";
+}
+
+std::string AssignmentText(const Assignment& s, const Loop& loop, const Generated& g) {
+  const std::string t = OperandText(s.target, loop, g);
+  const std::string a = OperandText(s.a, loop, g);
+  const std::string b = OperandText(s.b, loop, g);
+  const std::string rhs[] = {a, t + " + " + a, t + " - " + a, a + " + " + b, a + " - " + b};
+  std::string text = fmt::format("{} = {};", t, rhs[s.form]);
+  if (s.a.source == Source::kNondet) text += " " + g.AssumeInRange(t);
+  if (!s.guarded) return text;
+  return fmt::format("if ({} {} {}) {{ {} }}", OperandText(s.guard_a, loop, g), s.rel, OperandText(s.guard_b, loop, g),
+                     text);
+}
+
+std::string Generated::Text(const std::string& prefix, const std::string& assertion) const {
+  std::string out =
+      "extern int __VERIFIER_nondet_int(void);\n"
+      "extern unsigned int __VERIFIER_nondet_uint(void);\n"
+      "extern void __VERIFIER_assume(int);\n"
+      "extern void __VERIFIER_assert(int);\n"
+      "int main(void) {\n";
+  if (!prefix.empty()) out += "  " + prefix + "\n";
+  out += declarations;
+  for (const Loop& loop : loops) {
+    std::string body;
+    for (const Assignment& s : loop.body) body += "    " + AssignmentText(s, loop, *this) + "\n";
+    const std::string& c = loop.counter;
+    switch (loop.shape) {
+      case 0: out += fmt::format("  for ({0} = 0; {0} < {1}; {0}++) {{\n{2}  }}\n", c, loop.bound, body); break;
+      case 1: out += fmt::format("  for ({0} = {1} - 1; {0} >= 0; {0}--) {{\n{2}  }}\n", c, loop.bound, body); break;
+      case 2: out += fmt::format("  {0} = 0;\n  while ({0} < {1}) {{\n{2}    {0} = {0} + 1;\n  }}\n", c, loop.bound, body); break;
+      default: out += fmt::format("  {0} = {1};\n  while ({0} > 0) {{\n    {0} = {0} - 1;\n{2}  }}\n", c, loop.bound, body);
+    }
+  }
+  return out + fmt::format("  __VERIFIER_assert({});\n  return 0;\n}}\n", assertion);
+}
+
+// Builds a Generated from the bytes; every choice is one byte, so that mutations change the program a
+// little at a time.
+class Generator {
+ public:
+  explicit Generator(std::string_view data) : in_(data) {}
+
+  Generated Run() {
+    const unsigned shape = in_.Next();
+    g_.is_unsigned = shape & 1;
+    const int loop_count = 2 + (shape >> 1) % 2;
+    const bool shared_counter = shape & 4;
+    has_array_ = (shape >> 3) % 3 != 0;
+    g_.lo = g_.is_unsigned ? static_cast<int>(in_.Next() % 3) : static_cast<int>(in_.Next() % 5) - 2;
+    g_.width = 1 + in_.Next() % 3;
+    inputs_ = 1 + in_.Next() % 3;
+    data_ = 1 + in_.Next() % 3;
+    const std::string type = g_.Type();
+    std::string& d = g_.declarations;
+    for (int k = 0; k < inputs_; ++k) {
+      d += fmt::format("  {} x{} = {};\n  {}\n", type, k, g_.Nondet(), g_.AssumeInRange(fmt::format("x{}", k)));
+    }
+    for (int k = 0; k < data_; ++k) {
+      const unsigned init = in_.Next();
+      const std::string value = init % 2 ? fmt::format("x{}", init / 2 % inputs_) : g_.Literal(init / 2 % 4);
+      d += fmt::format("  {} s{} = {};\n", type, k, value);
+      magnitude_.push_back(init % 2 ? InputMagnitude() : init / 2 % 4);
+    }
+    if (has_array_) d += fmt::format("  {} a[{}];\n", type, kCells);
+    for (int l = 0; l < loop_count; ++l) {
+      const std::string counter = shared_counter ? "i" : fmt::format("i{}", l);
+      if (l == 0 || !shared_counter) d += fmt::format("  int {} = 0;\n", counter);
+      g_.loops.push_back(MakeLoop(l, counter));
+    }
+    const unsigned e = in_.Next();
+    const int j = static_cast<int>(e % data_), k = static_cast<int>(e / 4 % data_);
+    g_.tested = e / 16 % 3 == 0 ? fmt::format("s{}", j) : fmt::format("s{} {} s{}", j, e / 16 % 3 == 1 ? "-" : "+", k);
+    return g_;
+  }
+
+  // The next byte, for choices made after the program (the assertion).
+  unsigned Next() { return in_.Next(); }
+
+ private:
+  long long InputMagnitude() const { return std::max(std::abs(g_.lo), std::abs(g_.lo + g_.width)); }
+
+  // A loop bound: a constant, x0, or x0 plus a constant; none exceeds 8.
+  void PickBound(Loop& loop) {
+    const unsigned b = in_.Next();
+    const int hi = g_.lo + g_.width;
+    if (b % 3 == 0) {
+      loop.bound = std::to_string(b / 3 % 9);
+      loop.max_bound = static_cast<int>(b / 3 % 9);
+    } else if (b % 3 == 1 || hi + 1 > kCells) {
+      loop.bound = "x0";
+      loop.max_bound = std::max(hi, 0);
+    } else {
+      const int c = 1 + static_cast<int>(b / 3 % std::min(3, kCells - hi));
+      loop.bound = fmt::format("x0 + {}", c);
+      loop.max_bound = std::max(hi + c, 0);
+    }
+  }
+
+  Loop MakeLoop(int index, const std::string& counter) {
+    Loop loop;
+    loop.counter = counter;
+    if (index == 0 || in_.Next() % 2) {
+      PickBound(loop);
+    } else {
+      loop.bound = g_.loops[0].bound;  // the common case of fusion: the same range as the first loop
+      loop.max_bound = g_.loops[0].max_bound;
+    }
+    loop.shape = static_cast<int>(in_.Next() % 4);
+    // Cells are read only where the first loop wrote them all: in the first loop after its first
+    // statement, and in loops over the same range. Reading one never written would be an input the
+    // enumeration does not bound.
+    const bool readable = has_array_ && (index == 0 || loop.bound == g_.loops[0].bound);
+    if (index == 0 && has_array_) loop.body.push_back(InitCell(loop));
+    const int statements = 1 + static_cast<int>(in_.Next() % 3);
+    for (int k = 0; k < statements; ++k) loop.body.push_back(MakeAssignment(readable, index));
+    if (!g_.is_unsigned) BoundMagnitudes(loop);
+    return loop;
+  }
+
+  // a[counter] = a constant, the counter, an input, counter + input, or a nondeterministic value (when
+  // the enumeration stays small enough).
+  Assignment InitCell(const Loop& loop) {
+    Assignment s;
+    s.target = {Source::kCell, 0, false};
+    const unsigned v = in_.Next();
+    long runs = 1;
+    for (int k = 0; k < inputs_ + loop.max_bound && runs <= kMaxRuns; ++k) runs *= g_.width + 1;
+    switch (v % 5) {
+      case 0: s.a = {Source::kConst, static_cast<int>(v / 5 % 4)}; break;
+      case 1: s.a = {Source::kCounter}; break;
+      case 2: s.a = {Source::kInput, static_cast<int>(v / 5 % inputs_)}; break;
+      case 3:
+        s.form = 3;
+        s.a = {Source::kCounter};
+        s.b = {Source::kInput, static_cast<int>(v / 5 % inputs_)};
+        break;
+      default:
+        s.a = runs <= kMaxRuns ? Operand{Source::kNondet} : Operand{Source::kCounter};
+    }
+    return s;
+  }
+
+  // An operand; a cell only where cells are readable (reversed only outside the first loop, where the
+  // cell counted from the end may not be written yet).
+  Operand MakeOperand(bool readable, int loop) {
+    const unsigned v = in_.Next();
+    switch (v % 6) {
+      case 0: return {Source::kConst, static_cast<int>(v / 6 % 4)};
+      case 1: return {Source::kCounter};
+      case 2: return {Source::kInput, static_cast<int>(v / 6 % inputs_)};
+      case 4:
+        if (readable) return {Source::kCell, 0, loop > 0 && v / 6 % 2 == 1};
+        [[fallthrough]];
+      default: return {Source::kData, Data(loop, v / 6)};
+    }
+  }
+
+  // Data variable number `choice` picks for a statement of `loop`: half of the time the loop's own
+  // accumulator, so that loops without scalar dependences between them (which fusion needs) are common.
+  int Data(int loop, unsigned choice) const {
+    return static_cast<int>((choice % 2 ? choice / 2 : static_cast<unsigned>(loop)) % data_);
+  }
+
+  Assignment MakeAssignment(bool readable, int loop) {
+    Assignment s;
+    const unsigned t = in_.Next();
+    s.target = has_array_ && t % 4 == 0 ? Operand{Source::kCell, 0, t / 4 % 2 == 1}
+                                        : Operand{Source::kData, Data(loop, t / 4)};
+    s.form = static_cast<int>(in_.Next() % 5);
+    s.a = MakeOperand(readable, loop);
+    s.b = MakeOperand(readable, loop);
+    const unsigned guard = in_.Next();
+    if (guard % 4 == 0) {
+      static const char* const kRels[] = {"<", "<=", "==", "!=", ">", ">="};
+      s.guarded = true;
+      s.guard_a = MakeOperand(readable, loop);
+      s.guard_b = MakeOperand(readable, loop);
+      s.rel = kRels[guard / 4 % 6];
+    }
+    return s;
+  }
+
+  // Largest magnitude an operand can have.
+  long long Magnitude(const Operand& o) const {
+    switch (o.source) {
+      case Source::kConst: return o.value;
+      case Source::kCounter: return kCells;
+      case Source::kInput: case Source::kNondet: return InputMagnitude();
+      case Source::kData: return magnitude_[o.value];
+      case Source::kCell: return cell_magnitude_;
+    }
+    return 0;
+  }
+
+  // Keeps int values far from overflow: follows an upper bound of every magnitude through the loop's
+  // iterations and, while it grows past kMagnitudeLimit, turns the loop's last statements (from the end)
+  // into assignments of a constant.
+  void BoundMagnitudes(Loop& loop) {
+    const std::vector<long long> data_before = magnitude_;
+    const long long cells_before = cell_magnitude_;
+    for (size_t keep = loop.body.size();; --keep) {
+      bool fits = true;
+      for (int it = 0; it < loop.max_bound && fits; ++it) {
+        for (const Assignment& s : loop.body) {
+          const long long a = Magnitude(s.a), b = Magnitude(s.b), t = Magnitude(s.target);
+          const long long value = s.form == 0 ? a : s.form <= 2 ? t + a : a + b;
+          long long& target = s.target.source == Source::kCell ? cell_magnitude_ : magnitude_[s.target.value];
+          target = std::max(target, value);
+          fits = fits && target <= kMagnitudeLimit;
+        }
+      }
+      if (fits) return;
+      magnitude_ = data_before;
+      cell_magnitude_ = cells_before;
+      Assignment& last = loop.body[keep - 1];
+      last.form = 0;
+      last.a = {Source::kConst, 1};
+    }
+  }
+
+  ByteReader in_;
+  Generated g_;
+  bool has_array_ = false;
+  int inputs_ = 1;
+  int data_ = 1;
+  std::vector<long long> magnitude_;  // of each data variable
+  long long cell_magnitude_ = 0;
+};
+
+// The outcomes of every run of prog whose nondeterministic values all lie in [lo, lo + width]: the
+// sequences of values are enumerated depth first (a run may read more values than another, e.g. one
+// per array cell up to a bound read earlier).
+struct Enumeration {
+  long runs = 0;
+  long failing = 0;
+  std::vector<Int128> first_failing;  // the values of the first failing run
+  std::string unexpected;             // the outcome of a run that neither finished nor failed, if any
+};
+
+Enumeration Enumerate(const fusion::Program& prog, int lo, int width) {
+  Enumeration e;
+  std::vector<int> choice;  // the value of each position of the current sequence, minus lo
+  while (true) {
+    size_t pos = 0;
+    const fusion::RunResult r = fusion::Interpret(
+        prog,
+        [&](fusion::IntType) {
+          if (pos == choice.size()) choice.push_back(0);
+          return Int128(lo + choice[pos++]);
+        },
+        kMaxSteps);
+    ++e.runs;
+    if (r.outcome == fusion::Outcome::kError) {
+      if (e.failing++ == 0) e.first_failing = r.inputs;
+    } else if (r.outcome != fusion::Outcome::kFinished && e.unexpected.empty()) {
+      e.unexpected = fusion::OutcomeName(r.outcome);
+    }
+    choice.resize(pos);
+    while (!choice.empty() && choice.back() == width) choice.pop_back();
+    if (choice.empty() || e.runs > kMaxRuns) return e;
+    ++choice.back();
+  }
+}
+
+// Values as C would print them, space-separated.
+std::string ValuesText(const std::vector<Int128>& values) {
+  std::string out;
+  for (Int128 v : values) out += fmt::format("{}{}", out.empty() ? "" : " ", static_cast<long long>(v));
+  return out;
+}
+
+// The value of g.tested at the end of one run, found by bisection over the first input of a probe
+// program whose assertion is `tested <= k`, k that first input; `pattern` gives the other values (as
+// offsets into the range, repeated).
+long long TestedValue(const Generated& g, const fusion::Program& probe, const std::vector<unsigned>& pattern) {
+  long long lo = g.is_unsigned ? 0 : -kMagnitudeLimit * 4, hi = g.is_unsigned ? 0xffffffffLL : kMagnitudeLimit * 4;
+  while (lo < hi) {
+    const long long k = lo + (hi - lo) / 2;
+    size_t pos = 0;
+    const fusion::RunResult r = fusion::Interpret(
+        probe,
+        [&](fusion::IntType) {
+          const size_t p = pos++;
+          return p == 0 ? Int128(k) : Int128(g.lo + pattern[(p - 1) % pattern.size()] % (g.width + 1));
+        },
+        kMaxSteps);
+    Require(r.outcome == fusion::Outcome::kFinished || r.outcome == fusion::Outcome::kError,
+            "a probe run finishes or fails, not " + fusion::OutcomeName(r.outcome) + ":\n" +
+                g.Text(g.Type() + " k = " + g.Nondet() + ";", g.tested + " <= k"));
+    if (r.outcome == fusion::Outcome::kError) {
+      lo = k + 1;  // tested > k
+    } else {
+      hi = k;
+    }
+  }
+  return lo;
+}
+
+// The final assertion: `tested rel K`, K near the values tested takes in a few sampled runs (its lowest
+// and highest inputs and one pattern from the bytes), so that it holds in some programs and fails in
+// others by a small margin.
+std::string MakeAssertion(const Generated& g, Generator& gen) {
+  const fusion::Program probe = fusion::Parse("probe.c", g.Text(g.Type() + " k = " + g.Nondet() + ";", g.tested + " <= k"));
+  const std::vector<unsigned> mixed = {gen.Next(), gen.Next(), gen.Next()};
+  const std::vector<long long> samples = {TestedValue(g, probe, {0}), TestedValue(g, probe, {3}),
+                                          TestedValue(g, probe, mixed)};
+  const unsigned choice = gen.Next();
+  static const char* const kRels[] = {"<=", ">=", "==", "!="};
+  static const int kDeltas[] = {-1, 0, 0, 1};
+  const std::string rel = kRels[choice % 4];
+  long long k = rel == "<=" ? *std::max_element(samples.begin(), samples.end())
+                : rel == ">=" ? *std::min_element(samples.begin(), samples.end())
+                              : samples[choice / 4 % 3];
+  k += kDeltas[choice / 16 % 4];
+  if (g.is_unsigned) k = static_cast<long long>(fusion::Wrap(fusion::kUnsigned, k));
+  return fmt::format("{} {} {}", g.tested, rel, g.Literal(k));
+}
+
+}  // namespace
+
+void CheckLoopfuseVerdicts(std::string_view data) {
+  Generator gen(data);
+  const Generated g = gen.Run();
+  const std::string text = g.Text("", MakeAssertion(g, gen));
+  // FUZZ_VERDICTS_TRACE=1 prints each program and its verdicts, to see what the fuzzer generates and how
+  // often each verdict comes out.
+  const bool trace = std::getenv("FUZZ_VERDICTS_TRACE") != nullptr;
+  if (trace) fmt::print(stderr, "{}", text);
+  fusion::Program prog;
+  try {
+    prog = fusion::Parse("generated.c", text);
+  } catch (const common::InputError& e) {
+    Require(false, fmt::format("a generated program parses ({}):\n{}", e.what(), text));
+  }
+  const Enumeration truth = Enumerate(prog, g.lo, g.width);
+  Require(truth.unexpected.empty() && truth.runs <= kMaxRuns,
+          fmt::format("every run of the generated program finishes or fails ({} runs, one {}):\n{}", truth.runs,
+                      truth.unexpected, text));
+  const std::string found = truth.failing ? fmt::format("{} of {} runs fail, the first on inputs {}", truth.failing,
+                                                        truth.runs, ValuesText(truth.first_failing))
+                                          : fmt::format("none of {} runs fails", truth.runs);
+
+  const fusion::Variant aligned = fusion::Transform(prog, fusion::FusionMode::kAligned);
+  if (!aligned.transformations.empty()) {
+    if (trace) {
+      for (const std::string& t : aligned.transformations) fmt::print(stderr, "aligned: {}\n", t);
+    }
+    const Enumeration fused = Enumerate(aligned.prog, g.lo, g.width);
+    Require(fused.unexpected.empty() && fused.runs == truth.runs && fused.failing == truth.failing,
+            fmt::format("aligned fusion keeps the runs: {} of {} runs fail after it ({}), {}:\n{}\nfused:\n{}",
+                        fused.failing, fused.runs, fused.unexpected, found, text, fusion::PrintProgram(aligned.prog)));
+  }
+
+  for (const bool fusion_on : {true, false}) {
+    fusion::Verdict v;
+    try {
+      v = fusion::Verify(prog, fusion::VerifyOptions{kVerifyTimeout, fusion_on, 2});
+    } catch (const fusion::UnsupportedError&) {
+      continue;  // loopfuse's verdict is then unknown
+    }
+    const std::string verdict = fmt::format("verdict {}{} ({}; solved by {}; inputs {}); {}", v.verdict,
+                                            fusion_on ? "" : " without fusion", v.reason, v.solved_by,
+                                            ValuesText(v.inputs), found);
+    if (trace) fmt::print(stderr, "{} in {:.2f} s\n", verdict, v.seconds);
+    if (v.verdict == "true") Require(truth.failing == 0, verdict + ":\n" + text);
+    if (v.verdict != "false") continue;
+    size_t pos = 0;
+    const fusion::RunResult replay = fusion::Interpret(
+        prog, [&](fusion::IntType) { return pos < v.inputs.size() ? v.inputs[pos++] : Int128(0); }, kMaxSteps);
+    Require(replay.outcome == fusion::Outcome::kError && replay.inputs.size() == v.inputs.size(),
+            fmt::format("{}: the counterexample replays to '{}' reading {} values:\n{}", verdict,
+                        fusion::OutcomeName(replay.outcome), replay.inputs.size(), text));
+    // A counterexample the enumeration missed means the generator let a value escape its range.
+    Require(truth.failing > 0, "the enumeration covers every run: " + verdict + ":\n" + text);
+  }
+}
+
+}  // namespace fuzz
