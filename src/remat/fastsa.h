@@ -1,6 +1,7 @@
 // FastSA (Imanishi et al., NeurIPS 2023): recomputation planning by simulated annealing over nop-padded
-// slots, in two stages: grouped nodes until the budget is met, then single nodes to remove redundant
-// recomputation. ALGORITHMS.md §2.
+// slots. A reordering stage first (when it meets the budget, nothing can cost less), then rounds of the
+// paper's two stages — grouped nodes until the budget is met, then single nodes to remove redundant
+// recomputation — each from its own random stream, the best kept. ALGORITHMS.md §2, docs/remat.md.
 #pragma once
 
 #include <cstdint>
@@ -14,23 +15,29 @@ namespace remat {
 // How to run FastSA.
 struct FastsaOptions {
   Bytes budget = 0;               // peak memory to reach; the objective is max(budget, M) × C
-  double time_limit_s = 10;       // for both stages together
+  double time_limit_s = 10;       // for all stages together
   uint64_t seed = 1;
   bool reorder_only = false;      // move steps only: minimise the peak over topological orders
-  uint64_t stage1_moves = 20'000'000;  // grouped stage (stops once the budget is met)
-  uint64_t stage2_moves = 10'000'000;   // single-node stage
+  uint64_t moves = 0;             // moves over all stages; 0: DefaultFastsaMoves(graph)
+  int rounds = 4;                 // grouped + single-node runs after the reordering stage
 };
 
 // A FastSA run.
 struct FastsaResult {
   Sequence sequence;           // the best schedule found
-  uint64_t moves = 0;          // moves proposed, both stages
+  uint64_t moves = 0;          // moves proposed, all stages
   double seconds = 0;
   size_t groups = 0;           // nodes of the grouped graph (stage 1)
   common::StopReason stop_reason = common::StopReason::kMoveLimit;  // of the last stage run
 };
 
-// Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far.
+// The move budget of a run on `graph` when none is given: sized so that a run finishes within the default
+// 10 s on one core of a busy machine, since the cooling follows moves, not the clock (a run that the time
+// limit cuts short ends hotter than planned, and depends on the machine's speed).
+uint64_t DefaultFastsaMoves(const Graph& graph);
+
+// Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. The same
+// graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the run.
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress);
 
 }  // namespace remat

@@ -34,7 +34,8 @@ RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::P
                                        {.budget = options.budget,
                                         .time_limit_s = options.time_limit_s,
                                         .seed = options.seed,
-                                        .reorder_only = options.reorder_only},
+                                        .reorder_only = options.reorder_only,
+                                        .moves = options.moves},
                                        progress);
     result.sequence = run.sequence;
     result.moves = run.moves;

@@ -18,6 +18,7 @@ struct RematOptions {
   double time_limit_s = 10;
   uint64_t seed = 1;
   bool reorder_only = false;      // FastSA without recomputation
+  uint64_t moves = 0;             // FastSA's move budget; 0: DefaultFastsaMoves
 };
 
 // A schedule and its figures.

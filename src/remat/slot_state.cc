@@ -27,8 +27,10 @@ void EraseSorted(std::vector<int>& items, int item) {
 
 }  // namespace
 
-SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget)
-    : graph_(graph),
+SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget,
+                     double excess_power)
+    : excess_power_(excess_power),
+      graph_(graph),
       slots_(SlotCount(initial.size())),
       slot_node_(slots_, -1),
       node_slots_(graph.nodes.size()),

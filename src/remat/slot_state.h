@@ -26,7 +26,9 @@ class SlotState {
  public:
   // Spreads `initial` (a valid schedule of `graph`) evenly over the slots. `budget` enters the objective
   // max(budget, M) × C; `stop_at_budget` makes TargetReached true once the best state meets it.
-  SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget);
+  // `excess_power` raises the peak's excess over the budget in the objective (see ObjectiveOf).
+  SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget,
+            double excess_power = 2);
 
   // common::Annealable. The annealing loop keeps the state with the least Objective(): a schedule within
   // budget ranks before every schedule over it, then by the annealing objective.
@@ -52,10 +54,10 @@ class SlotState {
   // A tiny cost offset keeps the peak in play when every cost is 0.
   double ObjectiveOf(Bytes peak, Cost cost) const {
     const double excess = peak > budget_ ? static_cast<double>(peak) / static_cast<double>(budget_) : 1.0;
-    return static_cast<double>(budget_) * std::pow(excess, kExcessPower) * (cost + cost_offset_);
+    return static_cast<double>(budget_) * std::pow(excess, excess_power_) * (cost + cost_offset_);
   }
-  static constexpr double kExcessPower = 2;
   static constexpr double kOverBudgetRank = 1e6;
+  double excess_power_;  // of the excess in ObjectiveOf
   // Applies a valid change and updates the tree, cost and objective.
   void AddStep(int node, int slot);
   void RemoveStep(int node, int slot);

@@ -1,5 +1,6 @@
 #include "remat/fastsa.h"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include "remat/chen.h"
@@ -107,8 +108,7 @@ TEST(RematFastsa, MeetsReachableBudgetsAndIsDeterministic) {
   const Graph graph = testing::RandomGraph(80, 3, false);
   const Bytes reference = Simulate(graph, graph.order).peak;
   const Bytes budget = reference * 8 / 10;
-  const FastsaOptions options{.budget = budget, .time_limit_s = 20, .seed = 5, .stage1_moves = 200000,
-                              .stage2_moves = 100000};
+  const FastsaOptions options{.budget = budget, .time_limit_s = 20, .seed = 5, .moves = 300000};
   common::Progress progress(false);
   const FastsaResult first = RunFastsa(graph, options, progress);
   const FastsaResult second = RunFastsa(graph, options, progress);
@@ -124,11 +124,56 @@ TEST(RematFastsa, ReorderOnlyNeverRecomputesAndNeverWorsensThePeak) {
   const Graph graph = testing::RandomGraph(60, 4);
   common::Progress progress(false);
   const FastsaResult result =
-      RunFastsa(graph, {.budget = 0, .time_limit_s = 20, .reorder_only = true, .stage1_moves = 100000}, progress);
+      RunFastsa(graph, {.budget = 0, .time_limit_s = 20, .reorder_only = true, .moves = 100000}, progress);
   EXPECT_EQ(result.sequence.size(), graph.nodes.size());
   const ScheduleReport report = ValidateSchedule(graph, result.sequence, {});
   EXPECT_TRUE(report.ok());
   EXPECT_LE(report.peak, Simulate(graph, graph.order).peak);
+}
+
+// Eight big values a_i, each read once by b_i, whose small outputs are kept to the end. The reference order
+// runs every a before any b (peak 8 × 10 + 1); pairing a_i with b_i needs 18 at most, without recomputation.
+Graph ProducersBeforeConsumers() {
+  Graph graph;
+  graph.name = "pairs";
+  constexpr int kPairs = 8;
+  for (int i = 0; i < kPairs; ++i) {
+    graph.values.push_back({.name = fmt::format("a{}", i), .size = 10});
+    graph.nodes.push_back({.key = fmt::format("a{}", i), .name = "a", .cost = 5, .outputs = {2 * i}});
+    graph.values.push_back({.name = fmt::format("b{}", i), .size = 1, .graph_output = true});
+  }
+  for (int i = 0; i < kPairs; ++i) {
+    graph.nodes.push_back({.key = fmt::format("b{}", i), .name = "b", .cost = 1, .inputs = {2 * i}, .outputs = {2 * i + 1}});
+  }
+  LinkAndCheck(graph, "pairs");
+  return graph;
+}
+
+TEST(RematFastsa, ABudgetThatReorderingMeetsCostsNothing) {
+  const Graph graph = ProducersBeforeConsumers();
+  ASSERT_EQ(Simulate(graph, graph.order).peak, 81);
+  common::Progress progress(false);
+  const FastsaResult result = RunFastsa(graph, {.budget = 20, .seed = 3, .moves = 200000}, progress);
+  const ScheduleReport report = ValidateSchedule(graph, result.sequence, {.budget = 20});
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report.budget_met) << report.peak;
+  EXPECT_EQ(result.sequence.size(), graph.nodes.size());  // nothing recomputed
+  EXPECT_EQ(result.stop_reason, common::StopReason::kTarget);
+  EXPECT_EQ(result.groups, 0u);  // the reordering stage alone met the budget: no grouped rounds ran
+}
+
+TEST(RematFastsa, EveryRoundCountGivesValidRepeatableSchedules) {
+  const Graph graph = testing::RandomGraph(60, 11, false);
+  const Bytes budget = Simulate(graph, graph.order).peak * 7 / 10;
+  common::Progress progress(false);
+  for (int rounds : {1, 2, 5}) {
+    const FastsaOptions options{.budget = budget, .time_limit_s = 60, .seed = 2, .moves = 100000, .rounds = rounds};
+    const FastsaResult first = RunFastsa(graph, options, progress);
+    EXPECT_EQ(first.sequence, RunFastsa(graph, options, progress).sequence) << rounds << " rounds";
+    EXPECT_LE(first.moves, options.moves);
+    const ScheduleReport report = ValidateSchedule(graph, first.sequence, {.budget = budget});
+    EXPECT_TRUE(report.ok()) << rounds << " rounds: " << report.errors.front();
+  }
 }
 
 TEST(RematChen, CheckpointSchedulesAreValidAndTradeCostForMemory) {
