@@ -18,7 +18,7 @@ struct FastsaOptions {
   double time_limit_s = 10;       // for all stages together
   uint64_t seed = 1;
   bool reorder_only = false;      // move steps only: minimise the peak over topological orders
-  uint64_t moves = 0;             // moves over all stages; 0: DefaultFastsaMoves(graph)
+  uint64_t moves = 0;             // moves over all stages; 0: DefaultFastsaMoves
   int rounds = 4;                 // grouped + single-node runs after the reordering stage
 };
 
@@ -31,10 +31,10 @@ struct FastsaResult {
   common::StopReason stop_reason = common::StopReason::kMoveLimit;  // of the last stage run
 };
 
-// The move budget of a run on `graph` when none is given: sized so that a run finishes within the default
-// 10 s on one core of a busy machine, since the cooling follows moves, not the clock (a run that the time
-// limit cuts short ends hotter than planned, and depends on the machine's speed).
-uint64_t DefaultFastsaMoves(const Graph& graph);
+// The move budget of a run on `graph` within `time_limit_s` when none is given: what the graph's size needs,
+// capped by what half the time limit allows at a fixed rate model. The cooling follows moves, not the clock,
+// so a run that the time limit cuts short ends hotter than planned, and depends on the machine's speed.
+uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s);
 
 // Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. The same
 // graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the run.

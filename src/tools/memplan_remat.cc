@@ -137,6 +137,10 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", command.plan.seed, "Random seed")->capture_default_str();
+  cmd->add_option("--moves", command.plan.moves,
+                  "FastSA's move budget (default: by graph size); the same seed and moves give the same schedule "
+                  "unless --time-limit ends the run first")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--method", command.plan.method, "fastsa, none (reference order), chen, milp (Checkmate, CBC)")
       ->capture_default_str()
       ->check(CLI::IsMember(remat::RematMethods()));

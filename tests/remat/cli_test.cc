@@ -1,4 +1,5 @@
 // End-to-end runs of the real memplan executable: memplan remat on files.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -75,6 +76,22 @@ TEST_F(RematCli, PlansWritesAValidScheduleAndSummarises) {
   EXPECT_EQ(report.peak, summary["peak"].get<Bytes>());
   const std::string buffers = common::ReadFile(buffers_path);
   EXPECT_EQ(buffers.rfind("id,lower,upper,size", 0), 0u) << buffers.substr(0, 80);
+}
+
+// The cooling follows moves, never the clock: two runs with the same seed write the same schedule, whatever
+// the machine's load, as long as the time limit does not end them.
+TEST_F(RematCli, SameSeedAndMovesGiveTheSameSchedule) {
+  const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
+  std::string schedules[2];
+  for (int run = 0; run < 2; ++run) {
+    const std::string path = (dir_ / fmt::format("s{}.json", run)).string();
+    const Outcome outcome =
+        Memplan(fmt::format("remat {} --budget 60% --moves 400000 --time-limit 600 --seed 4 --json -o {}", graph, path));
+    ASSERT_LE(outcome.status, 1) << outcome.out;
+    EXPECT_NE(outcome.out.find("\"status\":\"moves\""), std::string::npos) << outcome.out;
+    schedules[run] = common::ReadFile(path);
+  }
+  EXPECT_EQ(schedules[0], schedules[1]);
 }
 
 TEST_F(RematCli, EveryMethodRuns) {
