@@ -217,7 +217,7 @@ PYBIND11_MODULE(memplan_native, m) {
   m.def(
       "plan_remat",
       [](const remat::Graph& graph, py::object budget, const std::string& method, double time_limit_s,
-         uint64_t seed, bool reorder_only) {
+         uint64_t seed, bool reorder_only, uint64_t moves) {
         const auto& methods = remat::RematMethods();
         if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
           throw py::value_error("unknown remat method '" + method + "'");
@@ -228,6 +228,7 @@ PYBIND11_MODULE(memplan_native, m) {
         options.time_limit_s = time_limit_s;
         options.seed = seed;
         options.reorder_only = reorder_only;
+        options.moves = moves;
         if (py::isinstance<py::int_>(budget)) {
           options.budget = budget.cast<remat::Bytes>();
         } else {
@@ -242,8 +243,9 @@ PYBIND11_MODULE(memplan_native, m) {
         return RematToDict(graph, r);
       },
       py::arg("graph"), py::arg("budget") = "100%", py::arg("method") = "fastsa", py::arg("time_limit_s") = 10.0,
-      py::arg("seed") = 1, py::arg("reorder_only") = false,
-      "Plans a schedule (remat::PlanRemat). budget: bytes (int) or a percentage string ('50%'). Returns a "
+      py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0,
+      "Plans a schedule (remat::PlanRemat). budget: bytes (int) or a percentage string ('50%'); moves: FastSA's "
+      "move budget, 0 for the default. Returns a "
       "dict with the figures `memplan remat --json` prints, `sequence` (node indices) and `schedule_json` "
       "(remat-schedule/v1 text, as `memplan remat -o` writes).");
 
