@@ -130,11 +130,10 @@ class PortfolioRun {
   PortfolioRun(const Program& prog, const VerifyOptions& options, const common::Stopwatch& clock)
       : prog_(prog), options_(options), clock_(clock), candidates_(Candidates(prog, options.fusion)),
         encode_errors_(candidates_.size()) {
-    // Round one gives every (candidate, option set) a short run; later rounds double the limit, so that
-    // the time lost to restarts is at most what the longest run takes. Within a round, the pairs run by
+    // Rounds of short runs with a limit that doubles, so that the time lost to restarts is at most what
+    // the longest run takes. Within a round, the pairs run by
     // the option set's rank for fused or unfused programs, then in candidate order: each candidate first
     // meets the set that suits its kind (docs/loopfuse.md, "Portfolio").
-    // One second first: under the load of the shared machine a quick proof takes half of it.
     std::vector<std::pair<int, Job>> round;
     for (size_t c = 0; c < candidates_.size(); ++c) {
       for (size_t o = 0; o < Portfolio().size(); ++o) {
@@ -145,12 +144,14 @@ class PortfolioRun {
       }
     }
     std::stable_sort(round.begin(), round.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    // Round one runs each candidate under its best-suited set only: on the benchmark no other pair solves
-    // a task in a second that no rank-0 pair solves, and the time saved brings round two (where the
-    // fused halves of in-de51 need their 1.5 s) sooner.
-    for (double limit = 1.0;; limit *= 2) {
+    // Round one runs each candidate under its best-suited set only, for 2 s of CPU time: on the benchmark
+    // no other pair solves a task that no rank-0 pair solves, and the quick proofs of some need more than
+    // a second (the fused halves of in-de51, sum_array-2). Round two gives every pair 2 s, later rounds
+    // double it.
+    for (int r = 1;; ++r) {
+      const double limit = r == 1 ? 2.0 : 2.0 * (1 << (r - 2));
       for (const auto& [rank, job] : round) {
-        if (rank == 0 || limit > 1.0) jobs_.push_back({job.candidate, job.option, limit});
+        if (rank == 0 || r > 1) jobs_.push_back({job.candidate, job.option, limit});
       }
       if (limit >= options.timeout_s) break;
     }
