@@ -4,52 +4,70 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <optional>
+#include <vector>
 
 namespace alloc {
 namespace {
 
-// Address ranges [begin, end), kept disjoint; touching ranges are merged.
+// Address ranges [begin, end), kept disjoint and sorted; touching ranges are merged. A sorted vector, not a
+// map: most sets hold a few runs (greedy placement packs buffers next to each other), and at a million
+// buffers the tree nodes of maps cost more time in malloc than the searches, and a gigabyte.
 class AddressRuns {
  public:
   void Insert(Offset begin, Offset end) {
-    auto it = runs_.upper_bound(begin);
-    if (it != runs_.begin() && std::prev(it)->second >= begin) {
-      --it;
-      begin = it->first;
-      end = std::max(end, it->second);
-      it = runs_.erase(it);
+    auto first = After(begin);
+    const auto after = first;
+    if (first != runs_.begin() && std::prev(first)->end >= begin) {
+      --first;
+      begin = first->begin;
+      end = std::max(end, first->end);
     }
-    while (it != runs_.end() && it->first <= end) {
-      end = std::max(end, it->second);
-      it = runs_.erase(it);
+    auto last = after;
+    while (last != runs_.end() && last->begin <= end) {
+      end = std::max(end, last->end);
+      ++last;
     }
-    runs_.emplace(begin, end);
+    if (first == last) {
+      runs_.insert(first, {begin, end});
+    } else {
+      *first = {begin, end};
+      runs_.erase(first + 1, last);
+    }
   }
 
   // The end of the run that meets [begin, end), or nullopt when the range is free here.
   std::optional<Offset> Blocking(Offset begin, Offset end) const {
-    auto it = runs_.upper_bound(begin);
-    if (it != runs_.begin() && std::prev(it)->second > begin) return std::prev(it)->second;
-    if (it != runs_.end() && it->first < end) return it->second;
+    const auto it = After(begin);
+    if (it != runs_.begin() && std::prev(it)->end > begin) return std::prev(it)->end;
+    if (it != runs_.end() && it->begin < end) return it->end;
     return std::nullopt;
   }
 
   // The end of the last run that ends at or below the free address `at` (0 when none).
   Offset PreviousEnd(Offset at) const {
-    auto it = runs_.upper_bound(at);
-    return it == runs_.begin() ? 0 : std::prev(it)->second;
+    const auto it = After(at);
+    return it == runs_.begin() ? 0 : std::prev(it)->end;
   }
 
   // The start of the first run that begins after `at` (the limit of a gap starting at `at`).
   Offset NextStart(Offset at) const {
-    auto it = runs_.upper_bound(at);
-    return it == runs_.end() ? std::numeric_limits<Offset>::max() : it->first;
+    const auto it = After(at);
+    return it == runs_.end() ? std::numeric_limits<Offset>::max() : it->begin;
   }
 
  private:
-  std::map<Offset, Offset> runs_;
+  struct Run {
+    Offset begin, end;
+  };
+  // The first run that begins after `at`.
+  std::vector<Run>::iterator After(Offset at) {
+    return std::upper_bound(runs_.begin(), runs_.end(), at, [](Offset v, const Run& r) { return v < r.begin; });
+  }
+  std::vector<Run>::const_iterator After(Offset at) const {
+    return std::upper_bound(runs_.begin(), runs_.end(), at, [](Offset v, const Run& r) { return v < r.begin; });
+  }
+  std::vector<Run> runs_;
 };
 
 // The address ranges of the buffers placed so far, indexed by time. A segment tree over the compressed
