@@ -1,5 +1,6 @@
-// Every memplan subcommand prints one JSON object on stdout with --json, and nothing on stderr when stderr
-// is not a terminal (no progress line; README "memplan alloc": a progress line is shown on a terminal only).
+// Every memplan and loopfuse subcommand prints one JSON object on stdout with --json, and nothing on stderr
+// when stderr is not a terminal (no progress line; README "memplan alloc": a progress line is shown on a
+// terminal only).
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
@@ -50,6 +51,23 @@ TEST_F(CliOutputTest, QuietIsAcceptedWhereAPlannerRuns) {
   EXPECT_EQ(err_, "");
   EXPECT_EQ(Memplan(fmt::format("plan {} --budget 80% --time-limit 1 -q", graph)), 0) << err_;
   EXPECT_EQ(err_, "");
+}
+
+// loopfuse too: verify prints its verdict, fuse and horn the program they would print as text.
+TEST_F(CliOutputTest, EveryLoopfuseSubcommandHasJson) {
+  const std::string program = std::string(EXAMPLES_DIR) + "/fusion/counters_bug.c";
+  auto json = [&](const std::string& args, int status) {
+    EXPECT_EQ(Run(LOOPFUSE_BIN, args + " " + program), status) << args << "\n" << err_;
+    EXPECT_EQ(err_, "") << args;
+    EXPECT_TRUE(nlohmann::json::accept(out_)) << args << ": not one JSON object:\n" << out_;
+    const nlohmann::json j = nlohmann::json::parse(out_, nullptr, false);
+    return j.is_object() ? j : nlohmann::json::object();
+  };
+  EXPECT_EQ(json("verify --json", 1).value("verdict", ""), "false");
+  const nlohmann::json fused = json("fuse --json", 0);
+  EXPECT_FALSE(fused.value("transformations", nlohmann::json::array()).empty()) << out_;
+  EXPECT_NE(fused.value("program", "").find("int main"), std::string::npos) << out_;
+  EXPECT_EQ(json("horn --json", 0).value("smt2", "").rfind("(set-logic HORN)", 0), 0u) << out_;
 }
 
 TEST_F(CliOutputTest, GenJsonNeedsAnOutputFile) {

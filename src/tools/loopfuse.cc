@@ -159,25 +159,35 @@ int main(int argc, char** argv) {
     status = RunVerify(va);
   });
   std::string fuse_file, mode = "all", fuse_half = "none";
+  bool fuse_json = false;
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
   fuse->add_option("--mode", mode, "aligned, guess or all")->check(CLI::IsMember({"aligned", "guess", "all"}));
   AddHalfOption(*fuse, fuse_half);
+  fuse->add_flag("--json", fuse_json, "one JSON object on stdout: file, transformations, program");
   fuse->callback([&] {
     const fusion::Program prog = Half(fusion::ParseFile(fuse_file), fuse_half);
     const auto m = mode == "aligned" ? fusion::FusionMode::kAligned
                    : mode == "guess" ? fusion::FusionMode::kGuess
                                      : fusion::FusionMode::kAll;
     const fusion::Variant v = fusion::Transform(prog, m);
+    if (fuse_json) {
+      const nlohmann::json j = {{"file", fuse_file}, {"transformations", v.transformations},
+                                {"program", fusion::PrintProgram(v.prog)}};
+      fmt::print("{}\n", j.dump());
+      return;
+    }
     for (const auto& t : v.transformations) fmt::print("// {}\n", t);
     if (v.transformations.empty()) fmt::print("// no transformation applies\n");
     fmt::print("{}", fusion::PrintProgram(v.prog));
   });
   std::string horn_file, horn_mode = "none", horn_half = "none";
+  bool horn_json = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
   horn->add_option("--mode", horn_mode, "none, aligned, guess or all")->check(CLI::IsMember({"none", "aligned", "guess", "all"}));
   AddHalfOption(*horn, horn_half);
+  horn->add_flag("--json", horn_json, "one JSON object on stdout: file, smt2");
   horn->callback([&] {
     fusion::Program prog = Half(fusion::ParseFile(horn_file), horn_half);
     if (horn_mode != "none") {
@@ -185,7 +195,11 @@ int main(int argc, char** argv) {
                                      : horn_mode == "guess" ? fusion::FusionMode::kGuess
                                                             : fusion::FusionMode::kAll).prog;
     }
-    fmt::print("{}", fusion::HornToSmt2(prog));
+    if (horn_json) {
+      fmt::print("{}\n", nlohmann::json{{"file", horn_file}, {"smt2", fusion::HornToSmt2(prog)}}.dump());
+    } else {
+      fmt::print("{}", fusion::HornToSmt2(prog));
+    }
   });
   try {
     app.parse(argc, argv);
