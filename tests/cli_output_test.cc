@@ -13,9 +13,10 @@ namespace {
 
 class CliOutputTest : public testing_support::CliTest {
  protected:
-  // Runs memplan with `args`; expects `status`, a single JSON object on stdout and a silent stderr.
-  nlohmann::json Json(const std::string& args, int status = 0) {
-    EXPECT_EQ(Memplan(args), status) << args << "\n" << err_;
+  // Runs memplan (or `binary`) with `args`; expects `status`, a single JSON object on stdout and a silent
+  // stderr.
+  nlohmann::json Json(const std::string& args, int status = 0, const std::string& binary = MEMPLAN_BIN) {
+    EXPECT_EQ(Run(binary, args), status) << args << "\n" << err_;
     EXPECT_EQ(err_, "") << args;
     EXPECT_TRUE(nlohmann::json::accept(out_)) << args << ": not one JSON object:\n" << out_;
     return nlohmann::json::parse(out_, nullptr, false);
@@ -56,18 +57,12 @@ TEST_F(CliOutputTest, QuietIsAcceptedWhereAPlannerRuns) {
 // loopfuse too: verify prints its verdict, fuse and horn the program they would print as text.
 TEST_F(CliOutputTest, EveryLoopfuseSubcommandHasJson) {
   const std::string program = std::string(EXAMPLES_DIR) + "/fusion/counters_bug.c";
-  auto json = [&](const std::string& args, int status) {
-    EXPECT_EQ(Run(LOOPFUSE_BIN, args + " " + program), status) << args << "\n" << err_;
-    EXPECT_EQ(err_, "") << args;
-    EXPECT_TRUE(nlohmann::json::accept(out_)) << args << ": not one JSON object:\n" << out_;
-    const nlohmann::json j = nlohmann::json::parse(out_, nullptr, false);
-    return j.is_object() ? j : nlohmann::json::object();
-  };
-  EXPECT_EQ(json("verify --json", 1).value("verdict", ""), "false");
-  const nlohmann::json fused = json("fuse --json", 0);
-  EXPECT_FALSE(fused.value("transformations", nlohmann::json::array()).empty()) << out_;
-  EXPECT_NE(fused.value("program", "").find("int main"), std::string::npos) << out_;
-  EXPECT_EQ(json("horn --json", 0).value("smt2", "").rfind("(set-logic HORN)", 0), 0u) << out_;
+  EXPECT_EQ(Json("verify --json " + program, 1, LOOPFUSE_BIN)["verdict"], "false");
+  const nlohmann::json fused = Json("fuse --json " + program, 0, LOOPFUSE_BIN);
+  EXPECT_FALSE(fused["transformations"].empty()) << out_;
+  EXPECT_NE(fused["program"].get<std::string>().find("int main"), std::string::npos) << out_;
+  const std::string smt2 = Json("horn --json " + program, 0, LOOPFUSE_BIN)["smt2"];
+  EXPECT_EQ(smt2.rfind("(set-logic HORN)", 0), 0u) << out_;
 }
 
 TEST_F(CliOutputTest, GenJsonNeedsAnOutputFile) {
