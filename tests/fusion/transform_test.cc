@@ -37,6 +37,16 @@ void ExpectSameBehaviour(const Program& a, const Program& b) {
   }
 }
 
+// Transforms p under mode and checks the result: the number of transformations applied, of loops left,
+// the same behaviour as p on a range of inputs, and what Spacer answers.
+void ExpectTransformed(const Program& p, FusionMode mode, size_t transformations, int loops, SolveStatus status) {
+  const Variant v = Transform(p, mode);
+  EXPECT_EQ(v.transformations.size(), transformations);
+  EXPECT_EQ(CountLoops(v.prog.body), loops);
+  ExpectSameBehaviour(p, v.prog);
+  EXPECT_EQ(SolveAny(v.prog), status);
+}
+
 TEST(AlignedFusion, FusesAChainOfThreeLoopsIntoOne) {
   const Program p = ParseText(R"(int main() {
     int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0;
@@ -45,11 +55,7 @@ TEST(AlignedFusion, FusesAChainOfThreeLoopsIntoOne) {
     for (int i = 0; i < n; i++) b[i] = a[i] + 1;
     for (int i = 0; i < n; i++) __VERIFIER_assert(b[i] == a[i] + 1);
     return 0; })");
-  const Variant v = Transform(p, FusionMode::kAligned);
-  EXPECT_EQ(v.transformations.size(), 2u);
-  EXPECT_EQ(CountLoops(v.prog.body), 1);
-  ExpectSameBehaviour(p, v.prog);
-  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+  ExpectTransformed(p, FusionMode::kAligned, 2, 1, SolveStatus::kSafe);
 }
 
 TEST(AlignedFusion, RefusesWhenTheSecondLoopReadsACellTheFirstWritesLater) {
@@ -132,18 +138,33 @@ TEST(GuessAndAssume, KeepsABugThatOnlySomePathsOfTheFirstLoopReach) {
   EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
 }
 
-TEST(GuessAndAssume, ASecondLoopThatReturnsEarlyDoesNotHideABugOfTheFirst) {
-  // Fused naively, the return of the second loop (on the very first iteration) would end the program
-  // before the first loop fails at i == 5.
-  const Program p = ParseText(R"(int main() {
+// The program with a first loop that fails at i == 5 and a second loop whose body (second_body) cuts the
+// path on its very first iteration: fused, the cut must become a flag, and the bug must stay reachable.
+void ExpectTheFirstLoopsBugKept(const char* second_body, const char* flag) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(int main() {
     int n = __VERIFIER_nondet_int(); int k = 0; int i = 0;
     while (i < n) { __VERIFIER_assert(i != 5); i++; k++; }
     int j = 0;
-    while (j < 100) { if (k >= 0) return 0; j++; }
-    return 0; })");
+    while (j < 100) { %s j++; }
+    return 0; })", second_body);
+  const Program p = ParseText(text);
   const Variant v = Transform(p, FusionMode::kGuess);
   ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_NE(PrintProgram(v.prog).find(flag), std::string::npos) << flag;
   EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+  EXPECT_EQ(InterpretOn(p, {6}), Outcome::kError);
+}
+
+TEST(GuessAndAssume, ASecondLoopThatReturnsEarlyDoesNotHideABugOfTheFirst) {
+  // Fused naively, the return would end the program before the first loop fails.
+  ExpectTheFirstLoopsBugKept("if (k >= 0) return 0;", "ret_");
+}
+
+TEST(GuessAndAssume, AnAssumeOfALaterLoopDoesNotHideABugOfAnEarlierOne) {
+  // Fused naively, the assume (false from the first iteration: k is guessed, then checked) would cut every
+  // path before the first loop fails.
+  ExpectTheFirstLoopsBugKept("__VERIFIER_assume(k < 0);", "blk_");
 }
 
 TEST(GuessAndAssume, AWrongGuessRaisesNoFalseAlarm) {
@@ -210,22 +231,6 @@ TEST(GuessAndAssume, KeepsTheAssumesOfALaterLoopPlainWhenNoEarlierLoopCanFail) {
   EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
 }
 
-TEST(GuessAndAssume, AnAssumeOfALaterLoopDoesNotHideABugOfAnEarlierOne) {
-  // Fused naively, the second loop's assume (false from its first iteration: k is guessed, then checked)
-  // would cut every path before the first loop fails at i == 5.
-  const Program p = ParseText(R"(int main() {
-    int n = __VERIFIER_nondet_int(); int k = 0; int i = 0;
-    while (i < n) { __VERIFIER_assert(i != 5); i++; k++; }
-    int j = 0;
-    while (j < 100) { __VERIFIER_assume(k < 0); j++; }
-    return 0; })");
-  const Variant v = Transform(p, FusionMode::kGuess);
-  ASSERT_EQ(v.transformations.size(), 1u);
-  EXPECT_NE(PrintProgram(v.prog).find("blk_"), std::string::npos);
-  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
-  EXPECT_EQ(InterpretOn(p, {6}), Outcome::kError);
-}
-
 TEST(Unroll, UnrollsLoopsOverAConstantRange) {
   // Reversal with a second counter, over 5 cells: unrolled, the copy and the check are stores and
   // selects of the same cells, with no quantified invariant to find.
@@ -238,11 +243,7 @@ TEST(Unroll, UnrollsLoopsOverAConstantRange) {
     for (i = 0; i < max; i++) { __VERIFIER_assert(s1[i] == s2[j]); j--; }
     __VERIFIER_assert(i == 5 && j == -1);
     return 0; })");
-  const Variant v = Transform(p, FusionMode::kAll);
-  ASSERT_EQ(v.transformations.size(), 3u);
-  EXPECT_EQ(CountLoops(v.prog.body), 0);
-  ExpectSameBehaviour(p, v.prog);
-  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+  ExpectTransformed(p, FusionMode::kAll, 3, 0, SolveStatus::kSafe);
 }
 
 TEST(Unroll, KeepsABugOfALaterIteration) {
@@ -251,10 +252,7 @@ TEST(Unroll, KeepsABugOfALaterIteration) {
     for (i = 0; i < 8; i++) a[i] = i * i;
     for (i = 7; i >= 0; i--) __VERIFIER_assert(a[i] != 25);
     return 0; })");
-  const Variant v = Transform(p, FusionMode::kAll);
-  EXPECT_EQ(CountLoops(v.prog.body), 0);
-  ExpectSameBehaviour(p, v.prog);
-  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+  ExpectTransformed(p, FusionMode::kAll, 2, 0, SolveStatus::kUnsafe);
 }
 
 TEST(Unroll, LeavesLoopsWhoseRangeIsNotAConstant) {
