@@ -104,6 +104,27 @@ TEST(Cli, FusePrintsCThatGccCompiles) {
   EXPECT_EQ(RunCommand("gcc -c -o /dev/null /tmp/loopfuse_cli_fused.c 2>&1", out), 0) << out;
 }
 
+TEST(Cli, FuseShowsEitherHalfOfTheWrapAroundSplit) {
+  // y + 1 may wrap: the no-wrap half asserts that it does not, the other half assumes it.
+  const std::string file = WriteTemp("inc.c", R"(extern unsigned int __VERIFIER_nondet_uint(void);
+extern void __VERIFIER_assert(int);
+int main(void) {
+  unsigned int y = __VERIFIER_nondet_uint();
+  y = y + 1;
+  __VERIFIER_assert(y != 0);
+  return 0;
+}
+)");
+  std::string no_wrap, under;
+  EXPECT_EQ(RunCommand(kBin + " fuse --half no-wrap " + file, no_wrap), 0);
+  EXPECT_EQ(RunCommand(kBin + " fuse --half under-no-wrap " + file, under), 0);
+  EXPECT_NE(no_wrap.find("__VERIFIER_assert(((0LL <= "), std::string::npos) << no_wrap;
+  EXPECT_NE(under.find("__VERIFIER_assume(((0LL <= "), std::string::npos) << under;
+  std::string bad;
+  EXPECT_EQ(RunCommand(kBin + " fuse --half sideways " + file + " 2>&1", bad), 2);
+  std::filesystem::remove(file);
+}
+
 TEST(Cli, AMissingFileIsBadInput) {
   std::string out;
   EXPECT_EQ(RunCommand(kBin + " verify /nonexistent.c 2>&1", out), 2);
