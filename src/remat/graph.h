@@ -27,6 +27,7 @@ struct Value {
   bool graph_output = false;   // listed in `outputs` (or kind output): live to the end of the iteration
   int producer = -1;           // node index; -1 for inputs and tangents
   std::vector<int> consumers = {};  // node indices that read it, each once, ascending
+  int view_of = -1;            // value whose storage this one aliases (remat-graph/v1 `view_of`); -1: none
 };
 
 // One operator.
@@ -68,5 +69,12 @@ using Sequence = std::vector<int>;
 // order that takes the smallest node index first. `file` prefixes the messages. Throws
 // common::InputError.
 void LinkAndCheck(Graph& graph, const std::string& file);
+
+// `graph` with every view (Value::view_of, followed to the value that owns the storage) counted as memory
+// of its owner instead of its own: the view's size becomes 0, every node that reads it also reads the owner
+// (so the owner lives through the view's uses), and a view that is a graph output makes its owner one.
+// remat-graph/v1 counts views at full size; this is what PyTorch's allocator sees. Node indices, and so
+// schedules, are the same in both graphs.
+Graph AliasViews(Graph graph);
 
 }  // namespace remat

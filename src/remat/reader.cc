@@ -149,6 +149,20 @@ Graph ParseRematGraph(const std::string& file, const json& root) {
     value.graph_output = value.kind == ValueKind::kOutput;
     graph.values.push_back(std::move(value));
   }
+  // After every id is known, since a view may name a value listed after it.
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Fields fields(file, values[i], fmt::format("values[{}]", i));
+    if (!fields.Has("view_of")) continue;
+    graph.values[i].view_of = value_ids.Find(fields.Get("view_of"), fields.Path("view_of"));
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    size_t steps = 0;
+    for (int v = static_cast<int>(i); graph.values[v].view_of >= 0; v = graph.values[v].view_of) {
+      if (++steps > values.size()) {
+        common::FailAt(file, 0, fmt::format("values[{}].view_of: views of views come back to this value", i));
+      }
+    }
+  }
   const json& nodes = top.Array("nodes", true);
   IdMap node_ids(file, "node");
   for (size_t i = 0; i < nodes.size(); ++i) {

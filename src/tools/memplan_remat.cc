@@ -34,10 +34,17 @@ struct RematCommand {
   bool json = false;
   bool validate = false;
   bool quiet = false;
+  bool alias_views = false;  // --views-alias
 };
 
+// The command's graph, its views counted as their owners' memory with --views-alias.
+remat::Graph ReadCommandGraph(const RematCommand& command) {
+  remat::Graph graph = remat::ReadGraph(command.graph_path);
+  return command.alias_views ? remat::AliasViews(std::move(graph)) : graph;
+}
+
 int RunRemat(const RematCommand& command) {
-  const remat::Graph graph = remat::ReadGraph(command.graph_path);
+  const remat::Graph graph = ReadCommandGraph(command);
   const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet || command.json);
   if (command.validate) CheckResult(graph, result);
   if (!command.output_path.empty()) {
@@ -72,7 +79,7 @@ int RunRemat(const RematCommand& command) {
 }
 
 int RunPlan(const RematCommand& command) {
-  const remat::Graph graph = remat::ReadGraph(command.graph_path);
+  const remat::Graph graph = ReadCommandGraph(command);
   const JointPlan joint = PlanJointly(graph, command.budget, command.plan, command.quiet || command.json);
   const remat::RematResult& result = joint.schedule;
   const alloc::PlanResult& arena = joint.arena;
@@ -145,6 +152,8 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->capture_default_str()
       ->check(CLI::IsMember(remat::RematMethods()));
   cmd->add_flag("--reorder-only", command.plan.reorder_only, "FastSA without recomputation: best topological order");
+  cmd->add_flag("--views-alias", command.alias_views,
+                "Count a view (view_of) as memory of the value that owns its storage, not at its own size");
   cmd->add_flag("--json", command.json, "Print a JSON summary on stdout");
   cmd->add_flag("-q,--quiet", command.quiet, "No progress line (--json implies it)");
   cmd->add_option("-o,--output", command.output_path, "Write the schedule (remat-schedule/v1 JSON)");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "remat/simulator.h"
 
 namespace remat {
 namespace {
@@ -79,6 +80,43 @@ TEST(RematReader, RejectsDanglingIdWithItsPath) {
     "nodes": [{"id": 0, "cost": 1, "inputs": [], "outputs": [0]}, {"id": 1, "cost": 1, "inputs": [0, 77],
                "outputs": []}]})");
   EXPECT_EQ(error, "g.json: nodes[1].inputs[1]: no value with id 77");
+}
+
+// x (100 bytes) is made by `make`, y is a view of x made by `view`, `use` reads y: counted at full size the
+// peak is at `view` (x and y, 200); with views aliased y is part of x, which lives until `use` (100 + 1).
+constexpr const char* kView = R"({"format": "remat-graph/v1",
+  "values": [{"id": "x", "size": 100}, {"id": "y", "size": 100, "view_of": "x"}, {"id": "z", "size": 1}],
+  "nodes": [{"id": "make", "cost": 1, "inputs": [], "outputs": ["x"]},
+            {"id": "view", "cost": 0, "inputs": ["x"], "outputs": ["y"]},
+            {"id": "use", "cost": 1, "inputs": ["y"], "outputs": ["z"]}],
+  "outputs": ["z"]})";
+
+TEST(RematReader, ViewsCountAtFullSizeUnlessAliased) {
+  const Graph graph = ParseGraph("g.json", kView);
+  EXPECT_EQ(graph.values[1].view_of, 0);
+  EXPECT_EQ(Simulate(graph, graph.order).peak, 200);
+  const Graph aliased = AliasViews(graph);
+  EXPECT_EQ(aliased.values[1].size, 0);
+  EXPECT_EQ(aliased.nodes[2].inputs, (std::vector<int>{0, 1}));  // `use` keeps x alive
+  EXPECT_EQ(Simulate(aliased, aliased.order).peak, 101);
+  EXPECT_EQ(aliased.order, graph.order);
+}
+
+TEST(RematReader, AliasedViewThatIsAnOutputKeepsItsOwnerToTheEnd) {
+  std::string text = kView;
+  text.replace(text.rfind(R"("outputs": ["z"])"), 16, R"("outputs": ["y"])");
+  const Graph aliased = AliasViews(ParseGraph("g.json", text));
+  EXPECT_TRUE(aliased.values[0].graph_output);
+  EXPECT_EQ(Simulate(aliased, aliased.order).peak, 101);  // x to the end, and z at `use`
+}
+
+TEST(RematReader, RejectsViewsOfUnknownValuesAndViewCycles) {
+  EXPECT_EQ(ErrorOf(R"({"format": "remat-graph/v1", "values": [{"id": 0, "size": 1, "view_of": 5}],
+    "nodes": [{"id": 0, "cost": 1, "inputs": [], "outputs": [0]}]})"),
+            "g.json: values[0].view_of: no value with id 5");
+  EXPECT_EQ(ErrorOf(R"({"format": "remat-graph/v1", "values": [{"id": 0, "size": 1, "view_of": 1},
+    {"id": 1, "size": 1, "view_of": 0}], "nodes": [{"id": 0, "cost": 1, "inputs": [], "outputs": [0, 1]}]})"),
+            "g.json: values[0].view_of: views of views come back to this value");
 }
 
 TEST(RematReader, RejectsNegativeSizeAndCost) {
