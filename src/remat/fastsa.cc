@@ -81,11 +81,29 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   common::Stopwatch clock;
   common::Rng rng(options.seed);
   const uint64_t total_moves = options.moves > 0 ? options.moves : DefaultFastsaMoves(graph, options.time_limit_s);
-  const auto remaining = [&] { return std::max(1e-3, options.time_limit_s - clock.Seconds()); };
-  const auto stopped = [](common::StopReason reason) {
-    return reason == common::StopReason::kTimeLimit || reason == common::StopReason::kInterrupted;
+  // The time is shared among the stages still to run in proportion to their moves, so that a move budget
+  // the clock cannot keep up with still leaves time to every stage (the reordering stage alone would
+  // otherwise take it all). A stage that ends at its share makes the run depend on the clock: `clocked`.
+  uint64_t unspent = total_moves;
+  bool clocked = false;
+  const auto stage_seconds = [&](uint64_t moves) {
+    const double remaining = options.time_limit_s - clock.Seconds();
+    return std::max(1e-3, remaining * static_cast<double>(moves) / static_cast<double>(std::max<uint64_t>(unspent, 1)));
+  };
+  // Runs one stage of `moves` and accounts for it; true when the run must stop (Ctrl-C, or no time left).
+  const auto run_stage = [&](SlotState& state, double temperature, uint64_t moves, const std::string& phase,
+                             StageRun& stage) {
+    stage = AnnealStage(state, temperature, moves, stage_seconds(moves), rng, progress, phase);
+    result.moves += stage.run.moves;
+    unspent -= std::min(unspent, moves);
+    result.stop_reason = stage.run.reason;
+    if (stage.run.reason == common::StopReason::kTimeLimit) clocked = true;
+    return stage.run.reason == common::StopReason::kInterrupted || clock.Seconds() >= options.time_limit_s;
   };
   const auto finish = [&](Sequence sequence) {
+    if (clocked && result.stop_reason != common::StopReason::kInterrupted) {
+      result.stop_reason = common::StopReason::kTimeLimit;
+    }
     result.sequence = std::move(sequence);
     result.seconds = clock.Seconds();
     return result;
@@ -95,14 +113,11 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   SlotState reorder(graph, graph.order, options.budget, MoveSet::kReorderOnly, false);
   const uint64_t reorder_moves =
       options.reorder_only ? total_moves : static_cast<uint64_t>(kReorderShare * static_cast<double>(total_moves));
-  const StageRun reordered = AnnealStage(reorder, kStartFraction * reorder.AnnealingObjective(), reorder_moves,
-                                         remaining(), rng, progress, "remat reorder");
-  result.moves += reordered.run.moves;
-  result.stop_reason = reordered.run.reason;
+  StageRun stage;
+  const bool out_of_time =
+      run_stage(reorder, kStartFraction * reorder.AnnealingObjective(), reorder_moves, "remat reorder", stage);
   Sequence best = reorder.Best();
-  if (options.reorder_only || reordered.run.reason == common::StopReason::kTarget || stopped(result.stop_reason)) {
-    return finish(std::move(best));
-  }
+  if (out_of_time || options.reorder_only || stage.run.reason == common::StopReason::kTarget) return finish(std::move(best));
   auto best_rank = Rank(Simulate(graph, best), options.budget);
 
   // Rounds of the paper's two stages, each from the reference order with the random stream where the previous
@@ -121,18 +136,15 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
     const double power = kExcessPowers[round % kExcessPowers.size()];
     SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, power);
     const uint64_t grouped_moves = static_cast<uint64_t>(kGroupedShare * static_cast<double>(round_moves));
-    const StageRun first = AnnealStage(grouped, kStartFraction * grouped.AnnealingObjective(), grouped_moves,
-                                       remaining(), rng, progress, fmt::format("remat round {} grouped", round + 1));
-    result.moves += first.run.moves;
-    result.stop_reason = first.run.reason;
+    bool stop = run_stage(grouped, kStartFraction * grouped.AnnealingObjective(), grouped_moves,
+                          fmt::format("remat round {} grouped", round + 1), stage);
+    const uint64_t grouped_used = stage.run.moves;
     Sequence candidate = Ungroup(grouping, grouped.Best());
-    if (!stopped(result.stop_reason)) {
+    if (!stop) {
       SlotState single(graph, candidate, options.budget, MoveSet::kFull, false, power);
-      const StageRun second =
-          AnnealStage(single, first.end_temperature, round_moves - first.run.moves, remaining(), rng, progress,
-                      fmt::format("remat round {} single", round + 1));
-      result.moves += second.run.moves;
-      result.stop_reason = second.run.reason;
+      unspent += grouped_moves - grouped_used;  // the single-node stage's moves include what grouping left
+      stop = run_stage(single, stage.end_temperature, round_moves - grouped_used,
+                       fmt::format("remat round {} single", round + 1), stage);
       candidate = single.Best();
     }
     const auto rank = Rank(Simulate(graph, candidate), options.budget);
@@ -141,7 +153,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
       best = std::move(candidate);
     }
     // A target reached by the single-node stage is the least cost within budget: no round can do better.
-    if (stopped(result.stop_reason) || result.stop_reason == common::StopReason::kTarget) break;
+    if (stop || stage.run.reason == common::StopReason::kTarget) break;
   }
   return finish(std::move(best));
 }
