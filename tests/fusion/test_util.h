@@ -17,7 +17,7 @@ Program ParseText(const std::string& text);
 
 // Tries every option set of the portfolio for up to seconds_each; the first safe or unsafe answer, else
 // unknown.
-SolveStatus SolveAny(const Program& prog, double seconds_each = 3);
+SolveStatus SolveAny(const Program& prog, double seconds_each = 10);
 
 // The interpreter's outcome on inputs (missing inputs read as 0, as in the gcc harness).
 Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs);
