@@ -126,13 +126,12 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   // and leaves its unused moves to the single-node stage.
   const Grouping grouping = GroupNodes(graph);
   result.groups = grouping.graph.nodes.size();
-  const int rounds = std::max(1, options.rounds);
+  const int rounds = std::clamp(options.rounds, 1, 16);
   const uint64_t rest = total_moves - reorder_moves;
-  const auto moves_before = [&](int round) {  // moves of the rounds before `round`: (2^round - 1) shares
-    return static_cast<uint64_t>(std::ldexp(1.0, round) - 1) * (rest / (static_cast<uint64_t>(std::ldexp(1.0, rounds)) - 1));
-  };
+  // Round r gets 2^r shares of the 2^rounds - 1; the last also takes what the division left.
+  const uint64_t share = rest / ((uint64_t{1} << rounds) - 1);
   for (int round = 0; round < rounds; ++round) {
-    const uint64_t round_moves = (round + 1 == rounds ? rest : moves_before(round + 1)) - moves_before(round);
+    const uint64_t round_moves = round + 1 == rounds ? rest - share * ((uint64_t{1} << round) - 1) : share << round;
     const double power = kExcessPowers[round % kExcessPowers.size()];
     SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, power);
     const uint64_t grouped_moves = static_cast<uint64_t>(kGroupedShare * static_cast<double>(round_moves));

@@ -19,7 +19,7 @@ struct FastsaOptions {
   uint64_t seed = 1;
   bool reorder_only = false;      // move steps only: minimise the peak over topological orders
   uint64_t moves = 0;             // moves over all stages; 0: DefaultFastsaMoves
-  int rounds = 4;                 // grouped + single-node runs after the reordering stage
+  int rounds = 4;                 // grouped + single-node runs after the reordering stage (1 to 16)
 };
 
 // A FastSA run.
