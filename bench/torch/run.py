@@ -3,7 +3,9 @@
 
 * every `*.graph.json`: `memplan remat --budget 50%` and `25%` (FastSA): peak as a share of the reference
   order's, cost increase, planning time, whether the budget was met, and the floor no schedule can go below
-  (parameters + inputs, resident throughout, plus the graph outputs, live at the last step);
+  (parameters + inputs, resident throughout, plus the graph outputs, live at the last step); in two tables:
+  the small-batch graphs, which have CPU traces beside them (`NAME.csv`), and the training-batch graphs,
+  which have none (`scripts/export-real-data --train-batch`);
 * every trace `*.csv` (period from its `.meta.json`): `memplan alloc --method all`: arena height and
   fragmentation (height / peak load - 1) of the annealing planner, offline first-fit, online first-fit
   and the simulated PyTorch caching allocator.
@@ -46,19 +48,32 @@ def run_json(cmd, ok_codes=(0,)):
 
 
 def graph_floor(path):
-    """(floor bytes, resident bytes): resident = inputs + tangents; floor adds the graph outputs."""
+    """(floor, resident, outputs floor, step floor) in bytes: resident = inputs + tangents; the outputs floor
+    adds the graph outputs (live at the last step), the step floor the largest single step's non-resident
+    inputs, outputs and workspace (remat::Graph::PeakLowerBound); the floor is the larger of the two."""
     g = json.load(open(path))
-    size = {v["id"]: v["size"] for v in g["values"]}
-    resident = sum(v["size"] for v in g["values"] if v["kind"] in ("input", "tangent"))
-    outputs = sum(size[v] for v in set(g["outputs"]) if g["values"][v]["kind"] not in ("input", "tangent"))
-    return resident + outputs, resident
+    values = g["values"]
+    is_resident = [v["kind"] in ("input", "tangent") for v in values]
+    resident = sum(v["size"] for v, r in zip(values, is_resident) if r)
+    outputs = sum(values[v]["size"] for v in set(g["outputs"]) if not is_resident[v])
+    step = max((n.get("workspace", 0) + sum(values[v]["size"] for v in n["inputs"] if not is_resident[v])
+                + sum(values[v]["size"] for v in n["outputs"]) for n in g["nodes"]), default=0)
+    return max(resident + outputs, resident + step), resident, resident + outputs, resident + step
 
 
-def bench_graphs(memplan, data, time_limit):
+def graph_sets(data):
+    """(small-batch graphs, training-batch graphs): a graph exported beside its CPU traces is small-batch."""
+    paths = sorted(glob.glob(os.path.join(data, "*.graph.json")))
+    traced = [p for p in paths if os.path.exists(p[:-len(".graph.json")] + ".csv")]
+    return traced, [p for p in paths if p not in traced]
+
+
+def bench_graphs(memplan, paths, time_limit):
     rows = []
-    for path in sorted(glob.glob(os.path.join(data, "*.graph.json"))):
-        floor, resident = graph_floor(path)
-        row = {"graph": os.path.basename(path)[:-len(".graph.json")], "floor": floor, "resident": resident}
+    for path in paths:
+        floor, resident, outputs_floor, step_floor = graph_floor(path)
+        row = {"graph": os.path.basename(path)[:-len(".graph.json")], "floor": floor, "resident": resident,
+               "outputs_floor": outputs_floor, "step_floor": step_floor}
         for budget in BUDGETS:
             # exit 1: budget missed (the best schedule is still reported)
             s = run_json([memplan, "remat", path, "--budget", budget, "--time-limit", str(time_limit), "--quiet",
@@ -86,11 +101,11 @@ def bench_traces(memplan, data, time_limit):
     return rows
 
 
-def data_rows(data, graphs):
+def data_rows(data, paths, graphs):
     """One row per model: graph size and the traces' peak loads, plain and checkpointed (from the sidecars)."""
     ref = {g["graph"]: g["reference_peak"] for g in graphs}
     rows = []
-    for path in sorted(glob.glob(os.path.join(data, "*.graph.json"))):
+    for path in paths:
         name = os.path.basename(path)[:-len(".graph.json")]
         g = json.load(open(path))
         row = {"model": name, "nodes": len(g["nodes"]), "values": len(g["values"]), "reference_peak": ref.get(name)}
@@ -108,7 +123,46 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def markdown(graphs, traces, info, models=()):
+def remat_table(graphs, title):
+    """The recomputation table of one graph set, with its means."""
+    mib = 2 ** 20
+    out = [title + " (`memplan remat --budget B`, FastSA). mem = planned peak / reference peak; floor = "
+           "(parameters + inputs + graph outputs) / reference peak, which no schedule goes below.", "",
+           "| graph | reference MiB | floor | 50 %: mem | cost | met | time s | 25 %: mem | cost | met | time s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in graphs:
+        cells = [r["graph"], f"{r['reference_peak'] / mib:.1f}", f"{100 * r['floor'] / r['reference_peak']:.1f} %"]
+        for b in BUDGETS:
+            x = r[b]
+            cells += [f"{x['memory_percent']:.1f} %", f"+{x['cost_increase_percent']:.1f} %",
+                      "yes" if x["budget_met"] else "**no**", f"{x['seconds']:.1f}"]
+        out.append("| " + " | ".join(cells) + " |")
+    if graphs:
+        cells = ["**mean**", "", f"{mean(100 * r['floor'] / r['reference_peak'] for r in graphs):.1f} %"]
+        for b in BUDGETS:
+            cells += [f"{mean(r[b]['memory_percent'] for r in graphs):.1f} %",
+                      f"+{mean(r[b]['cost_increase_percent'] for r in graphs):.1f} %",
+                      f"{sum(r[b]['budget_met'] for r in graphs)}/{len(graphs)}",
+                      f"{mean(r[b]['seconds'] for r in graphs):.1f}"]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def remat_targets(graphs, name):
+    """Issue 4's two recomputation targets on one graph set, met or missed, with the figures."""
+    red25 = 100 - mean(r["25%"]["memory_percent"] for r in graphs)
+    cost25 = mean(r["25%"]["cost_increase_percent"] for r in graphs)
+    met50 = sum(r["50%"]["budget_met"] for r in graphs)
+    above = mean(100 * (r["reference_peak"] - r["25%"]["peak"]) / (r["reference_peak"] - r["floor"])
+                 for r in graphs if r["reference_peak"] > r["floor"])
+    figures = f"-{red25:.1f} % memory, +{cost25:.1f} % cost; of the memory above the floor, -{above:.1f} % on average"
+    return (f"{name}: at 25 % on average -73 % memory for at most +18 % cost: "
+            + (f"met ({figures})" if red25 >= 73 and cost25 <= 18 else f"**missed** ({figures})")
+            + "; every model's 50 % budget met: "
+            + ("yes" if met50 == len(graphs) else f"**no** ({met50} of {len(graphs)})"))
+
+
+def markdown(graphs, traces, info, models=(), train_graphs=()):
     mib = 2 ** 20
     out = [f"Run {info['date']} on {info['machine']}; memplan {info['memplan']}, time limit {info['time_limit']} s "
            "per planner run.", ""]
@@ -126,25 +180,10 @@ def markdown(graphs, traces, info, models=()):
                 f"{p['peak_load'] / mib if p else 0:.1f} / {c['peak_load'] / mib if c else 0:.1f}",
                 f"{p['persistent_bytes'] / mib:.1f}" if p else ""]) + " |")
         out.append("")
-    out += ["**Recomputation** (`memplan remat --budget B`, FastSA). mem = planned peak / reference peak; "
-            "floor = (parameters + inputs + graph outputs) / reference peak, which no schedule goes below.", "",
-            "| graph | reference MiB | floor | 50 %: mem | cost | met | time s | 25 %: mem | cost | met | time s |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in graphs:
-        cells = [r["graph"], f"{r['reference_peak'] / mib:.1f}", f"{100 * r['floor'] / r['reference_peak']:.1f} %"]
-        for b in BUDGETS:
-            x = r[b]
-            cells += [f"{x['memory_percent']:.1f} %", f"+{x['cost_increase_percent']:.1f} %",
-                      "yes" if x["budget_met"] else "**no**", f"{x['seconds']:.1f}"]
-        out.append("| " + " | ".join(cells) + " |")
-    if graphs:
-        cells = ["**mean**", "", f"{mean(100 * r['floor'] / r['reference_peak'] for r in graphs):.1f} %"]
-        for b in BUDGETS:
-            cells += [f"{mean(r[b]['memory_percent'] for r in graphs):.1f} %",
-                      f"+{mean(r[b]['cost_increase_percent'] for r in graphs):.1f} %",
-                      f"{sum(r[b]['budget_met'] for r in graphs)}/{len(graphs)}",
-                      f"{mean(r[b]['seconds'] for r in graphs):.1f}"]
-        out.append("| " + " | ".join(cells) + " |")
+    out += remat_table(graphs, "**Recomputation, small batches** (the graphs beside the CPU traces)")
+    if train_graphs:
+        out += [""] + remat_table(train_graphs, "**Recomputation, training batches** (graphs only, "
+                                                "`scripts/export-real-data --train-batch`)")
     out += ["", "**Allocation** (`memplan alloc --method all` on the CPU traces): arena height / peak load - 1 "
             "(fragmentation); pytorch-caching is memplan's simulation of the CUDA caching allocator.", "",
             "| trace | buffers | peak load MiB | annealing (sa) | first-fit | online first-fit | caching allocator | sa time s |",
@@ -160,21 +199,14 @@ def markdown(graphs, traces, info, models=()):
         out.append("| " + " | ".join(["**mean**", "", ""] + [
             f"{100 * mean(r[c]['fragmentation'] for r in traces if not r[c]['out_of_memory']):.2f} %"
             for c in ALLOC_COLUMNS] + [f"{mean(r['sa']['seconds'] for r in traces):.2f}"]) + " |")
-    if graphs and traces:
-        red25 = 100 - mean(r["25%"]["memory_percent"] for r in graphs)
-        cost25 = mean(r["25%"]["cost_increase_percent"] for r in graphs)
-        met50 = sum(r["50%"]["budget_met"] for r in graphs)
+    targets = [remat_targets(g, name) for g, name in ((graphs, "small batches"), (train_graphs, "training batches"))
+               if g]
+    if traces:
         frag = 100 * mean(r["sa"]["fragmentation"] for r in traces)
-        above = mean(100 * (r["reference_peak"] - r["25%"]["peak"]) / (r["reference_peak"] - r["floor"])
-                     for r in graphs if r["reference_peak"] > r["floor"])
-        out += ["", "**Targets** (issue 4, the paper's figures): at 25 % on average -73 % memory for at most +18 % "
-                "cost: " + (f"met (-{red25:.1f} %, +{cost25:.1f} %)" if red25 >= 73 and cost25 <= 18
-                            else f"**missed** (-{red25:.1f} % memory, +{cost25:.1f} % cost; of the memory above the "
-                     f"floor, -{above:.1f} % on average)")
-                + f"; every model's 50 % budget met: " + ("yes" if met50 == len(graphs)
-                                                          else f"**no** ({met50} of {len(graphs)})")
-                + "; annealing fragmentation at most 0.4 % on average: "
-                + (f"met ({frag:.2f} %)" if frag <= 0.4 else f"**missed** ({frag:.2f} %)") + "."]
+        targets.append("annealing fragmentation at most 0.4 % on average: "
+                       + (f"met ({frag:.2f} %)" if frag <= 0.4 else f"**missed** ({frag:.2f} %)"))
+    if targets:
+        out += ["", "**Targets** (issue 4, the paper's figures): " + "; ".join(targets) + "."]
     return "\n".join(out) + "\n"
 
 
@@ -189,19 +221,23 @@ def main():
     args = ap.parse_args()
     if args.from_json:
         res = json.load(open(args.from_json))
-        sys.stdout.write(markdown(res["graphs"], res["traces"], res["info"], res.get("models", ())))
+        sys.stdout.write(markdown(res["graphs"], res["traces"], res["info"], res.get("models", ()),
+                                  res.get("train_graphs", ())))
         return
     memplan = find_memplan(args.memplan)
     info = {"date": datetime.date.today().isoformat(),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.node()})",
             "memplan": os.path.relpath(memplan, REPO), "time_limit": args.time_limit}
-    graphs = bench_graphs(memplan, args.data, args.time_limit)
+    small, train = graph_sets(args.data)
+    graphs = bench_graphs(memplan, small, args.time_limit)
+    train_graphs = bench_graphs(memplan, train, args.time_limit)
     traces = bench_traces(memplan, args.data, args.time_limit)
-    models = data_rows(args.data, graphs)
-    text = markdown(graphs, traces, info, models)
+    models = data_rows(args.data, small, graphs)
+    text = markdown(graphs, traces, info, models, train_graphs)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"info": info, "models": models, "graphs": graphs, "traces": traces}, f, indent=1)
+            json.dump({"info": info, "models": models, "graphs": graphs, "train_graphs": train_graphs,
+                       "traces": traces}, f, indent=1)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
