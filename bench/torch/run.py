@@ -126,8 +126,9 @@ def mean(xs):
 def remat_table(graphs, title):
     """The recomputation table of one graph set, with its means."""
     mib = 2 ** 20
-    out = [title + " (`memplan remat --budget B`, FastSA). mem = planned peak / reference peak; floor = "
-           "(parameters + inputs + graph outputs) / reference peak, which no schedule goes below.", "",
+    out = [title + ", `memplan remat --budget B` (FastSA). mem = planned peak / reference peak; floor = the "
+           "larger of parameters + inputs + graph outputs and parameters + inputs + the largest single step, over "
+           "the reference peak: no schedule goes below it.", "",
            "| graph | reference MiB | floor | 50 %: mem | cost | met | time s | 25 %: mem | cost | met | time s |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in graphs:

@@ -17,7 +17,7 @@ def test_bench_on_resnet18(tmp_path):
     if memplan is None:
         pytest.skip("memplan is not built")
     for name in os.listdir(DATA):
-        if name.startswith("resnet18_bs8"):
+        if name.startswith("resnet18_bs8") or name == "resnet18_bs64.graph.json":
             shutil.copy(os.path.join(DATA, name), tmp_path)
     out = tmp_path / "bench.json"
     run = subprocess.run([sys.executable, os.path.join(REPO, "bench", "torch", "run.py"), "--memplan", memplan,
@@ -27,6 +27,10 @@ def test_bench_on_resnet18(tmp_path):
     res = json.loads(out.read_text())
     (g,) = res["graphs"]
     assert g["graph"] == "resnet18_bs8" and g["floor"] <= g["50%"]["peak"] <= g["reference_peak"]
+    # a graph with no trace beside it is a training-batch graph, tabled apart
+    (t,) = res["train_graphs"]
+    assert t["graph"] == "resnet18_bs64" and t["floor"] == max(t["outputs_floor"], t["step_floor"])
+    assert t["floor"] <= t["25%"]["peak"] <= t["reference_peak"]
     assert len(res["traces"]) == 2
     for t in res["traces"]:
         meta = json.load(open(os.path.join(DATA, t["trace"] + ".meta.json")))
@@ -34,3 +38,4 @@ def test_bench_on_resnet18(tmp_path):
         assert all(t[m]["height"] >= t["lb"] for m in ("sa", "first-fit", "online-first-fit", "pytorch-caching"))
         assert t["sa"]["height"] <= t["first-fit"]["height"]
     assert "| resnet18_bs8 |" in run.stdout and "**Targets**" in run.stdout
+    assert "**Recomputation, training batches**" in run.stdout and "| resnet18_bs64 |" in run.stdout
