@@ -130,8 +130,15 @@ def _schema(target):
     return getattr(target, "_schema", None)
 
 
+# Ops whose output shares its input's storage although their schema has no alias annotation: _unsafe_view
+# returns a view that autograd treats as a fresh tensor (aot graphs reshape matmul outputs with it).
+_UNANNOTATED_VIEWS = {"aten._unsafe_view.default"}
+
+
 def is_view_op(target):
     """True when the op's outputs alias an input without writing it (view, t, expand, detach, split, ...)."""
+    if _op_name(target) in _UNANNOTATED_VIEWS:
+        return True
     schema = _schema(target)
     if schema is None:
         return False

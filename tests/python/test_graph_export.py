@@ -100,6 +100,22 @@ def test_dropout_is_not_recomputable():
     assert _node(g, "aten.bmm.")  # attention matmuls are there
 
 
+def test_unsafe_view_is_a_view():
+    # aten._unsafe_view shares its input's storage (its schema says nothing): a view of the matmul it
+    # reshapes, free of cost, so that --views-alias and the storage-level simulation count the bytes once.
+    x = torch.randn(2, 3)
+    assert torch.ops.aten._unsafe_view(x, [6]).data_ptr() == x.data_ptr()
+    torch.manual_seed(0)
+    model = models.GPT(vocab=64, seq_len=8, dim=16, heads=2, layers=1, dropout=0.0)
+    g = graph_export.export_graph(model, (model.example_input(2),), "gpt")
+    unsafe = _node(g, "aten._unsafe_view.")
+    assert unsafe
+    for n in unsafe:
+        (out,) = n["outputs"]
+        base = g["values"][out]["view_of"]
+        assert "view_of" not in g["values"][base] and n["cost"] == 0
+
+
 def test_unsupported_dtype_names_the_op():
     with pytest.raises(MemplanTorchError, match="op aten.foo.default: unsupported dtype"):
         graph_export._bytes((2, 2), torch.qint8, "aten.foo.default")
