@@ -22,14 +22,13 @@ namespace {
 
 using fusion::Int128;
 
-// Seconds each verifier run may take (fused and unfused: two per input). The verifier can overrun its
-// time-out by a second or two while it encodes or waits for an interrupted solver run (more under ASan on
-// a loaded machine), so scripts/fuzz gives this target a -timeout of 30 s.
+// Seconds each verifier run may take (fused and unfused: two per input). scripts/fuzz gives this target
+// a -timeout of 30 s: under ASan on a loaded machine, parsing and transforming take their time too.
 constexpr double kVerifyTimeout = 1.5;
-// One portfolio worker: with two, every verdict cancels the losing solver run, and Z3 4.8.12 aborts the
-// process now and then while a run is cancelled (docs/reliability.md, "Not covered yet"); one worker
-// interrupts a run only at its time limit, so this target checks verdicts, not that Z3 bug, in CI's minute.
-constexpr unsigned kVerifyThreads = 1;
+// Two portfolio workers, as `loopfuse verify` has on two cores: every verdict then ends the losing solver
+// run, by killing its process. (Z3 4.8.12 aborts now and then when a run is interrupted in-process; solver
+// runs are processes of their own since, and this target runs the path where that happened.)
+constexpr unsigned kVerifyThreads = 2;
 // Statements one interpreted run may execute: far more than three loops of eight iterations need.
 constexpr long kMaxSteps = 100'000;
 // Largest number of input sequences the enumeration may visit (decides whether array cells can be

@@ -27,15 +27,14 @@ struct ThreadCpuClock {
   }
 };
 
-// Interrupts a Z3 context when a deadline passes, because Spacer does not always honour "timeout", or
-// when *cancel becomes true (another run of the portfolio settled the verdict); the flag is polled every
-// 10 ms, which keeps the setter free of any registry of running contexts. With cpu_seconds > 0, also
-// when the thread that created the watchdog (the one running Z3) has used that much CPU time since:
-// on a loaded machine a run then gets the same work as on an idle one.
+// Interrupts a Z3 context when a deadline passes, because Spacer does not always honour "timeout". With
+// cpu_seconds > 0, also when the thread that created the watchdog (the one running Z3) has used that much
+// CPU time since: on a loaded machine a run then gets the same work as on an idle one. The clocks are
+// polled every 10 ms.
 class Watchdog {
  public:
-  Watchdog(z3::context& ctx, double seconds, const std::atomic<bool>* cancel, double cpu_seconds = 0)
-      : thread_([this, &ctx, seconds, cancel, cpu_seconds, cpu = ThreadCpuClock{}] {
+  Watchdog(z3::context& ctx, double seconds, double cpu_seconds = 0)
+      : thread_([this, &ctx, seconds, cpu_seconds, cpu = ThreadCpuClock{}] {
           const double cpu_start = cpu.Seconds();
           const std::chrono::steady_clock::time_point deadline =
               std::chrono::steady_clock::now() +
@@ -48,7 +47,7 @@ class Watchdog {
             // Interrupts once, and again each second while the run goes on: an interrupt that arrives while
             // Z3 is between two interruptible operations is lost, and the run would then be unbounded. Not
             // more often: every interrupt not consumed by a run cancels the next operation in the context.
-            if ((now >= deadline || cpu_spent || (cancel && cancel->load())) && now >= next_interrupt) {
+            if ((now >= deadline || cpu_spent) && now >= next_interrupt) {
               ctx.interrupt();
               next_interrupt = now + std::chrono::seconds(1);
             }
@@ -113,10 +112,9 @@ const std::vector<OptionSet>& Portfolio() {
   return kSets;
 }
 
-HornProblem::HornProblem(const Program& prog, double time_limit_s, const std::atomic<bool>* cancel,
-                         bool symbolic_uint_max, std::shared_ptr<z3::context> ctx, bool symbolic_constants)
-    : ctx_(ctx ? std::move(ctx) : std::make_shared<z3::context>()) {
-  Watchdog dog(*ctx_, time_limit_s, cancel);
+HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants)
+    : ctx_(std::make_unique<z3::context>()) {
+  Watchdog dog(*ctx_, time_limit_s);
   try {
     sys_ = std::make_unique<HornSystem>(EncodeHorn(prog, *ctx_, time_limit_s, symbolic_uint_max, symbolic_constants));
   } catch (const UnsupportedError& e) {
@@ -130,8 +128,8 @@ HornProblem::HornProblem(const Program& prog, double time_limit_s, const std::at
 
 HornProblem::~HornProblem() = default;
 
-SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, const std::atomic<bool>* cancel,
-                               double check_limit_s, double cpu_limit_s) {
+SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, double check_limit_s,
+                               double cpu_limit_s) {
   common::Stopwatch clock;
   SolveResult out;
   if (!sys_) {
@@ -142,7 +140,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, co
   const HornSystem& sys = *sys_;
   // The re-check of a model has a deadline of its own: a model found is worth its check, and a check
   // cut short by the solver's deadline would throw the proof away.
-  auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cancel, cpu_limit_s);
+  auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cpu_limit_s);
   try {
     z3::solver s(ctx, "HORN");
     z3::params p(ctx);
@@ -156,7 +154,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, co
     } else if (r == z3::sat) {
       const z3::model m = s.get_model();
       dog.reset();
-      dog = std::make_unique<Watchdog>(ctx, std::max(check_limit_s, time_limit_s - clock.Seconds()), cancel);
+      dog = std::make_unique<Watchdog>(ctx, std::max(check_limit_s, time_limit_s - clock.Seconds()));
       out.reason = CheckInductive(sys, m, ctx);
       if (out.reason.empty()) {
         out.status = SolveStatus::kSafe;

@@ -2,7 +2,6 @@
 // limit, and re-checks a `safe` answer by proving the returned invariants inductive with plain SMT queries.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -47,25 +46,21 @@ struct SolveResult {
 // threads); several objects may be solved concurrently.
 class HornProblem {
  public:
-  // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve);
-  // encoding is interrupted soon after *cancel becomes true. symbolic_uint_max, symbolic_constants: see
-  // EncodeHorn. ctx: a context to share with other problems used by the same thread (creating one costs
-  // about 30 ms of CPU, as much as encoding a task); a fresh one when null.
-  HornProblem(const Program& prog, double time_limit_s, const std::atomic<bool>* cancel = nullptr,
-              bool symbolic_uint_max = false, std::shared_ptr<z3::context> ctx = nullptr,
-              bool symbolic_constants = false);
+  // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve).
+  // symbolic_uint_max, symbolic_constants: see EncodeHorn.
+  HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max = false, bool symbolic_constants = false);
   ~HornProblem();
-  // Solves with one option set within time_limit_s seconds of wall time, or until soon after *cancel
-  // becomes true; the re-check of a model found may take up to check_limit_s more (or what is left of
-  // time_limit_s, if longer). cpu_limit_s > 0 also ends the search once the calling thread has used that
-  // much CPU time (a limit that means the same on a loaded machine as on an idle one).
-  SolveResult Solve(const OptionSet& options, double time_limit_s, const std::atomic<bool>* cancel = nullptr,
-                    double check_limit_s = 0, double cpu_limit_s = 0);
+  // Solves with one option set within time_limit_s seconds of wall time; the re-check of a model found
+  // may take up to check_limit_s more (or what is left of time_limit_s, if longer). cpu_limit_s > 0 also
+  // ends the search once the calling thread has used that much CPU time (a limit that means the same on
+  // a loaded machine as on an idle one). Nothing else stops a run: the verifier runs each in a process
+  // of its own and kills it (verifier.cc).
+  SolveResult Solve(const OptionSet& options, double time_limit_s, double check_limit_s = 0, double cpu_limit_s = 0);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
 
  private:
-  std::shared_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::context> ctx_;
   std::unique_ptr<HornSystem> sys_;
   std::string encode_error_;
 };

@@ -342,7 +342,7 @@ TEST(SymbolicConstants, KeepABugAtTheConstantAndProveWithoutCounting) {
     const HornSystem sys = EncodeHorn(p, ctx, 10, false, true);
     ASSERT_EQ(sys.pred_vars.size(), 1u);
     EXPECT_EQ(sys.pred_vars[0][0], SymbolicConstantName(5000));
-    HornProblem problem(p, 10, nullptr, false, nullptr, true);
+    HornProblem problem(p, 10, false, true);
     const SolveResult r = problem.Solve(Portfolio()[0], 20);
     EXPECT_EQ(r.status, op[0] == '=' ? SolveStatus::kSafe : SolveStatus::kUnsafe) << op;
   }
@@ -380,7 +380,7 @@ TEST(Fuse, PrintsCThatGccCompiles) {
 // Solves prog with a symbolic UINT_MAX (EncodeHorn) under every option set; the first safe or unsafe
 // answer, else unknown.
 SolveStatus SolveSymbolic(const Program& prog) {
-  HornProblem problem(prog, 10, nullptr, true);
+  HornProblem problem(prog, 10, true);
   for (const OptionSet& opts : Portfolio()) {
     const SolveResult r = problem.Solve(opts, 5);
     if (r.status != SolveStatus::kUnknown) return r.status;
@@ -467,7 +467,7 @@ TEST(Solver, ACpuTimeLimitEndsARunBeforeItsWallClockLimit) {
     for (i = 0; i < 1000; i++) __VERIFIER_assert(a[i] == 0);
     return 0; })");
   HornProblem problem(p, 10);
-  const SolveResult r = problem.Solve(Portfolio()[0], 60, nullptr, 0, 0.3);
+  const SolveResult r = problem.Solve(Portfolio()[0], 60, 0, 0.3);
   EXPECT_EQ(r.status, SolveStatus::kUnknown);
   EXPECT_LT(r.seconds, 30);
 }

@@ -1,0 +1,116 @@
+#include "common/fork_server.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace common {
+namespace {
+
+// A handler whose request says what the child does: "echo X" replies X; "abort" writes a line to stderr
+// and aborts (as Z3 does); "exit N" exits with status N; "throw" throws; "sleep" never ends on its own;
+// "state" replies with what the caller's memory held when the server was forked.
+std::string Behave(const std::string& request, const std::string& state) {
+  if (request.rfind("echo ", 0) == 0) return request.substr(5);
+  if (request == "abort") {
+    std::fputs("terminate called after throwing an instance of 'rewriter_exception'\n", stderr);
+    std::abort();
+  }
+  if (request.rfind("exit ", 0) == 0) _exit(std::stoi(request.substr(5)));
+  if (request == "throw") throw std::runtime_error("handler failed");
+  if (request == "sleep") {
+    for (;;) pause();
+  }
+  if (request == "state") return state;
+  return "?";
+}
+
+TEST(ForkServer, ReturnsTheHandlersReply) {
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); });
+  const ForkServer::Reply reply = server.Call(0, "echo hello", 10, nullptr);
+  EXPECT_TRUE(reply.ok);
+  EXPECT_FALSE(reply.failed);
+  EXPECT_EQ(reply.text, "hello");
+  // A long reply arrives whole (it is larger than a pipe's buffer).
+  const std::string big(300000, 'x');
+  const ForkServer::Reply long_reply = server.Call(0, "echo " + big, 10, nullptr);
+  EXPECT_TRUE(long_reply.ok);
+  EXPECT_EQ(long_reply.text, big);
+}
+
+TEST(ForkServer, ChildrenSeeTheMemoryOfTheForkAndPrepare) {
+  std::string state = "before";
+  ForkServer server(
+      1, [&state](const std::string& r) { return Behave(r, state); }, [&state] { state += " prepared"; });
+  state = "after";  // the children are forked from the server, which has its own copy
+  EXPECT_EQ(server.Call(0, "state", 10, nullptr).text, "before prepared");
+  EXPECT_EQ(state, "after");
+}
+
+TEST(ForkServer, AnAbortInTheChildIsAReplyNotACrash) {
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); });
+  const ForkServer::Reply reply = server.Call(0, "abort", 10, nullptr);
+  EXPECT_FALSE(reply.ok);
+  EXPECT_FALSE(reply.failed);
+  EXPECT_NE(reply.text.find("signal 6"), std::string::npos) << reply.text;
+  EXPECT_NE(reply.text.find("rewriter_exception"), std::string::npos) << reply.text;
+  // The server goes on serving.
+  EXPECT_EQ(server.Call(0, "echo again", 10, nullptr).text, "again");
+}
+
+TEST(ForkServer, ANonZeroExitOrAnExceptionIsAFailure) {
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); });
+  const ForkServer::Reply exited = server.Call(0, "exit 7", 10, nullptr);
+  EXPECT_FALSE(exited.ok);
+  EXPECT_TRUE(exited.failed);
+  EXPECT_NE(exited.text.find("status 7"), std::string::npos) << exited.text;
+  const ForkServer::Reply thrown = server.Call(0, "throw", 10, nullptr);
+  EXPECT_FALSE(thrown.ok);
+  EXPECT_TRUE(thrown.failed);
+  EXPECT_NE(thrown.text.find("handler failed"), std::string::npos) << thrown.text;
+}
+
+TEST(ForkServer, KillsAChildAtItsTimeLimit) {
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); });
+  const ForkServer::Reply reply = server.Call(0, "sleep", 0.2, nullptr);
+  EXPECT_FALSE(reply.ok);
+  EXPECT_FALSE(reply.failed);
+  EXPECT_NE(reply.text.find("time limit"), std::string::npos) << reply.text;
+}
+
+TEST(ForkServer, CancelsAChildWhenTheFlagIsSet) {
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); });
+  std::atomic<bool> cancel{false};
+  std::thread setter([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancel = true;
+  });
+  const ForkServer::Reply reply = server.Call(0, "sleep", 600, &cancel);
+  setter.join();
+  EXPECT_FALSE(reply.ok);
+  EXPECT_EQ(reply.text, "cancelled");
+}
+
+TEST(ForkServer, ServesClientsConcurrently) {
+  constexpr unsigned kClients = 4;
+  ForkServer server(kClients, [](const std::string& r) { return Behave(r, ""); });
+  std::vector<std::string> replies(kClients);
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < kClients; ++i) {
+    threads.emplace_back([&server, &replies, i] {
+      for (int k = 0; k < 5; ++k) replies[i] += server.Call(i, "echo " + std::to_string(i), 10, nullptr).text;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (unsigned i = 0; i < kClients; ++i) EXPECT_EQ(replies[i], std::string(5, static_cast<char>('0' + i)));
+}
+
+}  // namespace
+}  // namespace common
