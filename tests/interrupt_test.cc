@@ -6,11 +6,14 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -136,6 +139,69 @@ class InterruptTest : public testing_support::CliTest {
     const remat::ScheduleReport report = remat::ValidateSchedule(graph, schedule.sequence, schedule.claims);
     EXPECT_TRUE(report.ok()) << (report.errors.empty() ? "" : report.errors.front());
   }
+  // The processes whose parent is this one, other than `except` (reaps those that have ended).
+  static std::vector<pid_t> LiveChildren() {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    std::vector<pid_t> found;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream stat(entry.path() / "stat");
+      std::string line;
+      std::getline(stat, line);
+      // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+      const size_t close = line.rfind(')');
+      if (close == std::string::npos) continue;
+      char state = 0;
+      long ppid = 0;
+      if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 && ppid == ::getpid() && state != 'Z') {
+        found.push_back(static_cast<pid_t>(std::atol(name.c_str())));
+      }
+    }
+    return found;
+  }
+
+  // Safe, but its proof needs t == n^3 (nonlinear): Spacer does not find it, so every solver run lasts
+  // until its limit.
+  std::string Cubes() {
+    return Write("cubes.c", R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assume(int);
+extern void __VERIFIER_assert(int);
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  __VERIFIER_assume(n >= 0 && n <= 1000);
+  int i = 0, s = 0;
+  while (i < n) { s = s + 2 * i + 1; i++; }
+  int j = 0, t = 0;
+  while (j < n) { t = t + s; j++; }
+  __VERIFIER_assert(t == n * n * n);
+  return 0;
+}
+)");
+  }
+
+  // Stops `loopfuse verify` with `signal` while its solver processes run, and checks that none of them
+  // outlives it: with this process as the subreaper, an orphaned solver process would become its child.
+  void ExpectNoSolverProcessOutlives(int signal) {
+    ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    ASSERT_TRUE(LiveChildren().empty());
+    const pid_t pid = Start({LOOPFUSE_BIN, "verify", Cubes(), "--timeout", "600", "--quiet"});
+    std::this_thread::sleep_for(milliseconds(1500));
+    ::kill(pid, signal);
+    const int status = Wait(pid, milliseconds(10'000));
+    EXPECT_EQ(status, -signal);
+    std::vector<pid_t> left = LiveChildren();
+    for (int i = 0; i < 100 && !left.empty(); ++i) {
+      std::this_thread::sleep_for(milliseconds(50));
+      left = LiveChildren();
+    }
+    EXPECT_TRUE(left.empty()) << left.size() << " solver processes outlived loopfuse";
+    for (pid_t p : left) ::kill(p, SIGKILL);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
 };
 
 TEST_F(InterruptTest, AllocWritesAValidPlanOnSigint) {
@@ -190,5 +256,38 @@ TEST_F(InterruptTest, RematWritesAValidScheduleOnSigterm) {
   ExpectValidSchedule(graph);
   EXPECT_TRUE(Leftovers().empty());
 }
+
+TEST_F(InterruptTest, PlanWritesAValidScheduleOnSigint) {
+  const std::string graph = ChainGraph(1500);
+  EXPECT_EQ(RunAndSignal({MEMPLAN_BIN, "plan", graph, "--budget", "40%", "--time-limit", "600", "-o",
+                          Path("schedule.json"), "--quiet"},
+                         {{SIGINT, milliseconds(1500)}}),
+            130)
+      << err_;
+  ASSERT_TRUE(fs::exists(Path("schedule.json")));
+  ExpectValidSchedule(graph);
+  EXPECT_TRUE(Leftovers().empty());
+}
+
+// The report's planners stop at the signal; the page is written with what they found, whole.
+TEST_F(InterruptTest, ReportWritesACompletePageOnSigint) {
+  const std::string graph = ChainGraph(1500);
+  EXPECT_EQ(RunAndSignal({MEMPLAN_BIN, "report", graph, "--budget", "40%", "--time-limit", "600", "-o",
+                          Path("page.html"), "--quiet"},
+                         {{SIGINT, milliseconds(1500)}}),
+            130)
+      << err_;
+  ASSERT_TRUE(fs::exists(Path("page.html")));
+  const std::string page = Slurp(Path("page.html"));
+  EXPECT_NE(page.find("<!DOCTYPE html>"), std::string::npos);
+  EXPECT_NE(page.rfind("</html>"), std::string::npos);
+  EXPECT_TRUE(Leftovers().empty());
+}
+
+// loopfuse has no output file to save: Ctrl-C ends it at once, and its solver processes with it (each is a
+// child of a server process that dies with loopfuse, and dies with the server).
+TEST_F(InterruptTest, LoopfuseLeavesNoSolverProcessOnSigint) { ExpectNoSolverProcessOutlives(SIGINT); }
+
+TEST_F(InterruptTest, LoopfuseLeavesNoSolverProcessOnSigkill) { ExpectNoSolverProcessOutlives(SIGKILL); }
 
 }  // namespace
