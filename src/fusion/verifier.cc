@@ -293,25 +293,29 @@ class PortfolioRun {
       const common::ForkServer::Reply reply = server.Call(client, request.dump(), left + kKillGrace_s, &stop_);
       SolveResult r;
       r.seconds = clock_.Seconds() - started;
+      std::string failure = reply.failed ? reply.text : "";
+      nlohmann::json out;
+      if (reply.ok) {
+        out = nlohmann::json::parse(reply.text, nullptr, false);
+        if (out.is_discarded() || !out.is_object()) failure = "a solver process replied with malformed JSON";
+      }
+      if (!failure.empty()) {  // a bug, not a solver's answer: Verify throws it
+        std::lock_guard<std::mutex> lock(mutex_);
+        process_failure_ = failure;
+        stop_ = true;
+        return;
+      }
       if (!reply.ok) {
         r.reason = "solver " + reply.text;
-        if (reply.failed) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          process_failure_ = reply.text;
-          stop_ = true;
-          return;
-        }
+      } else if (out.contains("encode_error")) {  // too large or out of time: the other candidates may still do
+        std::lock_guard<std::mutex> lock(mutex_);
+        last_reason_ = out.value("encode_error", "");
+        if (last_reason_.rfind("encoding interrupted", 0) != 0) encode_errors_[job.candidate] = last_reason_;
+        continue;
       } else {
-        const nlohmann::json out = nlohmann::json::parse(reply.text);
-        if (out.contains("encode_error")) {  // too large or out of time: the other candidates may still do
-          std::lock_guard<std::mutex> lock(mutex_);
-          last_reason_ = out.at("encode_error").get<std::string>();
-          if (last_reason_.rfind("encoding interrupted", 0) != 0) encode_errors_[job.candidate] = last_reason_;
-          continue;
-        }
-        r.status = static_cast<SolveStatus>(out.at("status").get<int>());
-        r.reason = out.at("reason").get<std::string>();
-        r.invariants = out.at("invariants").get<std::vector<std::string>>();
+        r.status = static_cast<SolveStatus>(out.value("status", static_cast<int>(SolveStatus::kUnknown)));
+        r.reason = out.value("reason", "");
+        r.invariants = out.value("invariants", std::vector<std::string>{});
       }
       const bool unsigned_goal = cand.goal != kWhole;
       const std::string who = cand.variant.name + (unsigned_goal ? std::string(" (") + GoalName(cand.goal) + ")" : "") +
