@@ -11,8 +11,10 @@
   and the simulated PyTorch caching allocator.
 
 Everything comes from the memplan CLI's --json output; nothing is computed here but averages and the floor.
-Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--json OUT.json] [--markdown OUT.md]
-Prints the Markdown tables on stdout. Needs no torch.
+Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--only small|train|traces ...]
+                          [--json OUT.json] [--markdown OUT.md]
+Prints the Markdown tables on stdout (of the parts run: --only train, e.g., for the training-batch graphs
+alone at a longer time limit). Needs no torch.
 """
 
 import argparse
@@ -27,6 +29,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUDGETS = ("50%", "25%")
 ALLOC_COLUMNS = ("sa", "first-fit", "online-first-fit", "pytorch-caching")
+PARTS = ("small", "train", "traces")  # what --only can select
 
 
 def find_memplan(explicit):
@@ -181,14 +184,17 @@ def markdown(graphs, traces, info, models=(), train_graphs=()):
                 f"{p['peak_load'] / mib if p else 0:.1f} / {c['peak_load'] / mib if c else 0:.1f}",
                 f"{p['persistent_bytes'] / mib:.1f}" if p else ""]) + " |")
         out.append("")
-    out += remat_table(graphs, "**Recomputation, small batches** (the graphs beside the CPU traces)")
+    if graphs:
+        out += remat_table(graphs, "**Recomputation, small batches** (the graphs beside the CPU traces)") + [""]
     if train_graphs:
-        out += [""] + remat_table(train_graphs, "**Recomputation, training batches** (graphs only, "
-                                                "`scripts/export-real-data --train-batch`)")
-    out += ["", "**Allocation** (`memplan alloc --method all` on the CPU traces): arena height / peak load - 1 "
-            "(fragmentation); pytorch-caching is memplan's simulation of the CUDA caching allocator.", "",
-            "| trace | buffers | peak load MiB | annealing (sa) | first-fit | online first-fit | caching allocator | sa time s |",
-            "|---|---|---|---|---|---|---|---|"]
+        out += remat_table(train_graphs, "**Recomputation, training batches** (graphs only, "
+                                         "`scripts/export-real-data --train-batch`)") + [""]
+    if traces:
+        out += ["**Allocation** (`memplan alloc --method all` on the CPU traces): arena height / peak load - 1 "
+                "(fragmentation); pytorch-caching is memplan's simulation of the CUDA caching allocator.", "",
+                "| trace | buffers | peak load MiB | annealing (sa) | first-fit | online first-fit | caching allocator "
+                "| sa time s |",
+                "|---|---|---|---|---|---|---|---|"]
 
     def frag(x):
         return "OOM" if x["out_of_memory"] else f"{100 * x['fragmentation']:.2f} %"
@@ -200,6 +206,7 @@ def markdown(graphs, traces, info, models=(), train_graphs=()):
         out.append("| " + " | ".join(["**mean**", "", ""] + [
             f"{100 * mean(r[c]['fragmentation'] for r in traces if not r[c]['out_of_memory']):.2f} %"
             for c in ALLOC_COLUMNS] + [f"{mean(r['sa']['seconds'] for r in traces):.2f}"]) + " |")
+        out.append("")
     targets = [remat_targets(g, name) for g, name in ((graphs, "small batches"), (train_graphs, "training batches"))
                if g]
     if traces:
@@ -207,8 +214,8 @@ def markdown(graphs, traces, info, models=(), train_graphs=()):
         targets.append("annealing fragmentation at most 0.4 % on average: "
                        + (f"met ({frag:.2f} %)" if frag <= 0.4 else f"**missed** ({frag:.2f} %)"))
     if targets:
-        out += ["", "**Targets** (issue 4, the paper's figures): " + "; ".join(targets) + "."]
-    return "\n".join(out) + "\n"
+        out += ["**Targets** (issue 4, the paper's figures): " + "; ".join(targets) + "."]
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def main():
@@ -216,6 +223,8 @@ def main():
     ap.add_argument("--memplan")
     ap.add_argument("--data", default=os.path.join(REPO, "data", "torch"))
     ap.add_argument("--time-limit", type=float, default=10.0, help="seconds per planner run (default 10)")
+    ap.add_argument("--only", nargs="+", choices=PARTS, default=PARTS,
+                    help="run only these parts: small (small-batch graphs), train (training-batch graphs), traces")
     ap.add_argument("--json", help="write the raw figures here")
     ap.add_argument("--markdown", help="also write the tables here")
     ap.add_argument("--from-json", help="print the tables of an earlier run's --json output (runs nothing)")
@@ -230,10 +239,10 @@ def main():
             "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.node()})",
             "memplan": os.path.relpath(memplan, REPO), "time_limit": args.time_limit}
     small, train = graph_sets(args.data)
-    graphs = bench_graphs(memplan, small, args.time_limit)
-    train_graphs = bench_graphs(memplan, train, args.time_limit)
-    traces = bench_traces(memplan, args.data, args.time_limit)
-    models = data_rows(args.data, small, graphs)
+    graphs = bench_graphs(memplan, small, args.time_limit) if "small" in args.only else []
+    train_graphs = bench_graphs(memplan, train, args.time_limit) if "train" in args.only else []
+    traces = bench_traces(memplan, args.data, args.time_limit) if "traces" in args.only else []
+    models = data_rows(args.data, small, graphs) if graphs else []
     text = markdown(graphs, traces, info, models, train_graphs)
     if args.json:
         with open(args.json, "w") as f:

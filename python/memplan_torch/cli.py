@@ -10,6 +10,9 @@ import time
 
 from .errors import MemplanTorchError
 
+# export-graph's --loss choices (graph_export.LOSSES; repeated here so that --help needs no torch import).
+LOSSES = ("cross-entropy", "none")
+
 
 def _cmd_export_graph(args):
     import torch
@@ -22,7 +25,7 @@ def _cmd_export_graph(args):
     name = args.name or f"{args.model.split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
     graph = graph_export.export_graph(model, (x,), name, fake=not args.real_tensors,
-                                      recompute_batch_norm=args.recompute_batch_norm)
+                                      recompute_batch_norm=args.recompute_batch_norm, loss=args.loss)
     s = graph_export.summarize(graph)
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
@@ -69,7 +72,7 @@ def _cmd_apply_schedule(args):
     import json
 
     import torch
-    from . import atomic, models, schedule
+    from . import atomic, graph_export, models, schedule
 
     torch.manual_seed(args.seed)
     model = models.load_model(args.model)
@@ -81,7 +84,8 @@ def _cmd_apply_schedule(args):
     except (OSError, ValueError) as e:
         raise MemplanTorchError(f"{args.graph}: cannot read the graph: {e}") from e
     sched = schedule.read_schedule(args.schedule)
-    report = schedule.apply_schedule(model, (x,), graph, sched["sequence"])
+    model, inputs = graph_export.with_loss(model, (x,), args.loss)
+    report = schedule.apply_schedule(model, inputs, graph, sched["sequence"])
     if "peak" in sched:
         report["schedule_claimed_peak_bytes"] = sched["peak"]
     text = json.dumps(report, indent=1) + "\n"
@@ -109,6 +113,12 @@ def build_parser():
         q.add_argument("--input-dtype", default="float32", help="input dtype when --input-shape is used")
         q.add_argument("--seed", type=int, default=0)
 
+    def loss_arg(q):
+        q.add_argument("--loss", choices=LOSSES, default="cross-entropy",
+                       help="what ends the forward pass: cross-entropy (default; the output read as logits, classes "
+                       "last, against a random integer target, so the graph holds the loss and its backward as a "
+                       "training step does) or none (the graph ends at the outputs; their gradients are inputs)")
+
     q = sub.add_parser("export-graph", help="joint forward+backward graph -> remat-graph/v1 JSON")
     model_args(q)
     q.add_argument("-o", "--output", required=True)
@@ -116,6 +126,7 @@ def build_parser():
     q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow)")
     q.add_argument("--recompute-batch-norm", action="store_true", help="mark training-mode batch norm recomputable "
                    "(apply-schedule updates its running statistics once however often it runs)")
+    loss_arg(q)
     q.set_defaults(func=_cmd_export_graph)
 
     q = sub.add_parser("trace", help="allocation pattern of one training iteration (CPU) -> MiniMalloc CSV "
@@ -143,6 +154,7 @@ def build_parser():
     q.add_argument("--graph", required=True, help="the graph the schedule was planned on (export-graph --real-tensors)")
     q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
+    loss_arg(q)
     q.set_defaults(func=_cmd_apply_schedule)
     return p
 

@@ -23,6 +23,7 @@ import re
 
 import torch
 import torch.fx
+from torch import nn
 
 from .errors import MemplanTorchError
 
@@ -349,11 +350,61 @@ def _flatten(x):
     return [x]
 
 
-def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False):
+# What export-graph can put at the end of the forward pass: "cross-entropy" (the model's output read as
+# logits, classes in the last dimension, against an integer target that becomes a graph input) or "none"
+# (the graph ends at the model's outputs; their gradients are tangent inputs, resident throughout).
+LOSSES = ("cross-entropy", "none")
+
+
+class WithLoss(nn.Module):
+    """`model` followed by its training loss, so that the joint graph holds the loss and its backward as a
+    training step does: forward(*inputs, target) -> scalar mean cross-entropy."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs_and_target):
+        *inputs, target = inputs_and_target
+        logits = self.model(*inputs)
+        return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+
+
+def with_loss(model, inputs, loss):
+    """(module, inputs) to trace for `loss` (one of LOSSES): the model itself for "none"; for "cross-entropy"
+    WithLoss(model) and inputs + (a random int64 target of the logits' shape without the class dimension).
+    The logits' shape comes from one sample run in eval mode without autograd (no statistics updated)."""
+    if loss == "none":
+        return model, tuple(inputs)
+    if loss != "cross-entropy":
+        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}")
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            out = model(*(x[:1] for x in inputs))
+    except Exception as e:
+        raise MemplanTorchError(f"model {type(model).__name__} failed on one sample of its input: "
+                                f"{type(e).__name__}: {e}") from e
+    finally:
+        model.train(was_training)
+    if not isinstance(out, torch.Tensor) or out.dim() < 2 or not out.dtype.is_floating_point:
+        what = f"a {out.dtype} tensor of shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) \
+            else type(out).__name__
+        raise MemplanTorchError(f"model {type(model).__name__}: its output ({what}) is not logits of shape "
+                                "(batch, ..., classes) for the cross-entropy loss; use --loss none")
+    shape = (inputs[0].shape[0],) + tuple(out.shape[1:-1])
+    target = torch.randint(0, out.shape[-1], shape, dtype=torch.int64)
+    return WithLoss(model), tuple(inputs) + (target,)
+
+
+def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False, loss="none"):
     """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph). With
     recompute_batch_norm, training-mode batch norm is marked recomputable (plus `updates_running_stats`):
     its outputs do not depend on the running statistics, and apply-schedule lets only the first run update
-    them, so recomputing it is exact when the schedule is applied by memplan-torch."""
+    them, so recomputing it is exact when the schedule is applied by memplan-torch. `loss` (LOSSES): what
+    ends the forward pass (see with_loss)."""
+    model, inputs = with_loss(model, inputs, loss)
     gm, _, _ = capture_joint(model, inputs, fake=fake)
     graph, _ = joint_to_graph(gm, name, recompute_batch_norm=recompute_batch_norm)
     graph_summary_check(graph)

@@ -39,3 +39,12 @@ def test_bench_on_resnet18(tmp_path):
         assert t["sa"]["height"] <= t["first-fit"]["height"]
     assert "| resnet18_bs8 |" in run.stdout and "**Targets**" in run.stdout
     assert "**Recomputation, training batches**" in run.stdout and "| resnet18_bs64 |" in run.stdout
+    # --only train runs the training-batch graphs alone (the longer-time-limit runs)
+    run = subprocess.run([sys.executable, os.path.join(REPO, "bench", "torch", "run.py"), "--memplan", memplan,
+                          "--data", str(tmp_path), "--time-limit", "1", "--only", "train", "--json", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    res = json.loads(out.read_text())
+    assert not res["graphs"] and not res["traces"] and [t["graph"] for t in res["train_graphs"]] == ["resnet18_bs64"]
+    assert "| resnet18_bs64 |" in run.stdout and "| resnet18_bs8 |" not in run.stdout
+    assert "**Allocation**" not in run.stdout and "training batches: at 25 %" in run.stdout

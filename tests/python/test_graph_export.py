@@ -116,6 +116,51 @@ def test_unsafe_view_is_a_view():
         assert "view_of" not in g["values"][base] and n["cost"] == 0
 
 
+def test_cross_entropy_loss_ends_the_graph():
+    # With the loss, the graph holds log-softmax, nll_loss and their backward, the target is an int64 input,
+    # and the only tangent is the loss's scalar gradient; without it the logits' gradient is a tangent as
+    # large as the logits, resident throughout.
+    torch.manual_seed(0)
+    model = models.gpt_tiny()
+    x = model.example_input(2)
+    logits_bytes = 2 * model.seq_len * model.vocab * 4
+    plain = graph_export.export_graph(model, (x,), "gpt", loss="none")
+    with_loss = graph_export.export_graph(model, (x,), "gpt", loss="cross-entropy")
+    assert not [n for n in plain["nodes"] if "nll_loss" in n["op"]]
+    assert [v["size"] for v in plain["values"] if v["kind"] == "tangent"] == [logits_bytes]
+    ops = {n["op"].split(".")[1] for n in with_loss["nodes"]}
+    assert {"_log_softmax", "nll_loss_forward", "nll_loss_backward", "_log_softmax_backward_data"} <= ops
+    assert [v["size"] for v in with_loss["values"] if v["kind"] == "tangent"] == [4]
+    inputs = [v for v in with_loss["values"] if v["kind"] == "input"]
+    assert len(inputs) == len([v for v in plain["values"] if v["kind"] == "input"]) + 1
+    assert inputs[-1]["size"] == 2 * model.seq_len * 8  # the target: one int64 class per token
+    assert with_loss["values"][with_loss["outputs"][0]]["size"] == 4  # the loss comes first, then gradients
+    assert len(with_loss["outputs"]) == len(plain["outputs"])
+
+
+def test_loss_needs_logits():
+    class Scalar(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(3))
+
+        def forward(self, x):
+            return (x * self.w).sum(dim=1)  # (batch,): no class dimension
+
+    with pytest.raises(MemplanTorchError, match=r"not logits of shape .*use --loss none"):
+        graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="cross-entropy")
+    with pytest.raises(MemplanTorchError, match="loss 'mse': expected one of cross-entropy, none"):
+        graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="mse")
+    g = graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="none")
+    assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [8]
+
+
+def test_cli_loss_choices_are_the_exporters():
+    from memplan_torch import cli
+
+    assert cli.LOSSES == graph_export.LOSSES
+
+
 def test_unsupported_dtype_names_the_op():
     with pytest.raises(MemplanTorchError, match="op aten.foo.default: unsupported dtype"):
         graph_export._bytes((2, 2), torch.qint8, "aten.foo.default")
@@ -141,6 +186,10 @@ def test_cli_export_and_bad_model(tmp_path):
     assert r.returncode == 0, r.stderr
     g = json.loads(out.read_text())
     assert g["name"] == "gpt_tiny_bs1" and len(g["nodes"]) > 50
+    assert [n for n in g["nodes"] if "nll_loss" in n["op"]]  # the default: a training step's loss
+    r = _cli("export-graph", "memplan_torch.models:gpt_tiny", "--batch", "1", "--loss", "none", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert not [n for n in json.loads(out.read_text())["nodes"] if "nll_loss" in n["op"]]
     bad = tmp_path / "bad.json"
     r = _cli("export-graph", "torchvision:no_such_model", "-o", str(bad))
     assert r.returncode == 2 and "no constructor 'no_such_model'" in r.stderr

@@ -35,12 +35,13 @@ def recompute_late(graph, limit=None):
     return seq
 
 
-def _check(model, x):
-    g = graph_export.export_graph(model, (x,), "g", fake=False)
+def _check(model, x, loss="none"):
+    model, inputs = graph_export.with_loss(model, (x,), loss)
+    g = graph_export.export_graph(model, inputs, "g", fake=False)
     seq = recompute_late(g)
     assert len(seq) > len(g["order"]) + 5
     schedule.check_sequence(g, seq)
-    rep = schedule.apply_schedule(model, (x,), g, seq)
+    rep = schedule.apply_schedule(model, inputs, g, seq)
     assert rep["recomputed_steps"] == len(seq) - len(g["order"])
     assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     assert rep["predicted_peak_bytes"] == schedule.simulate_peak(g, seq)
@@ -62,6 +63,14 @@ def test_transformer_block_with_recomputation():
     torch.manual_seed(0)
     block = models.transformer_block_tiny()
     _check(block, block.example_input(2))
+
+
+def test_gpt_with_its_loss_and_recomputation():
+    # The loss inside the graph (export-graph's default): recomputation still gives autograd's gradients.
+    torch.manual_seed(0)
+    model = models.gpt_tiny()
+    g, _ = _check(model, model.example_input(2), loss="cross-entropy")
+    assert [n for n in g["nodes"] if "nll_loss_backward" in n["op"]]
 
 
 def test_stateful_batch_norm_updates_once_when_recomputed():
