@@ -22,9 +22,10 @@
 namespace fusion {
 namespace {
 
-// Seconds a solver process may run past the verifier's time-out before the fork server kills it: its
-// own watchdog normally ends it first.
-constexpr double kKillGrace_s = 0.3;
+// Seconds a solver process may run past the verifier's time-out before the fork server kills it: about
+// the server's polling period, so that the time-out holds (a model found just before it is not
+// re-checked past it; its own watchdog may have ended the run already).
+constexpr double kKillGrace_s = 0.05;
 
 // Statements one concrete run may execute (enough for three loops over 100000 cells).
 constexpr long kMaxSteps = 20'000'000;
