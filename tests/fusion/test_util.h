@@ -15,8 +15,8 @@ namespace fusion::testing {
 // Parses C text as file "t.c".
 Program ParseText(const std::string& text);
 
-// Tries every option set of the portfolio for up to seconds_each; the first safe or unsafe answer, else
-// unknown.
+// Tries every option set of the portfolio for up to seconds_each of CPU time; the first safe or unsafe
+// answer, else unknown.
 SolveStatus SolveAny(const Program& prog, double seconds_each = 10);
 
 // The interpreter's outcome on inputs (missing inputs read as 0, as in the gcc harness).
