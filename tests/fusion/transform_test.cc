@@ -499,7 +499,6 @@ constexpr const char* kTwoCellsThenOne = R"(int main() {
       if (a[2 * i - 1] > 2 * i - 1) a[2 * i - 1] = 2 * i - 1;
     }
     for (i = 0; i < n; i++) __VERIFIER_assert(a[i] %s i);
-    __VERIFIER_assert(i != 7);
     return 0; })";
 
 // kTwoCellsThenOne with the comparison op in its assertion.
@@ -564,7 +563,8 @@ TEST(RateAlignment, LetsGuessAndAssumeFuseLoopsOfDifferentRates) {
     EXPECT_EQ(v.transformations[1], "guess-and-assume fusion of the loops at lines 6, 10");
     EXPECT_EQ(CountLoops(v.prog.body), 2);
     ExpectSameBehaviour(p, v.prog);  // no guess: every counter is set before its loop
-    EXPECT_EQ(SolveAny(v.prog), std::string(op) == "<=" ? SolveStatus::kSafe : SolveStatus::kUnsafe) << op;
+    // 30 s per option set: the proof takes 2 s of CPU time, which the loaded shared machine stretched past 10 s.
+    EXPECT_EQ(SolveAny(v.prog, 30), std::string(op) == "<=" ? SolveStatus::kSafe : SolveStatus::kUnsafe) << op;
   }
 }
 
