@@ -6,6 +6,7 @@
 #include "fusion/guess.h"
 #include "fusion/normalize.h"
 #include "fusion/printer.h"
+#include "fusion/rate.h"
 #include "fusion/unroll.h"
 
 namespace fusion {
@@ -15,7 +16,20 @@ Variant Transform(const Program& prog, FusionMode mode) {
   v.prog.body = UnrollConstantLoops(v.prog, v.transformations);
   const auto fuse = [mode](Program& p, std::vector<std::string>& applied) {
     if (mode != FusionMode::kGuess) p.body = AlignedFusion(p.body, applied);
-    if (mode != FusionMode::kAligned) p.body = GuessAndAssumeFusion(p, p.body, applied);
+    if (mode == FusionMode::kAligned) return;
+    // Rate alignment only where it lets at least as many runs fuse: otherwise it only makes the loops longer.
+    Program rated = p;
+    std::vector<std::string> rated_lines;
+    rated.body = RateAlignment(rated.body, rated_lines);
+    const size_t unrolled = rated_lines.size();
+    if (unrolled > 0) rated.body = GuessAndAssumeFusion(rated, rated.body, rated_lines);
+    std::vector<std::string> lines;
+    p.body = GuessAndAssumeFusion(p, p.body, lines);
+    if (rated_lines.size() > unrolled && rated_lines.size() - unrolled >= lines.size()) {
+      p = std::move(rated);
+      lines = std::move(rated_lines);
+    }
+    applied.insert(applied.end(), lines.begin(), lines.end());
   };
   // Loops taken out of an if only where that lets them fuse: otherwise it only adds a guard.
   Program hoisted = v.prog;

@@ -1,5 +1,6 @@
 #include "fusion/guess.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -54,38 +55,60 @@ Effects PartEffects(const std::vector<StmtPtr>& before, const StmtPtr& loop) {
   return e;
 }
 
-// True when the parts that access array x do so in step: each is a counted loop, all start from the
-// same value (read from nothing any part writes) with the same stride, and every access of x in their
-// loops is at counter + k for one k (none in the statements before them, which run before the fused
-// loop). Then round t of the fused loop touches cell init + t + k in every part, in the order of the
-// parts, as the original does (each cell is touched in one iteration of each loop): a part reads what
-// the parts before it left in that cell, whatever the guesses.
+// True when the parts that access array x do so in step: each is a counted loop whose first value reads
+// nothing any part writes, and every access of x in their loops is at a * counter + b (none in the
+// statements before them, which run before the fused loop). Iteration t of a part starts at
+// init + stride * t, so it touches cells A * t + B with A = a * stride and B = a * init + b. When every
+// access of every part has the same A != 0 and all the Bs lie in a window narrower than |A| (the inits
+// either the same expression with the same a, or constants), each cell belongs to one round: round t of
+// the fused loop touches it in every part, in the order of the parts, as the original does (each loop
+// touches it in that one iteration only), so a part reads what the parts before it left in that cell,
+// whatever the guesses. With A = +-1 this is the aligned case: same first value, stride and offset; with
+// |A| = r > 1 it admits a loop handling r cells per iteration next to one rate-aligned by rate.h.
 bool InStep(const std::vector<Part>& parts, const std::string& x) {
   std::set<std::string> written;
   for (const auto& p : parts) written.insert(p.effects.writes.begin(), p.effects.writes.end());
-  const Part* first = nullptr;
-  std::optional<Int128> offset;
+  std::optional<Int128> rate;
+  // The symbolic part of B shared by every access (the init and its coefficient), or none when the
+  // inits are constants; and the range of the numeric part.
+  std::optional<std::pair<ExprPtr, Int128>> symbolic;
+  bool constant_inits = false;
+  std::optional<Int128> low, high;
   for (const Part& p : parts) {
     if (!p.effects.ArraysAccessed().count(x)) continue;
     if (!p.counted || !ReadsNone(p.counted->init, written)) return false;
-    if (first && (!SameExpr(first->counted->init, p.counted->init) || first->counted->stride != p.counted->stride)) {
-      return false;
-    }
-    first = first ? first : &p;
     for (const auto& s : p.before) {
       if (EffectsOf(s).ArraysAccessed().count(x)) return false;
     }
+    const auto init = AffineInCounter(p.counted->init, "");
+    const bool constant = init && init->first == 0;
     const Effects loop = EffectsOf(p.loop);
     for (const auto* list : {&loop.array_reads, &loop.array_writes}) {
       for (const ArrayAccess& a : *list) {
         if (a.array != x) continue;
-        const auto k = a.index ? OffsetFromCounter(a.index, p.counted->counter) : std::nullopt;
-        if (!k || (offset && *k != *offset)) return false;
-        offset = k;
+        const auto form = a.index ? AffineInCounter(a.index, p.counted->counter) : std::nullopt;
+        if (!form || form->first == 0) return false;
+        const Int128 step = form->first * p.counted->stride;
+        if (rate && *rate != step) return false;
+        rate = step;
+        Int128 b = form->second;
+        if (constant) {
+          if (symbolic) return false;
+          constant_inits = true;
+          b += form->first * init->second;
+        } else {
+          if (constant_inits) return false;
+          if (symbolic && (!SameExpr(symbolic->first, p.counted->init) || symbolic->second != form->first)) {
+            return false;
+          }
+          symbolic = std::make_pair(p.counted->init, form->first);
+        }
+        low = low ? std::min(*low, b) : b;
+        high = high ? std::max(*high, b) : b;
       }
     }
   }
-  return true;
+  return !rate || *high - *low < (*rate < 0 ? -*rate : *rate);
 }
 
 // True when every array written by one part and accessed by another is accessed in step (whole arrays
@@ -100,6 +123,17 @@ bool ArraysCompatible(const std::vector<Part>& parts) {
     }
   }
   return true;
+}
+
+// True when the statements before part k's loop set v before anything reads it (a counter's
+// initialisation): the part then needs no guess for v, as no value of v before it is ever observed.
+bool OverwrittenFirst(const std::vector<StmtPtr>& before, const std::string& v) {
+  for (const auto& s : before) {
+    if (EffectsOf(s).reads.count(v)) return false;
+    if (s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar && s->lhs->name == v) return true;
+    if (s->kind == StmtKind::kHavoc && s->name == v) return true;
+  }
+  return false;
 }
 
 ExprPtr IntVar(const std::string& name) { return MakeVar(name, kInt); }
@@ -154,7 +188,8 @@ class Fuser {
         // A copy: AddVar below grows the program's variables and would leave a reference dangling.
         const Var var = prog_.VarNamed(v);
         const std::string latest = rho.count(v) ? rho.at(v) : v;
-        if (written_before.count(v)) {
+        const bool overwritten = OverwrittenFirst(parts_[k].before, v);
+        if (written_before.count(v) && !overwritten) {
           const std::string g = prog_.AddVar("guess_" + v + "_" + std::to_string(k + 1), var.type);
           const std::string copy = prog_.AddVar(v + "_" + std::to_string(k + 1), var.type);
           pre.push_back(MakeHavoc(g));
@@ -163,7 +198,9 @@ class Fuser {
           local[v] = copy;
         } else if (e.writes.count(v)) {
           const std::string copy = prog_.AddVar(v + "_" + std::to_string(k + 1), var.type);
-          if (e.reads.count(v)) pre.push_back(MakeAssign(MakeVar(copy, var.type), MakeVar(latest, var.type)));
+          if (e.reads.count(v) && !overwritten) {
+            pre.push_back(MakeAssign(MakeVar(copy, var.type), MakeVar(latest, var.type)));
+          }
           local[v] = copy;
         } else if (latest != v) {
           local[v] = latest;
@@ -283,7 +320,7 @@ StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std
         continue;
       }
       // Extend the run loop by loop while the arrays stay separate or in step.
-      std::vector<Part> parts{{{}, items[i], EffectsOf(items[i]), i > 0 ? AsCounted(items[i - 1], items[i]) : std::nullopt}};
+      std::vector<Part> parts{{{}, items[i], EffectsOf(items[i]), i > 0 ? AsCounted(items[i - 1], items[i], true) : std::nullopt}};
       size_t end = i + 1;
       for (size_t j = i + 1; j < items.size(); ++j) {
         if (IsPlain(items[j])) continue;
@@ -291,7 +328,7 @@ StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std
         std::vector<StmtPtr> before(items.begin() + static_cast<long>(end), items.begin() + static_cast<long>(j));
         auto trial = parts;
         trial.push_back({before, items[j], PartEffects(before, items[j]),
-                         before.empty() ? std::nullopt : AsCounted(before.back(), items[j])});
+                         before.empty() ? std::nullopt : AsCounted(before.back(), items[j], true)});
         if (!ArraysCompatible(trial)) break;
         parts = std::move(trial);
         end = j + 1;

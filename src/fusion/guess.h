@@ -13,8 +13,8 @@
 namespace fusion {
 
 // Fuses every run of two or more consecutive while/for loops (plain assignments between them) where an
-// array written by one loop and accessed by another is accessed in step (counted loops from the same
-// first value, every access at counter + the same k: guess.cc, InStep). New variables (guesses, copies, flags) are
+// array written by one loop and accessed by another is accessed in step (counted loops whose accesses
+// touch each cell in one round only: guess.cc, InStep). New variables (guesses, copies, flags) are
 // added to prog. Appends a line per fusion to applied.
 StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std::string>& applied);
 

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "common/stopwatch.h"
+#include "fusion/cpu_clock.h"
 
 namespace fusion {
 namespace {
@@ -14,8 +15,13 @@ enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
 class Machine {
  public:
   Machine(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
-          const std::atomic<bool>* cancel)
-      : prog_(prog), inputs_(inputs), max_steps_(max_steps), max_seconds_(max_seconds), cancel_(cancel) {}
+          const std::atomic<bool>* cancel, double max_cpu_seconds)
+      : prog_(prog),
+        inputs_(inputs),
+        max_steps_(max_steps),
+        max_seconds_(max_seconds),
+        max_cpu_seconds_(max_cpu_seconds),
+        cancel_(cancel) {}
 
   RunResult Run() {
     if (Exec(prog_.body) != Flow::kStop) result_.outcome = Outcome::kFinished;
@@ -104,7 +110,8 @@ class Machine {
     ++result_.steps;
     if (result_.steps > max_steps_) return true;
     if ((result_.steps & 0xfff) != 0) return false;
-    return clock_.Seconds() > max_seconds_ || (cancel_ && cancel_->load(std::memory_order_relaxed));
+    return clock_.Seconds() > max_seconds_ || (max_cpu_seconds_ > 0 && cpu_.Seconds() - cpu_start_ > max_cpu_seconds_) ||
+           (cancel_ && cancel_->load(std::memory_order_relaxed));
   }
 
   Flow Exec(const StmtPtr& s) {
@@ -186,8 +193,11 @@ class Machine {
   const InputSource& inputs_;
   long max_steps_;
   double max_seconds_;
+  double max_cpu_seconds_;
   const std::atomic<bool>* cancel_;
   common::Stopwatch clock_;
+  ThreadCpuClock cpu_;
+  double cpu_start_ = cpu_.Seconds();
   RunResult result_;
   bool undefined_ = false;
   std::unordered_map<std::string, Int128> scalars_;
@@ -197,8 +207,8 @@ class Machine {
 }  // namespace
 
 RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
-                    const std::atomic<bool>* cancel) {
-  return Machine(prog, inputs, max_steps, max_seconds, cancel).Run();
+                    const std::atomic<bool>* cancel, double max_cpu_seconds) {
+  return Machine(prog, inputs, max_steps, max_seconds, cancel, max_cpu_seconds).Run();
 }
 
 std::string OutcomeName(Outcome o) {

@@ -31,10 +31,11 @@ struct RunResult {
 // the interpreter converts it to the type.
 using InputSource = std::function<Int128(IntType)>;
 
-// Runs the program with at most max_steps statements executed and for at most max_seconds; a run also
-// ends (kStepLimit) soon after *cancel becomes true, so that a verifier thread can stop it.
+// Runs the program with at most max_steps statements executed, for at most max_seconds of wall-clock time
+// and (when max_cpu_seconds > 0) of the calling thread's CPU time; a run also ends (kStepLimit) soon after
+// *cancel becomes true, so that a verifier thread can stop it.
 RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds = 1e9,
-                    const std::atomic<bool>* cancel = nullptr);
+                    const std::atomic<bool>* cancel = nullptr, double max_cpu_seconds = 0);
 
 // "finished", "error", ...
 std::string OutcomeName(Outcome o);

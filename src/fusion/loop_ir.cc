@@ -72,6 +72,24 @@ int StrideOf(const StmtPtr& s, const std::string& counter) {
   return r->op == "+" ? 1 : -1;
 }
 
+// The r of a clamped step `c = c + r < bound ? c + r : bound` (-r for `c = c - r > bound ? c - r : bound`)
+// with r > 1; 0 for anything else.
+int ClampedStrideOf(const StmtPtr& s, const std::string& counter, const std::string& cmp, const ExprPtr& bound) {
+  if (!s || s->kind != StmtKind::kAssign || s->lhs->kind != ExprKind::kVar || s->lhs->name != counter) return 0;
+  const ExprPtr& r = s->rhs;
+  if (r->kind != ExprKind::kTernary || r->args[0]->kind != ExprKind::kBinary) return 0;
+  const ExprPtr& test = r->args[0];
+  const ExprPtr& next = r->args[1];
+  if ((cmp != "<" && cmp != ">") || test->op != cmp || !SameExpr(test->args[0], next) ||
+      !SameExpr(test->args[1], bound) || !SameExpr(r->args[2], bound)) {
+    return 0;
+  }
+  const auto a = AffineInCounter(next, counter);
+  if (!a || a->first != 1 || a->second == 0 || a->second < -64 || a->second > 64) return 0;
+  const int stride = static_cast<int>(a->second);
+  return (stride > 0) == (cmp == "<") ? stride : 0;
+}
+
 }  // namespace
 
 std::set<std::string> Effects::ArraysWritten() const {
@@ -111,7 +129,7 @@ Effects EffectsOf(const StmtPtr& s) {
   return eff;
 }
 
-std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop) {
+std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop, bool clamped_strides) {
   if (!init || !loop || loop->kind != StmtKind::kLoop || loop->do_while) return std::nullopt;
   if (init->kind != StmtKind::kAssign || init->lhs->kind != ExprKind::kVar) return std::nullopt;
   CountedLoop c;
@@ -146,6 +164,7 @@ std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop) {
     return std::nullopt;
   }
   c.stride = StrideOf(c.increment, c.counter);
+  if (c.stride == 0 && clamped_strides) c.stride = ClampedStrideOf(c.increment, c.counter, c.cmp, c.bound);
   if (c.stride == 0) return std::nullopt;
   if ((c.stride > 0) != (c.cmp[0] == '<')) return std::nullopt;
   c.body = MakeBlock(body);
@@ -221,6 +240,36 @@ std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& cou
   auto inner = OffsetFromCounter(x->args[0], counter);
   if (!inner) return std::nullopt;
   return x->op == "+" ? *inner + k->value : *inner - k->value;
+}
+
+std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const std::string& counter) {
+  ExprPtr x = e;
+  while (x->kind == ExprKind::kCast && x->args[0]->type.bits <= x->type.bits && x->args[0]->type.is_signed &&
+         x->type.is_signed) {
+    x = x->args[0];
+  }
+  using Form = std::pair<Int128, Int128>;
+  if (x->kind == ExprKind::kVar) return x->name == counter ? std::optional<Form>(Form{1, 0}) : std::nullopt;
+  if (x->kind == ExprKind::kConst) return Form{0, x->value};
+  if (!x->type.is_signed) return std::nullopt;
+  if (x->kind == ExprKind::kUnary && x->op == "-") {
+    const auto a = AffineInCounter(x->args[0], counter);
+    if (!a) return std::nullopt;
+    return Form{-a->first, -a->second};
+  }
+  if (x->kind != ExprKind::kBinary || (x->op != "+" && x->op != "-" && x->op != "*")) return std::nullopt;
+  const auto a = AffineInCounter(x->args[0], counter);
+  const auto b = AffineInCounter(x->args[1], counter);
+  // Past 2^64 the coefficients no longer fit a C value, and products could overflow Int128.
+  constexpr Int128 kLimit = static_cast<Int128>(1) << 64;
+  for (const Int128 v : {a ? a->first : 0, a ? a->second : 0, b ? b->first : 0, b ? b->second : 0}) {
+    if (v > kLimit || v < -kLimit) return std::nullopt;
+  }
+  if (!a || !b) return std::nullopt;
+  if (x->op == "+") return Form{a->first + b->first, a->second + b->second};
+  if (x->op == "-") return Form{a->first - b->first, a->second - b->second};
+  if (a->first != 0 && b->first != 0) return std::nullopt;
+  return Form{a->first * b->second + b->first * a->second, a->second * b->second};
 }
 
 bool HasNondet(const ExprPtr& e) {

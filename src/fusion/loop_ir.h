@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fusion/ast.h"
@@ -50,13 +51,15 @@ struct CountedLoop {
   ExprPtr init;         // from the assignment right before the loop
   ExprPtr bound;
   std::string cmp;      // "<", "<=", ">", ">=" with the counter on the left
-  int stride = 1;
+  int stride = 1;       // +-1, or +-r for a clamped step (AsCounted with clamped_strides)
   StmtPtr body;         // without the increment
   StmtPtr increment;    // counter = counter +/- 1
 };
 
-// Recognises a counted loop given the statement before it (the counter's initialisation).
-std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop);
+// Recognises a counted loop given the statement before it (the counter's initialisation). With
+// clamped_strides, a strict loop may also step by r > 1 as rate alignment writes it (rate.h):
+// `c = c + r < bound ? c + r : bound` (or with - and >), which starts iteration t at init + r*t.
+std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop, bool clamped_strides = false);
 
 // The statements of a block with nested blocks flattened (names are unique, so scopes do not matter).
 std::vector<StmtPtr> Flatten(const StmtPtr& s);
@@ -69,6 +72,8 @@ StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& n
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value);
 // The constant k when e is the counter plus k (through value-preserving casts); nothing otherwise.
 std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter);
+// (a, b) when e is a * counter + b in signed arithmetic (through value-preserving casts); nothing otherwise.
+std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const std::string& counter);
 // True when e calls a __VERIFIER_nondet function.
 bool HasNondet(const ExprPtr& e);
 // True when e reads none of the scalars or arrays in names.

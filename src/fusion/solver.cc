@@ -1,8 +1,5 @@
 #include "fusion/solver.h"
 
-#include <pthread.h>
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -10,22 +7,12 @@
 #include <thread>
 
 #include "common/stopwatch.h"
+#include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/horn.h"
 
 namespace fusion {
 namespace {
-
-// CPU seconds the calling thread has used so far, and a clock that other threads can read it from.
-struct ThreadCpuClock {
-  clockid_t id{};
-  bool ok = pthread_getcpuclockid(pthread_self(), &id) == 0;
-  double Seconds() const {
-    timespec ts{};
-    if (!ok || clock_gettime(id, &ts) != 0) return 0;
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  }
-};
 
 // Interrupts a Z3 context when a deadline passes, because Spacer does not always honour "timeout". With
 // cpu_seconds > 0, also when the thread that created the watchdog (the one running Z3) has used that much

@@ -32,10 +32,10 @@ struct Verdict {
 // Verifies that no error is reachable in prog.
 Verdict Verify(const Program& prog, const VerifyOptions& options);
 
-// Runs the program on generated inputs for up to budget_s seconds, or until soon after *cancel becomes
-// true; returns the inputs of the first run that reaches an error (seed picks the generated inputs), or
-// nothing.
-bool FindCounterexample(const Program& prog, double budget_s, unsigned seed, std::vector<Int128>& inputs,
-                        const std::atomic<bool>* cancel = nullptr);
+// Runs the program on generated inputs for up to budget_s seconds of the calling thread's CPU time (and
+// wall_s of wall-clock time), or until soon after *cancel becomes true; returns the inputs of the first run
+// that reaches an error (seed picks the generated inputs), or nothing.
+bool FindCounterexample(const Program& prog, double budget_s, double wall_s, unsigned seed,
+                        std::vector<Int128>& inputs, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace fusion

@@ -5,6 +5,7 @@
 #include "fusion/interpreter.h"
 #include "fusion/loop_ir.h"
 #include "fusion/printer.h"
+#include "fusion/rate.h"
 #include "fusion/reverse.h"
 #include "fusion/unroll.h"
 #include "fusion/horn.h"
@@ -486,6 +487,136 @@ TEST(Verifier, StopsTheSolversOnceAConcreteRunSettlesTheVerdict) {
   EXPECT_EQ(v.verdict, "false") << v.reason;
   EXPECT_LT(v.seconds, 30);
 }
+
+// A loop that fixes two cells per iteration, then one that checks one (array-tiling/skipped.c).
+constexpr const char* kTwoCellsThenOne = R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0;
+    int a[n]; int i;
+    for (i = 0; i < n; i++) a[i] = __VERIFIER_nondet_int();
+    if (n %% 2 != 0) return 0;
+    for (i = 1; i <= n / 2; i++) {
+      if (a[2 * i - 2] > 2 * i - 2) a[2 * i - 2] = 2 * i - 2;
+      if (a[2 * i - 1] > 2 * i - 1) a[2 * i - 1] = 2 * i - 1;
+    }
+    for (i = 0; i < n; i++) __VERIFIER_assert(a[i] %s i);
+    return 0; })";
+
+// kTwoCellsThenOne with the comparison op in its assertion.
+Program TwoCellsThenOne(const char* op) {
+  char text[1024];
+  std::snprintf(text, sizeof text, kTwoCellsThenOne, op);
+  return ParseText(text);
+}
+
+TEST(RateAlignment, UnrollsTheLoopThatTakesOneCellPerIteration) {
+  // Without the parity assumption, n = 7 makes the last round of the unrolled loop run one copy only: the
+  // counter must still end at 7 (a plain `i = i + 2` would leave 8 and hide the failing assertion).
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0;
+    int a[n + 1]; int i;
+    for (i = 1; i <= n / 2; i++) { a[2 * i - 2] = 0; a[2 * i - 1] = 1; }
+    for (i = 0; i < n; i++) a[i] = a[i] + 1;
+    __VERIFIER_assert(i != 7);
+    return 0; })");
+  Program rated = p;
+  std::vector<std::string> applied;
+  rated.body = RateAlignment(p.body, applied);
+  ASSERT_EQ(applied.size(), 1u);
+  EXPECT_EQ(applied[0], "rate alignment: the loop at line 5 unrolled 2 times");
+  ExpectSameBehaviour(p, rated);
+  const auto items = Flatten(rated.body);
+  std::optional<CountedLoop> loop;
+  bool plain_counted = false;  // the other transformations know only steps of 1
+  for (size_t k = 1; k < items.size(); ++k) {
+    if (items[k]->kind != StmtKind::kLoop) continue;
+    loop = AsCounted(items[k - 1], items[k], true);
+    plain_counted = AsCounted(items[k - 1], items[k]).has_value();
+  }
+  ASSERT_TRUE(loop.has_value());
+  EXPECT_EQ(loop->stride, 2);
+  EXPECT_FALSE(plain_counted);
+}
+
+TEST(RateAlignment, TheClampedStepStoresNoValueOutsideTheType) {
+  // Three iterations up to INT_MAX: `i = i + 2` after the last would store 2^31, which the Horn clauses
+  // and the interpreter take as a mathematical integer, failing the assertion that the original meets.
+  const Program p = ParseText(R"(int main() {
+    int a[4]; int i; int j;
+    for (j = 0; j < 2; j++) { a[2 * j] = 1; a[2 * j + 1] = 1; }
+    for (i = 2147483644; i < 2147483647; i++) __VERIFIER_assert(a[i - 2147483644] == 1);
+    __VERIFIER_assert(i == 2147483647);
+    return 0; })");
+  Program rated = p;
+  std::vector<std::string> applied;
+  rated.body = RateAlignment(p.body, applied);
+  ASSERT_EQ(applied.size(), 1u);
+  ExpectSameBehaviour(p, rated);
+  EXPECT_EQ(SolveAny(rated), SolveStatus::kSafe);
+}
+
+TEST(RateAlignment, LetsGuessAndAssumeFuseLoopsOfDifferentRates) {
+  for (const char* op : {"<=", "<"}) {
+    const Program p = TwoCellsThenOne(op);
+    const Variant v = Transform(p, FusionMode::kGuess);
+    ASSERT_EQ(v.transformations.size(), 2u) << op;
+    EXPECT_EQ(v.transformations[0], "rate alignment: the loop at line 10 unrolled 2 times");
+    EXPECT_EQ(v.transformations[1], "guess-and-assume fusion of the loops at lines 6, 10");
+    EXPECT_EQ(CountLoops(v.prog.body), 2);
+    ExpectSameBehaviour(p, v.prog);  // no guess: every counter is set before its loop
+    // 30 s per option set: the proof takes 2 s of CPU time, which the loaded shared machine stretched past 10 s.
+    EXPECT_EQ(SolveAny(v.prog, 30), std::string(op) == "<=" ? SolveStatus::kSafe : SolveStatus::kUnsafe) << op;
+  }
+}
+
+TEST(RateAlignment, RefusesAReadAheadOfTheCellsOfTheRound) {
+  // Round t of the first loop writes a[2t] and a[2t+1]; the unrolled second loop would read a[2t+2] in
+  // that round, which the first writes one round later: fused, it would see the old value. (From i = 1
+  // the first loop would write a[2t+2] in round t, and the loops would be in step.)
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0;
+    int a[2 * n + 2]; int i;
+    for (i = 0; i <= n; i++) { a[2 * i] = 0; a[2 * i + 1] = 0; }
+    for (i = 0; i < 2 * n; i++) __VERIFIER_assert(a[i + 2] == 0);
+    return 0; })");
+  for (const auto& line : Transform(p, FusionMode::kGuess).transformations) {
+    EXPECT_EQ(line.find("guess-and-assume"), std::string::npos) << line;
+  }
+}
+
+TEST(RateAlignment, RefusesALoopWhoseCellsSpanMoreThanOneRound) {
+  // a[2i] and a[2i+2] in one iteration: cell 2t+2 belongs to rounds t and t+1.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000) return 0;
+    int a[2 * n + 3]; int i;
+    for (i = 0; i < n; i++) { a[2 * i] = 1; a[2 * i + 2] = 0; }
+    for (i = 0; i < 2 * n; i++) __VERIFIER_assert(a[i] == 1 || i % 2 == 1 || i == 0);
+    return 0; })");
+  for (const auto& line : Transform(p, FusionMode::kGuess).transformations) {
+    EXPECT_EQ(line.find("guess-and-assume"), std::string::npos) << line;
+  }
+}
+
+TEST(GuessAndAssume, GuessesNoCounterThatTheLaterLoopSetsFirst) {
+  const char* kCounters = R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0;
+    int i = 0; int k = 0;
+    while (i < n) i++;
+    %s
+    while (i < n) { __VERIFIER_assert(k == n); i++; }
+    return 0; })";
+  char text[512];
+  // i = 0 first: no guess for i. k = i first reads the first loop's i: its guess stays (without it, k
+  // would be 0 and the assertion fail for n > 0).
+  for (const char* between : {"i = 0; k = n;", "k = i; i = 0;"}) {
+    std::snprintf(text, sizeof text, kCounters, between);
+    const Program p = ParseText(text);
+    const Variant v = Transform(p, FusionMode::kGuess);
+    ASSERT_EQ(v.transformations.size(), 1u) << between;
+    EXPECT_EQ(PrintProgram(v.prog).find("guess_i") != std::string::npos, between[0] == 'k') << between;
+    EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe) << between;
+  }
+}
+
 
 }  // namespace
 }  // namespace fusion

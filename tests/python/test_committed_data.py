@@ -50,3 +50,17 @@ def test_trace_matches_its_sidecar(path):
     assert all(0 <= r["lower"] < period and r["lower"] < r["upper"] <= r["lower"] + period for r in rows)
     assert all(r["size"] > 0 for r in rows)  # memplan rejects empty buffers
     assert pattern.peak_load(rows, period) == meta["peak_load"]
+
+
+TRAIN_GRAPHS = [p for p in GRAPHS if not os.path.exists(p[:-len(".graph.json")] + ".csv")]
+
+
+@pytest.mark.parametrize("path", TRAIN_GRAPHS, ids=os.path.basename)
+def test_training_batch_graph_ends_with_the_loss(path):
+    # scripts/export-real-data --train-batch exports with the loss (export-graph's default): the only tangent
+    # is the scalar loss's gradient, not a logits-sized one resident throughout.
+    g = json.load(open(path))
+    assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [4]
+    ops = {n["op"] for n in g["nodes"]}
+    assert "aten.nll_loss_forward.default" in ops and "aten.nll_loss_backward.default" in ops
+    assert g["values"][g["outputs"][0]]["size"] == 4
