@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/cli_test.h"
+#include "support/programs.h"
 
 namespace {
 
@@ -119,24 +120,8 @@ class ProgressTtyTest : public testing_support::CliTest {
     return lines;
   }
 
-  // Safe, but its proof needs t == n^3 (nonlinear): Spacer does not find it, so the run lasts its whole
-  // time-out, several drawings of the line.
-  std::string Cubes() {
-    return Write("cubes.c", R"(extern int __VERIFIER_nondet_int(void);
-extern void __VERIFIER_assume(int);
-extern void __VERIFIER_assert(int);
-int main(void) {
-  int n = __VERIFIER_nondet_int();
-  __VERIFIER_assume(n >= 0 && n <= 1000);
-  int i = 0, s = 0;
-  while (i < n) { s = s + 2 * i + 1; i++; }
-  int j = 0, t = 0;
-  while (j < n) { t = t + s; j++; }
-  __VERIFIER_assert(t == n * n * n);
-  return 0;
-}
-)");
-  }
+  // A program whose verification lasts its whole time-out (support/programs.h).
+  std::string Cubes() { return Write("cubes.c", testing_support::kCubesProgram); }
 
   std::string tty_;
 };
