@@ -145,6 +145,9 @@ Child StartChild(const ForkServer::Handler& handler, const std::string& request,
     } catch (const std::exception& e) {
       WriteAll(2, fmt::format("error: {}\n", e.what()));
       _exit(3);
+    } catch (...) {  // nothing may unwind into the caller's stack, which the child must not run
+      WriteAll(2, "error: an exception that is not a std::exception\n");
+      _exit(3);
     }
     WriteAll(out[1], reply);
     _exit(0);
@@ -286,7 +289,7 @@ void Serve(const std::vector<int>& clients, const ForkServer::Handler& handler) 
 
 }  // namespace
 
-ForkServer::ForkServer(unsigned clients, Handler handler, std::function<void()> prepare) {
+ForkServer::ForkServer(unsigned clients, Handler handler) {
   std::vector<int> server_ends;
   for (unsigned i = 0; i < clients; ++i) {
     int pair[2];
@@ -307,8 +310,12 @@ ForkServer::ForkServer(unsigned clients, Handler handler, std::function<void()> 
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     for (int fd : fds_) close(fd);
-    if (prepare) prepare();
-    Serve(server_ends, handler);
+    // Nothing may unwind out of here: the stack below is the caller's, which the server must not run.
+    try {
+      Serve(server_ends, handler);
+    } catch (...) {
+      _exit(1);
+    }
     _exit(0);
   }
   for (int fd : server_ends) close(fd);

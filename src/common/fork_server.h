@@ -33,9 +33,9 @@ class ForkServer {
   };
 
   // Forks the server. Call it while no other thread of this process can hold a lock that the handler
-  // takes. clients: how many threads will call Call (numbered 0..clients-1). prepare runs once in the
-  // server before the first call, to build what every child then inherits (e.g. a solver context).
-  ForkServer(unsigned clients, Handler handler, std::function<void()> prepare = {});
+  // takes (glibc makes malloc and stdio safe in a child; a library's own locks are not). clients: how many
+  // threads will call Call (numbered 0..clients-1).
+  ForkServer(unsigned clients, Handler handler);
   // Ends the server and waits for it; every call must have returned.
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;
