@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
