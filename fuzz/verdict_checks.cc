@@ -279,6 +279,12 @@ class Generator {
     s.target = has_array_ && t % 4 == 0 ? Operand{Source::kCell, 0, t / 4 % 2 == 1}
                                         : Operand{Source::kData, Data(loop, t / 4)};
     s.form = static_cast<int>(in_.Next() % 5);
+    // Forms 1 and 2 read the target cell: only where an operand could read it (the reversed cell in the
+    // first loop may not be written yet, and an unwritten cell is an input the enumeration does not bound).
+    const bool reads_target = s.form == 1 || s.form == 2;
+    if (reads_target && s.target.source == Source::kCell && !(readable && (loop > 0 || !s.target.reversed))) {
+      s.form = 0;
+    }
     s.a = MakeOperand(readable, loop);
     s.b = MakeOperand(readable, loop);
     const unsigned guard = in_.Next();
