@@ -10,8 +10,10 @@ import time
 
 from .errors import MemplanTorchError
 
-# export-graph's --loss choices (graph_export.LOSSES; repeated here so that --help needs no torch import).
+# export-graph's --loss and --dropout choices (graph_export.LOSSES and DROPOUTS; repeated here so that --help
+# needs no torch import).
 LOSSES = ("cross-entropy", "none")
+DROPOUTS = ("fused", "decomposed")
 
 
 def _cmd_export_graph(args):
@@ -25,7 +27,8 @@ def _cmd_export_graph(args):
     name = args.name or f"{args.model.split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
     graph = graph_export.export_graph(model, (x,), name, fake=not args.real_tensors,
-                                      recompute_batch_norm=args.recompute_batch_norm, loss=args.loss)
+                                      recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
+                                      dropout=args.dropout)
     s = graph_export.summarize(graph)
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
@@ -85,7 +88,7 @@ def _cmd_apply_schedule(args):
         raise MemplanTorchError(f"{args.graph}: cannot read the graph: {e}") from e
     sched = schedule.read_schedule(args.schedule)
     model, inputs = graph_export.with_loss(model, (x,), args.loss)
-    report = schedule.apply_schedule(model, inputs, graph, sched["sequence"])
+    report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
     if "peak" in sched:
         report["schedule_claimed_peak_bytes"] = sched["peak"]
     text = json.dumps(report, indent=1) + "\n"
@@ -119,6 +122,11 @@ def build_parser():
                        "last, against a random integer target, so the graph holds the loss and its backward as a "
                        "training step does) or none (the graph ends at the outputs; their gradients are inputs)")
 
+    def dropout_arg(q):
+        q.add_argument("--dropout", choices=DROPOUTS, default="fused",
+                       help="how dropout is traced: fused (default; aten.native_dropout as CUDA runs it, a 1-byte "
+                       "mask kept for the backward) or decomposed (the CPU path: in torch 1.13 a 4-byte float mask)")
+
     q = sub.add_parser("export-graph", help="joint forward+backward graph -> remat-graph/v1 JSON")
     model_args(q)
     q.add_argument("-o", "--output", required=True)
@@ -127,6 +135,7 @@ def build_parser():
     q.add_argument("--recompute-batch-norm", action="store_true", help="mark training-mode batch norm recomputable "
                    "(apply-schedule updates its running statistics once however often it runs)")
     loss_arg(q)
+    dropout_arg(q)
     q.set_defaults(func=_cmd_export_graph)
 
     q = sub.add_parser("trace", help="allocation pattern of one training iteration (CPU) -> MiniMalloc CSV "
@@ -155,6 +164,7 @@ def build_parser():
     q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
     loss_arg(q)
+    dropout_arg(q)
     q.set_defaults(func=_cmd_apply_schedule)
     return p
 

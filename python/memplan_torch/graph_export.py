@@ -18,6 +18,7 @@ Cost model (cost_unit "flops"; documented in docs/pytorch.md):
   for memory-bound work.
 """
 
+import contextlib
 import operator
 import re
 
@@ -41,10 +42,12 @@ for _name, _bytes in (("float8_e4m3fn", 1), ("float8_e5m2", 1), ("uint16", 2), (
 # writes running_mean / running_var in place in training mode; its schema carries no write annotation).
 _STATEFUL_BN = re.compile(r"^aten\.(native_batch_norm|_native_batch_norm_legit|cudnn_batch_norm|miopen_batch_norm"
                           r"|_batch_norm_impl_index|batch_norm)\.")
-# Random ops, for torch versions whose ops lack the nondeterministic_seeded tag.
-_RANDOM = re.compile(r"^aten\.(rand|randn|randint|randperm|bernoulli|native_dropout|dropout|normal|uniform|"
-                     r"multinomial|exponential|poisson|rrelu|feature_dropout|alpha_dropout|cauchy|geometric|"
-                     r"log_normal|random)")
+# Random ops, for torch versions whose ops lack the nondeterministic_seeded tag: the name, its _like and
+# in-place forms, then the overload (native_dropout_backward, a deterministic op, must not match).
+_RANDOM = re.compile(r"^aten\.(rand|randn|randint|randperm|bernoulli|native_dropout|_fused_dropout|dropout|normal|"
+                     r"uniform|multinomial|exponential|poisson|binomial|rrelu|rrelu_with_noise|feature_dropout|"
+                     r"alpha_dropout|feature_alpha_dropout|cauchy|geometric|log_normal|random|_standard_gamma|"
+                     r"_sample_dirichlet)(_like)?_?\.")
 
 
 class _Captured(Exception):
@@ -55,11 +58,69 @@ def _never_compile(gm, example_inputs):
     raise MemplanTorchError("internal: aot_module reached compilation after the joint graph was captured")
 
 
-def capture_joint(model, inputs, fake=True):
+# How dropout appears in the joint graph (export-graph --dropout):
+# - "fused": aten.native_dropout, the fused kernel that CUDA runs (its mask, kept for the backward, is bool:
+#   1 byte per element), split in two (split_fused_dropout): the random step keeps only the mask, and the
+#   output is input * mask * scale, a deterministic step that may be recomputed;
+# - "decomposed": what torch.nn.functional.dropout traces to on CPU and fake tensors (torch 1.13: a float
+#   bernoulli_ tensor scaled by 1/(1-p), kept for the backward: 4 bytes per element).
+# The plans are for GPU training, so "fused" is the default.
+DROPOUTS = ("fused", "decomposed")
+
+
+@contextlib.contextmanager
+def dropout_as(kind):
+    """Within the block, torch.nn.functional.dropout (which nn.Dropout and multi-head attention call) traces
+    as `kind` (one of DROPOUTS). Evaluation mode, p = 0 and in-place dropout keep the original function."""
+    if kind not in DROPOUTS:
+        raise MemplanTorchError(f"dropout '{kind}': expected one of {', '.join(DROPOUTS)}")
+    original = nn.functional.dropout
+
+    def fused(input, p=0.5, training=True, inplace=False):
+        if not training or inplace or not 0.0 < p < 1.0:
+            return original(input, p, training, inplace)
+        return torch.native_dropout(input, p, True)[0]
+
+    if kind == "fused":
+        nn.functional.dropout = fused
+    try:
+        yield
+    finally:
+        nn.functional.dropout = original
+
+
+def split_fused_dropout(gm):
+    """Rewrites each `out, mask = native_dropout(x, p, train=True)` of the fx graph so that `out` comes from a
+    step of its own, native_dropout_backward(x, mask, 1 / (1 - p)): the same kernel and the same bits (x * mask
+    * scale). Otherwise the random step, which runs exactly once, would pin its float output from the forward
+    to the backward; this way only its 1-byte mask stays, and the output can be recomputed. The random step
+    still writes `out`, dropped at once: its bytes are the step's workspace (meta "memplan_workspace")."""
+    target = torch.ops.aten.native_dropout.default
+    for n in list(gm.graph.nodes):
+        if n.op != "call_function" or n.target is not target or n.args[2] is not True:
+            continue
+        by_index = {u.args[1]: u for u in n.users if u.op == "call_function" and u.target is operator.getitem}
+        if 0 not in by_index or 1 not in by_index or len(by_index) != len(n.users):
+            continue
+        out, mask = by_index[0], by_index[1]
+        x, p = n.args[0], float(n.args[1])
+        n.append(mask)  # right after the dropout, so that the new step comes before every use of `out`
+        with gm.graph.inserting_after(mask):
+            apply = gm.graph.call_function(torch.ops.aten.native_dropout_backward.default, (x, mask, 1.0 / (1.0 - p)))
+        apply.meta = dict(out.meta)
+        m = _meta(out)
+        n.meta["memplan_workspace"] = _bytes(m[0], m[1], "aten.native_dropout") if m else 0
+        out.replace_all_uses_with(apply)
+        gm.graph.erase_node(out)
+    gm.graph.lint()
+    gm.recompile()
+
+
+def capture_joint(model, inputs, fake=True, dropout="fused"):
     """Trace `model(*inputs)` into its joint forward+backward fx graph with functorch's aot_module.
     Returns (GraphModule, joint_inputs, num_primals). With fake=True (torch 1.13's
     functorch.compile.config.use_fake_tensor; torch 2.x always traces with fake tensors) no real compute
-    happens; joint_inputs are then fake and only good for their shapes."""
+    happens; joint_inputs are then fake and only good for their shapes. `dropout`: see DROPOUTS."""
     try:
         import functorch.compile as fc
         from functorch.compile import aot_module
@@ -79,7 +140,8 @@ def capture_joint(model, inputs, fake=True):
     try:
         compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
                               partition_fn=partition)
-        compiled(*inputs)
+        with dropout_as(dropout):
+            compiled(*inputs)
     except _Captured:
         pass
     except MemplanTorchError:
@@ -93,6 +155,8 @@ def capture_joint(model, inputs, fake=True):
             fc.config.use_fake_tensor = old
     if "gm" not in captured:
         raise MemplanTorchError(f"model {type(model).__name__}: aot_module produced no joint graph")
+    if dropout == "fused":
+        split_fused_dropout(captured["gm"])
     joint_inputs = captured["inputs"]
     primals = joint_inputs[0] if isinstance(joint_inputs, (tuple, list)) and len(joint_inputs) == 2 else None
     num_primals = len(primals) if isinstance(primals, (list, tuple)) else None
@@ -312,7 +376,7 @@ def joint_to_graph(gm, name, recompute_batch_norm=False):
                 "id": len(nodes), "name": n.name, "op": op_name, "cost": node_cost(n, out_metas),
                 "inputs": inputs, "outputs": outs,
                 "recomputable": not (stateful or is_random_op(n.target)),
-                "side_effect": stateful, "workspace": 0,
+                "side_effect": stateful, "workspace": n.meta.get("memplan_workspace", 0),
             })
             if bn_stats:
                 nodes[-1]["updates_running_stats"] = True
@@ -398,14 +462,14 @@ def with_loss(model, inputs, loss):
     return WithLoss(model), tuple(inputs) + (target,)
 
 
-def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False, loss="none"):
+def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False, loss="none", dropout="fused"):
     """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph). With
     recompute_batch_norm, training-mode batch norm is marked recomputable (plus `updates_running_stats`):
     its outputs do not depend on the running statistics, and apply-schedule lets only the first run update
     them, so recomputing it is exact when the schedule is applied by memplan-torch. `loss` (LOSSES): what
-    ends the forward pass (see with_loss)."""
+    ends the forward pass (see with_loss). `dropout` (DROPOUTS): how dropout is traced (see dropout_as)."""
     model, inputs = with_loss(model, inputs, loss)
-    gm, _, _ = capture_joint(model, inputs, fake=fake)
+    gm, _, _ = capture_joint(model, inputs, fake=fake, dropout=dropout)
     graph, _ = joint_to_graph(gm, name, recompute_batch_norm=recompute_batch_norm)
     graph_summary_check(graph)
     return graph

@@ -5,6 +5,9 @@ autograd on the model itself. The trace recorder measures the live tensor bytes 
 
 Batch-norm nodes in training mode update running statistics in place; when such a node is recomputed we
 hand it copies of the statistics, so the buffers are updated exactly once, as in the original step.
+Random nodes (dropout) draw from the CPU generator: each is run from the generator state it had in the
+reference order, so that a schedule that moves them draws the same numbers (torch.utils.checkpoint's
+preserve_rng_state, per node).
 """
 
 import json
@@ -13,7 +16,7 @@ import torch
 import torch.fx
 
 from .errors import MemplanTorchError
-from .graph_export import is_stateful
+from .graph_export import is_random_op, is_stateful
 
 
 def read_schedule(path):
@@ -106,9 +109,11 @@ def _fx_nodes(gm):
     return {n.name: n for n in gm.graph.nodes}
 
 
-def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None):
+def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None, rng_states=None):
     """Execute `sequence` on the joint fx graph `gm` with real primals and tangents (no autograd). Returns
-    the list of graph outputs in the joint graph's output order (None where the joint output is None)."""
+    the list of graph outputs in the joint graph's output order (None where the joint output is None).
+    rng_states (dict: node id -> CPU generator state): a random node found in it runs from that state; one
+    not found records the state it runs from."""
     by_name = _fx_nodes(gm)
     env = {}
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -138,6 +143,11 @@ def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None)
                 # recomputing batch norm: let it update copies of the running statistics, not the buffers
                 args = tuple(a.clone() if i in (3, 4) and isinstance(a, torch.Tensor) else a for i, a in enumerate(args))
             runs[nid] += 1
+            if rng_states is not None and is_random_op(fx_node.target):
+                if nid in rng_states:
+                    torch.set_rng_state(rng_states[nid])
+                else:
+                    rng_states[nid] = torch.get_rng_state()
             result = fx_node.target(*args, **kwargs)
             outs = graph["nodes"][nid]["outputs"]
             if len(outs) == 1 and isinstance(result, torch.Tensor):
@@ -162,10 +172,12 @@ class _Null:
         return False
 
 
-def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5):
-    """Re-trace `model` on real `inputs`, check the trace matches `graph_json` node for node, run the
-    reference order and `sequence`, and compare: the schedule's outputs against the reference order's,
-    and the reference order's parameter gradients against autograd on a copy of the model.
+def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dropout="fused"):
+    """Re-trace `model` on real `inputs` (`dropout` as the graph was exported: graph_export.DROPOUTS), check
+    the trace matches `graph_json` node for node, run the reference order and `sequence`, and compare: the
+    schedule's outputs against the reference order's, and the reference order's parameter gradients against
+    autograd on a copy of the model. Dropout draws the same numbers in all three runs (the reference order
+    starts from autograd's generator state; run_sequence replays it per node).
     Returns a report dict (allclose results, max differences, measured and predicted peaks)."""
     from .graph_export import capture_joint, joint_to_graph
     from .trace import AllocationRecorder
@@ -176,11 +188,12 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5):
     params = list(model.parameters())
     model.zero_grad(set_to_none=True)
     model.train()
+    rng_start = torch.get_rng_state()
     model(*inputs).sum().backward()
     autograd = [None if p.grad is None else p.grad.clone() for p in params]
     model.zero_grad(set_to_none=True)
     model.load_state_dict(state)
-    gm, joint_inputs, num_primals = capture_joint(model, inputs, fake=False)
+    gm, joint_inputs, num_primals = capture_joint(model, inputs, fake=False, dropout=dropout)
     graph, mapping = joint_to_graph(gm, graph_json.get("name", "graph"))
     mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
     theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
@@ -200,10 +213,12 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5):
     tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
     tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
                            dtype=primals[0].dtype) for n in tangent_phs]
-    ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"])
+    rng_states = {}
+    torch.set_rng_state(rng_start)
+    ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"], rng_states=rng_states)
     model.load_state_dict(state)  # undo the running-statistics update of the reference run
     rec = AllocationRecorder()
-    got = run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=rec)
+    got = run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=rec, rng_states=rng_states)
 
     report = {"steps": len(sequence), "recomputed_steps": len(sequence) - len(set(sequence))}
     diffs = [float((a - b).abs().max()) for a, b in zip(ref, got) if a is not None and a.numel()]

@@ -94,10 +94,40 @@ def test_views_and_outputs(convbn_graph):
 def test_dropout_is_not_recomputable():
     torch.manual_seed(0)
     model = models.GPT(vocab=64, seq_len=8, dim=16, heads=2, layers=1, dropout=0.1)
-    g = graph_export.export_graph(model, (model.example_input(1),), "gpt")
-    random_nodes = [n for n in g["nodes"] if "bernoulli" in n["op"] or "dropout" in n["op"]]
-    assert random_nodes and all(not n["recomputable"] for n in random_nodes)
+    for dropout in graph_export.DROPOUTS:
+        g = graph_export.export_graph(model, (model.example_input(1),), "gpt", dropout=dropout)
+        random_nodes = [n for n in g["nodes"] if n["op"].startswith(("aten.bernoulli", "aten.native_dropout."))]
+        assert random_nodes and all(not n["recomputable"] for n in random_nodes), dropout
     assert _node(g, "aten.bmm.")  # attention matmuls are there
+
+
+def test_fused_dropout_keeps_a_one_byte_mask():
+    # As CUDA runs dropout: aten.native_dropout, whose bool mask (1 byte per element) the backward reads;
+    # the decomposed CPU path of torch 1.13 keeps a float mask instead (4 bytes per element).
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.Dropout(0.25), nn.Linear(32, 4))
+    x = torch.randn(8, 16)
+    fused = graph_export.export_graph(model, (x,), "fused")
+    # the random step keeps only the mask (its float output is workspace); input * mask * scale is a step
+    # of its own, recomputable, and the backward is the same kernel again
+    (drop,) = _node(fused, "aten.native_dropout.")
+    assert [fused["values"][v]["size"] for v in drop["outputs"]] == [8 * 32]
+    assert not drop["recomputable"] and drop["workspace"] == 8 * 32 * 4
+    apply, back = _node(fused, "aten.native_dropout_backward.")
+    assert drop["outputs"][0] in apply["inputs"] and drop["outputs"][0] in back["inputs"]
+    assert [fused["values"][v]["size"] for v in apply["outputs"]] == [8 * 32 * 4]
+    assert apply["recomputable"] and back["recomputable"]  # deterministic, unlike their name's prefix
+    decomposed = graph_export.export_graph(model, (x,), "decomposed", dropout="decomposed")
+    assert not _node(decomposed, "aten.native_dropout.")
+    (bern,) = _node(decomposed, "aten.bernoulli")
+    assert [decomposed["values"][v]["size"] for v in bern["outputs"]] == [8 * 32 * 4]
+    # dropout in evaluation mode or with p = 0 is left alone, and nn.functional.dropout is restored
+    with graph_export.dropout_as("fused"):
+        assert torch.equal(nn.functional.dropout(x, 0.0, True), x)
+        assert torch.equal(nn.functional.dropout(x, 0.5, False), x)
+    assert nn.functional.dropout.__name__ == "dropout"
+    with pytest.raises(MemplanTorchError, match="dropout 'bad'"):
+        graph_export.export_graph(model, (x,), "bad", dropout="bad")
 
 
 def test_unsafe_view_is_a_view():
@@ -159,6 +189,7 @@ def test_cli_loss_choices_are_the_exporters():
     from memplan_torch import cli
 
     assert cli.LOSSES == graph_export.LOSSES
+    assert cli.DROPOUTS == graph_export.DROPOUTS
 
 
 def test_unsupported_dtype_names_the_op():
