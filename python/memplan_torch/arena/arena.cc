@@ -1,18 +1,25 @@
 // memplan arena: a CUDA allocator for torch.cuda.memory.CUDAPluggableAllocator that serves one training
 // iteration from a single cudaMalloc'ed arena laid out by `memplan alloc`.
 //
-// The plan is the CSV that `memplan alloc` writes (id,lower,upper,size,...,offset), read from the file named
-// by MEMPLAN_ARENA_PLAN. Rows sorted by (lower, id) are the iteration's allocations in order: after
+// The plan is the CSV that `memplan alloc` writes (id,lower,upper,size,...,offset) for a pattern that
+// `memplan-torch import-snapshot` made (integer ids in allocation order), read from the file named by
+// MEMPLAN_ARENA_PLAN. Rows sorted by (lower, id) are the iteration's allocations in order: after
 // memplan_arena_begin_iteration(), allocation k of the iteration gets base + offset of row k when its size
 // fits the planned size. Anything else (before the first begin, a request larger than planned, more
 // requests than rows) falls back to cudaMalloc, and the iteration stops using the arena ("desync"), so an
 // unplanned pattern can never overlap planned buffers of the same iteration. Frees inside the arena are
 // no-ops: the plan already says when the space is reused.
 //
-// UNTESTED ON A GPU in the session that wrote it: compiled by scripts/gpu-run on the GPU machine.
+// A plan that cannot be read (unset, missing, a malformed row) is reported on stderr once and every
+// allocation falls back to cudaMalloc: the allocator runs inside PyTorch, where an exception would abort.
+//
+// Not yet run on a GPU: scripts/gpu-run compiles it there. tests/arena/ tests its logic on the CPU, against
+// a stand-in for the CUDA runtime backed by host memory.
 #include <cuda_runtime_api.h>
+#include <sys/types.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -74,19 +81,33 @@ bool Load(Arena& a) {
     std::fprintf(stderr, "memplan arena: %s: header needs id, lower, size and offset\n", path);
     return false;
   }
-  while (std::getline(in, line)) {
+  for (int line_number = 2; std::getline(in, line); ++line_number) {
     if (line.empty()) continue;
-    std::vector<long long> cells;
+    std::vector<std::string> cells;
     std::stringstream ss(line);
     std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(std::atoll(cell.c_str()));
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    // The integer in column c of this row; false (and the reason on stderr) when there is none.
+    const auto integer = [&](int c, const char* name, long long& out) {
+      const std::string text = c < static_cast<int>(cells.size()) ? cells[c] : std::string();
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+      if (error == std::errc() && end == text.data() + text.size() && out >= 0) return true;
+      std::fprintf(stderr, "memplan arena: %s:%d: %s '%s' is not a non-negative integer; every allocation uses cudaMalloc\n",
+                   path, line_number, name, text.c_str());
+      return false;
+    };
     Row r;
-    r.id = cells.at(c_id);
-    r.lower = cells.at(c_lower);
-    r.size = cells.at(c_size);
-    r.offset = cells.at(c_offset);
+    if (!integer(c_id, "id", r.id) || !integer(c_lower, "lower", r.lower) || !integer(c_size, "size", r.size) ||
+        !integer(c_offset, "offset", r.offset)) {
+      a.rows.clear();
+      return false;
+    }
     a.height = std::max(a.height, r.offset + r.size);
     a.rows.push_back(r);
+  }
+  if (a.rows.empty()) {
+    std::fprintf(stderr, "memplan arena: %s: no allocation rows; every allocation uses cudaMalloc\n", path);
+    return false;
   }
   std::sort(a.rows.begin(), a.rows.end(),
             [](const Row& x, const Row& y) { return x.lower != y.lower ? x.lower < y.lower : x.id < y.id; });

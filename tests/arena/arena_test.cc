@@ -1,0 +1,131 @@
+// The planned-arena CUDA allocator (python/memplan_torch/arena/arena.cc), built against a host-memory
+// stand-in for the CUDA runtime (cuda_runtime_api.h here): which request gets which planned offset, when
+// the pattern leaves the plan, and what a malformed plan does. The allocator keeps one arena per process,
+// loaded at its first call, so each plan runs in a process of its own (threadsafe death tests re-execute
+// this binary).
+#include <gtest/gtest.h>
+#include <sys/types.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cuda_runtime_api.h"
+
+extern "C" {
+void* memplan_malloc(ssize_t size, int device, cudaStream_t stream);
+void memplan_free(void* ptr, ssize_t size, int device, cudaStream_t stream);
+void memplan_arena_begin_iteration();
+void memplan_arena_stats(long long* out);
+}
+
+namespace {
+
+// Writes `text` to a file in the test's temporary folder and points MEMPLAN_ARENA_PLAN at it.
+void UsePlan(const std::string& name, const std::string& text) {
+  const std::filesystem::path path = std::filesystem::path(testing::TempDir()) / name;
+  std::ofstream(path) << text;
+  setenv("MEMPLAN_ARENA_PLAN", path.c_str(), 1);
+}
+
+struct Stats {
+  long long served, fallback, desyncs, height, rows;
+};
+
+Stats ReadStats() {
+  long long out[5];
+  memplan_arena_stats(out);
+  return {out[0], out[1], out[2], out[3], out[4]};
+}
+
+void* Allocate(ssize_t size) { return memplan_malloc(size, 0, nullptr); }
+void Free(void* ptr) { memplan_free(ptr, 0, 0, nullptr); }
+
+// The run of ServesThePlanInOrderAndFallsBackOffIt, in a child process; exits 0 when every check passed.
+void ServePlan() {
+  // Rows out of order in the file; the allocator takes them by (lower, id). Row 2 reuses row 0's space.
+  UsePlan("plan.csv",
+          "id,lower,upper,size,offset\n"
+          "2,2,4,100,0\n"
+          "0,0,1,100,0\n"
+          "1,1,3,50,100\n");
+  const auto check = [](bool ok, const char* what) {
+    if (!ok) {
+      std::fprintf(stderr, "check failed: %s\n", what);
+      std::exit(1);
+    }
+  };
+  void* before = Allocate(10);  // before the first iteration begins: cudaMalloc
+  check(before != nullptr && ReadStats().fallback == 1 && ReadStats().height == 150, "fallback before begin");
+  const int arena_and_before = cuda_stub::mallocs;
+
+  memplan_arena_begin_iteration();
+  char* first = static_cast<char*>(Allocate(100));
+  char* second = static_cast<char*>(Allocate(40));  // smaller than planned: served
+  check(second == first + 100, "row 1 at offset 100");
+  Free(first);  // inside the arena: nothing to free
+  check(cuda_stub::frees == 0, "a free inside the arena is a no-op");
+  char* third = static_cast<char*>(Allocate(100));
+  check(third == first, "row 2 reuses offset 0");
+  check(cuda_stub::mallocs == arena_and_before, "planned requests use no cudaMalloc");
+
+  void* extra = Allocate(8);  // more requests than rows: cudaMalloc, and the rest of the iteration too
+  void* after = Allocate(1);
+  check(extra != nullptr && after != nullptr && cuda_stub::mallocs == arena_and_before + 2, "fallback past the plan");
+  check(ReadStats().desyncs == 1, "one desync");
+
+  memplan_arena_begin_iteration();
+  char* again = static_cast<char*>(Allocate(100));
+  check(again == first, "the next iteration starts at row 0 again");
+  void* too_large = Allocate(51);  // row 1 planned 50 bytes
+  check(too_large != nullptr && static_cast<char*>(too_large) != first + 100, "too large for its row");
+  Free(too_large);
+  check(cuda_stub::frees == 1, "a fallback pointer goes back to cudaFree");
+
+  const Stats stats = ReadStats();
+  check(stats.served == 4 && stats.fallback == 4 && stats.desyncs == 2 && stats.rows == 3, "stats");
+  Free(before);
+  Free(extra);
+  Free(after);
+  std::exit(0);
+}
+
+// With `plan` as the plan file, every request is served by cudaMalloc and the arena stays empty; exits 0.
+void FallBackEntirely(const std::string& plan) {
+  if (!plan.empty()) UsePlan("bad.csv", plan);
+  memplan_arena_begin_iteration();
+  void* p = Allocate(100);
+  const Stats stats = ReadStats();
+  const bool ok = p != nullptr && stats.served == 0 && stats.fallback == 1 && stats.rows == 0 && cuda_stub::mallocs == 1;
+  Free(p);
+  std::exit(ok ? 0 : 1);
+}
+
+class Arena : public testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+TEST_F(Arena, ServesThePlanInOrderAndFallsBackOffIt) {
+  EXPECT_EXIT(ServePlan(), testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Arena, MalformedPlansFallBackToCudaMallocWithTheReason) {
+  EXPECT_EXIT(FallBackEntirely("id,lower,upper,size,offset\n0,0,1,100,0\n1,1,2,x,100\n"),
+              testing::ExitedWithCode(0), "bad.csv:3: size 'x' is not a non-negative integer");
+  EXPECT_EXIT(FallBackEntirely("id,lower,upper,size,offset\n0,0,1,100\n"), testing::ExitedWithCode(0),
+              "bad.csv:2: offset '' is not a non-negative integer");
+  EXPECT_EXIT(FallBackEntirely("id,lower,size\n0,0,100\n"), testing::ExitedWithCode(0),
+              "header needs id, lower, size and offset");
+  EXPECT_EXIT(FallBackEntirely("id,lower,upper,size,offset\n"), testing::ExitedWithCode(0), "no allocation rows");
+  EXPECT_EXIT(
+      {
+        unsetenv("MEMPLAN_ARENA_PLAN");
+        FallBackEntirely("");
+      },
+      testing::ExitedWithCode(0), "MEMPLAN_ARENA_PLAN is not set");
+}
+
+}  // namespace
