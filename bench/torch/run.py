@@ -3,14 +3,15 @@
 
 * every `*.graph.json`: `memplan remat --budget 50%` and `25%` (FastSA): peak as a share of the reference
   order's, cost increase, planning time, whether the budget was met, and the floor no schedule can go below
-  (parameters + inputs, resident throughout, plus the graph outputs, live at the last step); in two tables:
+  (memplan's `lower_bound`: parameters + inputs, resident throughout, plus the larger of the graph outputs,
+  live at the last step, and the largest single step with what must stay live across it); in two tables:
   the small-batch graphs, which have CPU traces beside them (`NAME.csv`), and the training-batch graphs,
   which have none (`scripts/export-real-data --train-batch`);
 * every trace `*.csv` (period from its `.meta.json`): `memplan alloc --method all`: arena height and
   fragmentation (height / peak load - 1) of the annealing planner, offline first-fit, online first-fit
   and the simulated PyTorch caching allocator.
 
-Everything comes from the memplan CLI's --json output; nothing is computed here but averages and the floor.
+Everything comes from the memplan CLI's --json output; nothing is computed here but averages.
 Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--only small|train|traces ...]
                           [--json OUT.json] [--markdown OUT.md]
 Prints the Markdown tables on stdout (of the parts run: --only train, e.g., for the training-batch graphs
@@ -50,20 +51,6 @@ def run_json(cmd, ok_codes=(0,)):
     return json.loads(p.stdout)
 
 
-def graph_floor(path):
-    """(floor, resident, outputs floor, step floor) in bytes: resident = inputs + tangents; the outputs floor
-    adds the graph outputs (live at the last step), the step floor the largest single step's non-resident
-    inputs, outputs and workspace (remat::Graph::PeakLowerBound); the floor is the larger of the two."""
-    g = json.load(open(path))
-    values = g["values"]
-    is_resident = [v["kind"] in ("input", "tangent") for v in values]
-    resident = sum(v["size"] for v, r in zip(values, is_resident) if r)
-    outputs = sum(values[v]["size"] for v in set(g["outputs"]) if not is_resident[v])
-    step = max((n.get("workspace", 0) + sum(values[v]["size"] for v in n["inputs"] if not is_resident[v])
-                + sum(values[v]["size"] for v in n["outputs"]) for n in g["nodes"]), default=0)
-    return max(resident + outputs, resident + step), resident, resident + outputs, resident + step
-
-
 def graph_sets(data):
     """(small-batch graphs, training-batch graphs): a graph exported beside its CPU traces is small-batch."""
     paths = sorted(glob.glob(os.path.join(data, "*.graph.json")))
@@ -74,14 +61,13 @@ def graph_sets(data):
 def bench_graphs(memplan, paths, time_limit):
     rows = []
     for path in paths:
-        floor, resident, outputs_floor, step_floor = graph_floor(path)
-        row = {"graph": os.path.basename(path)[:-len(".graph.json")], "floor": floor, "resident": resident,
-               "outputs_floor": outputs_floor, "step_floor": step_floor}
+        row = {"graph": os.path.basename(path)[:-len(".graph.json")]}
         for budget in BUDGETS:
             # exit 1: budget missed (the best schedule is still reported)
             s = run_json([memplan, "remat", path, "--budget", budget, "--time-limit", str(time_limit), "--quiet",
                           "--json"], ok_codes=(0, 1))
             row["reference_peak"] = s["reference_peak"]
+            row["floor"] = s["lower_bound"]
             row[budget] = {k: s[k] for k in ("peak", "memory_percent", "cost_increase_percent", "seconds",
                                             "budget_met", "status")}
         rows.append(row)
@@ -129,9 +115,9 @@ def mean(xs):
 def remat_table(graphs, title):
     """The recomputation table of one graph set, with its means."""
     mib = 2 ** 20
-    out = [title + ", `memplan remat --budget B` (FastSA). mem = planned peak / reference peak; floor = the "
-           "larger of parameters + inputs + graph outputs and parameters + inputs + the largest single step, over "
-           "the reference peak: no schedule goes below it.", "",
+    out = [title + ", `memplan remat --budget B` (FastSA). mem = planned peak / reference peak; floor = memplan's "
+           "`lower_bound` (parameters + inputs + the larger of the graph outputs and the largest single step with "
+           "the outputs of run-once nodes live across it), over the reference peak: no schedule goes below it.", "",
            "| graph | reference MiB | floor | 50 %: mem | cost | met | time s | 25 %: mem | cost | met | time s |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in graphs:

@@ -18,16 +18,86 @@ Bytes Graph::ResidentBytes() const {
 }
 
 Bytes Graph::PeakLowerBound() const {
-  Bytes largest_step = 0;
-  for (const Node& node : nodes) {
-    Bytes step = node.workspace;
+  const int n = static_cast<int>(nodes.size());
+  std::vector<Bytes> step(n, 0);  // what each step holds itself, and what must be live across it
+  size_t edges = 0;
+  std::vector<int> pinned;  // nodes that run exactly once and produce something
+  for (int u = 0; u < n; ++u) {
+    const Node& node = nodes[u];
+    step[u] = node.workspace;
     for (int v : node.inputs) {
-      if (!IsGraphInput(v)) step += values[v].size;
+      if (!IsGraphInput(v)) step[u] += values[v].size;
     }
-    for (int v : node.outputs) step += values[v].size;
-    largest_step = std::max(largest_step, step);
+    for (int v : node.outputs) step[u] += values[v].size;
+    edges += node.inputs.size();
+    if (!node.recomputable && !node.outputs.empty()) pinned.push_back(u);
   }
-  return ResidentBytes() + largest_step;
+  // A node that runs once, P, produces its outputs once: each stays live from P's step through its last
+  // reader, or to the end for a graph output. So at the first run of any step s that has P among its
+  // ancestors and a reader of the value among its descendants (or when the value is a graph output), that
+  // value is live besides what s holds. One pass over the graph per pinned value, skipped where that would
+  // cost more than about a second.
+  const size_t pinned_values = [&] {
+    size_t count = 0;
+    for (int p : pinned) count += nodes[p].outputs.size();
+    return count;
+  }();
+  if (pinned_values * (static_cast<size_t>(n) + edges) <= 50'000'000) {
+    // Marks the nodes reachable from `starts` (excluded unless reached again) along `next`.
+    std::vector<char> seen(n);
+    std::vector<int> stack;
+    const auto reach = [&](const std::vector<int>& starts, auto next) {
+      std::fill(seen.begin(), seen.end(), 0);
+      stack.clear();
+      for (int u : starts) next(u, [&](int w) {
+        if (!seen[w]) {
+          seen[w] = 1;
+          stack.push_back(w);
+        }
+      });
+      while (!stack.empty()) {
+        const int u = stack.back();
+        stack.pop_back();
+        next(u, [&](int w) {
+          if (!seen[w]) {
+            seen[w] = 1;
+            stack.push_back(w);
+          }
+        });
+      }
+    };
+    const auto successors = [&](int u, auto visit) {
+      for (int v : nodes[u].outputs) {
+        for (int c : values[v].consumers) visit(c);
+      }
+    };
+    const auto predecessors = [&](int u, auto visit) {
+      for (int v : nodes[u].inputs) {
+        if (values[v].producer >= 0) visit(values[v].producer);
+      }
+    };
+    std::vector<Bytes> across(n, 0);
+    for (int p : pinned) {
+      reach(std::vector<int>{p}, successors);
+      const std::vector<char> after = seen;  // strict descendants of p
+      for (int v : nodes[p].outputs) {
+        const Value& value = values[v];
+        if (!value.graph_output) reach(value.consumers, predecessors);  // strict ancestors of its readers
+        for (int s = 0; s < n; ++s) {
+          if (!after[s] || (!value.graph_output && !seen[s])) continue;
+          const std::vector<int>& ins = nodes[s].inputs;
+          if (std::find(ins.begin(), ins.end(), v) == ins.end()) across[s] += value.size;
+        }
+      }
+    }
+    for (int s = 0; s < n; ++s) step[s] += across[s];
+  }
+  Bytes outputs = 0;  // every graph output is live at the last step
+  for (int v = 0; v < static_cast<int>(values.size()); ++v) {
+    if (values[v].graph_output && !IsGraphInput(v)) outputs += values[v].size;
+  }
+  const Bytes largest_step = n == 0 ? 0 : *std::max_element(step.begin(), step.end());
+  return ResidentBytes() + std::max(largest_step, outputs);
 }
 
 namespace {

@@ -55,8 +55,10 @@ struct Graph {
   }
   // Total size of the inputs and tangents (memory present at every step).
   Bytes ResidentBytes() const;
-  // No schedule can peak lower than this: resident bytes plus the largest single step (its node's
-  // non-resident inputs, outputs and workspace).
+  // No schedule can peak lower than this: resident bytes plus the larger of the graph outputs (all live at
+  // the last step) and the largest single step (its node's non-resident inputs, outputs and workspace, and
+  // the outputs of nodes that run only once that must be live across it: made by an ancestor, read by a
+  // descendant or a graph output).
   Bytes PeakLowerBound() const;
 };
 

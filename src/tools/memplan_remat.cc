@@ -65,6 +65,7 @@ int RunRemat(const RematCommand& command) {
         {"budget_met", result.budget_met}, {"cost_increase_percent", cost_increase},
         {"memory_percent", memory_percent}, {"steps", result.sequence.size()},
         {"moves", result.moves},      {"seconds", result.seconds},
+        {"lower_bound", graph.PeakLowerBound()},
     };
     fmt::print("{}\n", summary.dump());
   } else {
@@ -107,6 +108,7 @@ int RunPlan(const RematCommand& command) {
         {"method", result.method},
         {"reference_peak", result.reference_peak},
         {"peak", result.peak},
+        {"lower_bound", graph.PeakLowerBound()},
         {"arena_height", arena.height},
         {"fragmentation_percent", fragmentation},
         {"reference_cost", result.reference_cost},

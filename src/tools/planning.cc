@@ -70,7 +70,8 @@ remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat
   if (options.budget < lower_bound) {
     fmt::print(stderr,
                "memplan: warning: budget {} is below what any schedule can reach ({}: graph inputs plus the "
-               "largest single step); returning the best schedule found\n",
+               "larger of the graph outputs and the largest single step with what must stay live across it); "
+               "returning the best schedule found\n",
                options.budget, lower_bound);
   }
   common::Progress progress(common::ProgressWanted(quiet));

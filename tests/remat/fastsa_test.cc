@@ -13,10 +13,11 @@
 namespace remat {
 namespace {
 
-// Makes random moves at `temperature` and checks, after every one, that the schedule is valid and that
-// the incremental peak and cost equal the simulator's.
+// Makes random moves at `temperature` and checks, after every one, that the schedule is valid, that the
+// incremental peak and cost equal the simulator's, and that the peak is not below the graph's lower bound.
 void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uint64_t seed) {
   SlotState state(graph, graph.order, 0, moves, false);
+  const Bytes lower_bound = graph.PeakLowerBound();
   common::Rng rng(seed);
   for (int i = 0; i < 3000; ++i) {
     state.Move(temperature, rng);
@@ -27,6 +28,7 @@ void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uin
     ASSERT_DOUBLE_EQ(state.TotalCost(), report.cost) << "move " << i;
     const Evaluation eval = Simulate(graph, sequence);
     ASSERT_EQ(state.Peak(), eval.peak) << "move " << i;
+    ASSERT_GE(eval.peak, lower_bound) << "move " << i;
     if (moves == MoveSet::kReorderOnly) {
       ASSERT_EQ(sequence.size(), graph.nodes.size());
     }
@@ -118,6 +120,23 @@ TEST(RematFastsa, MeetsReachableBudgetsAndIsDeterministic) {
   // Wherever √n checkpointing reaches the budget, FastSA does too.
   const bool chen_met = Simulate(graph, ChenSchedule(graph, budget)).peak <= budget;
   EXPECT_TRUE(report.budget_met || !chen_met) << report.peak << " > " << budget;
+}
+
+// The lower bound is one: FastSA asked for a budget below it, on graphs with nodes that run only once,
+// never finds a schedule under it, and gets within a few percent of it on some.
+TEST(RematFastsa, NeverGoesBelowTheLowerBound) {
+  int close = 0;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    const Graph graph = testing::RandomGraph(14, seed);
+    const Bytes lower_bound = graph.PeakLowerBound();
+    common::Progress progress(false);
+    const FastsaResult result =
+        RunFastsa(graph, {.budget = lower_bound / 2, .time_limit_s = 20, .seed = seed, .moves = 200000}, progress);
+    const Bytes peak = Simulate(graph, result.sequence).peak;
+    EXPECT_GE(peak, lower_bound) << "seed " << seed;
+    if (peak * 100 <= lower_bound * 105) ++close;
+  }
+  EXPECT_GT(close, 0);
 }
 
 TEST(RematFastsa, ReorderOnlyNeverRecomputesAndNeverWorsensThePeak) {

@@ -27,6 +27,37 @@ Graph Chain() {
   return graph;
 }
 
+// x (input, 1) -> p -> m (10); m -> q -> a (1) -> r -> b (50) -> s -> c (1); c and m -> t -> d (1).
+// `pinned`: p runs only once.
+Graph Pinned(bool pinned) {
+  Graph graph;
+  graph.values = {{.name = "x", .size = 1, .kind = ValueKind::kInput},
+                  {.name = "m", .size = 10},
+                  {.name = "a", .size = 1},
+                  {.name = "b", .size = 50},
+                  {.name = "c", .size = 1},
+                  {.name = "d", .size = 1}};
+  graph.nodes = {{.key = "0", .name = "p", .inputs = {0}, .outputs = {1}, .recomputable = !pinned},
+                 {.key = "1", .name = "q", .inputs = {1}, .outputs = {2}},
+                 {.key = "2", .name = "r", .inputs = {2}, .outputs = {3}},
+                 {.key = "3", .name = "s", .inputs = {3}, .outputs = {4}},
+                 {.key = "4", .name = "t", .inputs = {1, 4}, .outputs = {5}}};
+  LinkAndCheck(graph, "pinned");
+  return graph;
+}
+
+// The largest steps, r and s (51 bytes each, x aside), lie between p and t, the last reader of m: when p runs
+// only once, m (10) is live across them in every schedule, and the bound says so; when p may run again,
+// recomputing m just before t reaches the plain bound.
+TEST(RematSimulator, LowerBoundCountsValuesThatCannotBeRecomputed) {
+  const Graph pinned = Pinned(true);
+  EXPECT_EQ(pinned.PeakLowerBound(), 1 + 51 + 10);
+  EXPECT_EQ(Simulate(pinned, pinned.order).peak, 1 + 51 + 10);
+  const Graph free = Pinned(false);
+  EXPECT_EQ(free.PeakLowerBound(), 1 + 51);
+  EXPECT_EQ(Simulate(free, {0, 1, 2, 3, 0, 4}).peak, 1 + 51);
+}
+
 TEST(RematSimulator, FollowsTheMemorySemantics) {
   const Graph graph = Chain();
   const Evaluation eval = Simulate(graph, {0, 1, 2});
