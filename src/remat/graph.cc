@@ -43,27 +43,23 @@ Bytes Graph::PeakLowerBound() const {
     return count;
   }();
   if (pinned_values * (static_cast<size_t>(n) + edges) <= 50'000'000) {
-    // Marks the nodes reachable from `starts` (excluded unless reached again) along `next`.
+    // Marks in `seen` the nodes reachable from `starts` along `next` (a start only if reached again).
     std::vector<char> seen(n);
     std::vector<int> stack;
+    const auto mark = [&](int w) {
+      if (!seen[w]) {
+        seen[w] = 1;
+        stack.push_back(w);
+      }
+    };
     const auto reach = [&](const std::vector<int>& starts, auto next) {
       std::fill(seen.begin(), seen.end(), 0);
       stack.clear();
-      for (int u : starts) next(u, [&](int w) {
-        if (!seen[w]) {
-          seen[w] = 1;
-          stack.push_back(w);
-        }
-      });
+      for (int u : starts) next(u, mark);
       while (!stack.empty()) {
         const int u = stack.back();
         stack.pop_back();
-        next(u, [&](int w) {
-          if (!seen[w]) {
-            seen[w] = 1;
-            stack.push_back(w);
-          }
-        });
+        next(u, mark);
       }
     };
     const auto successors = [&](int u, auto visit) {
