@@ -59,21 +59,21 @@ void ServePlan() {
   };
   void* before = Allocate(10);  // before the first iteration begins: cudaMalloc
   check(before != nullptr && ReadStats().fallback == 1 && ReadStats().height == 150, "fallback before begin");
-  const int arena_and_before = cuda_stub::mallocs;
+  const int arena_and_before = host_cuda::mallocs;
 
   memplan_arena_begin_iteration();
   char* first = static_cast<char*>(Allocate(100));
   char* second = static_cast<char*>(Allocate(40));  // smaller than planned: served
   check(second == first + 100, "row 1 at offset 100");
   Free(first);  // inside the arena: nothing to free
-  check(cuda_stub::frees == 0, "a free inside the arena is a no-op");
+  check(host_cuda::frees == 0, "a free inside the arena is a no-op");
   char* third = static_cast<char*>(Allocate(100));
   check(third == first, "row 2 reuses offset 0");
-  check(cuda_stub::mallocs == arena_and_before, "planned requests use no cudaMalloc");
+  check(host_cuda::mallocs == arena_and_before, "planned requests use no cudaMalloc");
 
   void* extra = Allocate(8);  // more requests than rows: cudaMalloc, and the rest of the iteration too
   void* after = Allocate(1);
-  check(extra != nullptr && after != nullptr && cuda_stub::mallocs == arena_and_before + 2, "fallback past the plan");
+  check(extra != nullptr && after != nullptr && host_cuda::mallocs == arena_and_before + 2, "fallback past the plan");
   check(ReadStats().desyncs == 1, "one desync");
 
   memplan_arena_begin_iteration();
@@ -82,7 +82,7 @@ void ServePlan() {
   void* too_large = Allocate(51);  // row 1 planned 50 bytes
   check(too_large != nullptr && static_cast<char*>(too_large) != first + 100, "too large for its row");
   Free(too_large);
-  check(cuda_stub::frees == 1, "a fallback pointer goes back to cudaFree");
+  check(host_cuda::frees == 1, "a fallback pointer goes back to cudaFree");
 
   const Stats stats = ReadStats();
   check(stats.served == 4 && stats.fallback == 4 && stats.desyncs == 2 && stats.rows == 3, "stats");
@@ -98,7 +98,7 @@ void FallBackEntirely(const std::string& plan) {
   memplan_arena_begin_iteration();
   void* p = Allocate(100);
   const Stats stats = ReadStats();
-  const bool ok = p != nullptr && stats.served == 0 && stats.fallback == 1 && stats.rows == 0 && cuda_stub::mallocs == 1;
+  const bool ok = p != nullptr && stats.served == 0 && stats.fallback == 1 && stats.rows == 0 && host_cuda::mallocs == 1;
   Free(p);
   std::exit(ok ? 0 : 1);
 }

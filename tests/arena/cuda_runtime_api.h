@@ -11,20 +11,20 @@ constexpr cudaError_t cudaSuccess = 0;
 constexpr cudaError_t cudaErrorMemoryAllocation = 2;
 using cudaStream_t = struct CUstream_st*;
 
-namespace cuda_stub {
+namespace host_cuda {
 inline int mallocs = 0;  // cudaMalloc calls that succeeded
 inline int frees = 0;    // cudaFree calls
-}  // namespace cuda_stub
+}  // namespace host_cuda
 
 inline cudaError_t cudaMalloc(void** ptr, size_t size) {
   *ptr = std::malloc(size == 0 ? 1 : size);
   if (*ptr == nullptr) return cudaErrorMemoryAllocation;
-  ++cuda_stub::mallocs;
+  ++host_cuda::mallocs;
   return cudaSuccess;
 }
 
 inline cudaError_t cudaFree(void* ptr) {
   std::free(ptr);
-  ++cuda_stub::frees;
+  ++host_cuda::frees;
   return cudaSuccess;
 }
