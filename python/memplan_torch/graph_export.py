@@ -96,6 +96,7 @@ def split_fused_dropout(gm):
     to the backward; this way only its 1-byte mask stays, and the output can be recomputed. The random step
     still writes `out`, dropped at once: its bytes are the step's workspace (meta "memplan_workspace")."""
     target = torch.ops.aten.native_dropout.default
+    rewritten = False
     for n in list(gm.graph.nodes):
         if n.op != "call_function" or n.target is not target or n.args[2] is not True:
             continue
@@ -112,8 +113,10 @@ def split_fused_dropout(gm):
         n.meta["memplan_workspace"] = _bytes(m[0], m[1], "aten.native_dropout") if m else 0
         out.replace_all_uses_with(apply)
         gm.graph.erase_node(out)
-    gm.graph.lint()
-    gm.recompile()
+        rewritten = True
+    if rewritten:  # most models have no dropout: their graph module stays as traced
+        gm.graph.lint()
+        gm.recompile()
 
 
 def capture_joint(model, inputs, fake=True, dropout="fused"):
