@@ -134,11 +134,20 @@ int main(int argc, char** argv) {
   app.add_option("--milp-limit", milp_limit, "Seconds per MILP run")->capture_default_str();
   app.add_option("--milp-max-nodes", milp_max_nodes, "Run the MILP on graphs up to this size")->capture_default_str();
   app.add_option("--sizes", sizes, "Node counts of the generated graphs")->capture_default_str();
+  uint64_t seed = 1;
+  app.add_option("--seed", seed, "FastSA's seed")->capture_default_str();
+  double soft_peak = remat::kDefaultSoftPeak;
+  app.add_option("--soft-peak", soft_peak, "FastSA's --soft-peak, in every FastSA run and the move rate")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e4));
   CLI11_PARSE(app, argc, argv);
+  const std::string soft = (seed != 1 ? fmt::format(", seed {}", seed) : "") +
+                           (soft_peak != remat::kDefaultSoftPeak ? fmt::format(", --soft-peak {:g}", soft_peak) : "");
   common::Progress quiet(false);
 
-  fmt::print("## Moccasin graphs: CI % / Mem % / s (FastSA time limit {}, MILP {} s on graphs of up to {} nodes)\n\n",
-             published_times ? "the published time" : fmt::format("{} s", time_limit), milp_limit, milp_max_nodes);
+  fmt::print("## Moccasin graphs: CI % / Mem % / s (FastSA time limit {}{}, MILP {} s on graphs of up to {} nodes)\n\n",
+             published_times ? "the published time" : fmt::format("{} s", time_limit), soft, milp_limit,
+             milp_max_nodes);
   fmt::print("| graph | budget | published FastSA | FastSA (ours) | no remat | Chen | MILP | moves |\n");
   fmt::print("|---|---|---|---|---|---|---|---|\n");
   for (const Published& row : kPublished) {
@@ -150,6 +159,8 @@ int main(int argc, char** argv) {
     const remat::Graph graph = remat::ReadGraph(path);
     const Bytes reference = remat::Simulate(graph, graph.order).peak;
     remat::RematOptions options;
+    options.soft_peak = soft_peak;
+    options.seed = seed;
     options.budget = remat::ParseBudget(fmt::format("{}%", row.budget_percent), reference, "budget");
     // The published cell is "CI / Mem / s[ (not met)]": its third field is the time FastSA took.
     options.time_limit_s = published_times ? std::stod(std::string(row.fastsa).substr(std::string(row.fastsa).rfind(" / ") + 3))
@@ -172,7 +183,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  fmt::print("\n## Move rate (fixed temperature, 5 M moves from the reference order)\n\n");
+  fmt::print("\n## Move rate (fixed temperature, 5 M moves from the reference order{})\n\n", soft);
   fmt::print("| graph | moves/s | accepted |\n|---|---|---|\n");
   for (const char* file : {"random_layered_n1000_w0.31_nlv0.75_ed0.2_scd0.14.json",
                            "checkmate_resnet50_bs256_224x224_train.json"}) {
@@ -180,7 +191,7 @@ int main(int argc, char** argv) {
     if (!std::filesystem::exists(path)) continue;
     const remat::Graph graph = remat::ReadGraph(path);
     const Bytes budget = remat::Simulate(graph, graph.order).peak * 8 / 10;
-    remat::SlotState state(graph, graph.order, budget, remat::MoveSet::kFull, false);
+    remat::SlotState state(graph, graph.order, budget, remat::MoveSet::kFull, false, {.soft_peak = soft_peak});
     common::Rng rng(1);
     const double temperature = 1e-4 * state.AnnealingObjective();
     common::Stopwatch clock;
@@ -190,12 +201,14 @@ int main(int argc, char** argv) {
                100.0 * static_cast<double>(state.AcceptedMoves()) / kMoves);
   }
 
-  fmt::print("\n## Generated transformer-like graphs, budget 50 % (FastSA time limit {} s)\n\n", time_limit);
+  fmt::print("\n## Generated transformer-like graphs, budget 50 % (FastSA time limit {} s{})\n\n", time_limit, soft);
   fmt::print("| nodes | FastSA CI / Mem / s | moves | Chen CI / Mem / s |\n|---|---|---|---|\n");
   for (int size : sizes) {
     const remat::Graph graph = Transformer(std::max(1, size / 22));
     const Bytes reference = remat::Simulate(graph, graph.order).peak;
     remat::RematOptions options;
+    options.soft_peak = soft_peak;
+    options.seed = seed;
     options.budget = reference / 2;
     options.time_limit_s = time_limit;
     const remat::RematResult fastsa = remat::PlanRemat(graph, options, quiet);

@@ -12,8 +12,8 @@
   and the simulated PyTorch caching allocator.
 
 Everything comes from the memplan CLI's --json output; nothing is computed here but averages.
-Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--only small|train|traces ...]
-                          [--json OUT.json] [--markdown OUT.md]
+Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--seed N] [--soft-peak K]
+                          [--only small|train|traces ...] [--json OUT.json] [--markdown OUT.md]
 Prints the Markdown tables on stdout (of the parts run: --only train, e.g., for the training-batch graphs
 alone at a longer time limit). Needs no torch.
 """
@@ -58,14 +58,14 @@ def graph_sets(data):
     return traced, [p for p in paths if p not in traced]
 
 
-def bench_graphs(memplan, paths, time_limit):
+def bench_graphs(memplan, paths, time_limit, extra):
     rows = []
     for path in paths:
         row = {"graph": os.path.basename(path)[:-len(".graph.json")]}
         for budget in BUDGETS:
             # exit 1: budget missed (the best schedule is still reported)
             s = run_json([memplan, "remat", path, "--budget", budget, "--time-limit", str(time_limit), "--quiet",
-                          "--json"], ok_codes=(0, 1))
+                          "--json"] + extra, ok_codes=(0, 1))
             row["reference_peak"] = s["reference_peak"]
             row["floor"] = s["lower_bound"]
             row[budget] = {k: s[k] for k in ("peak", "memory_percent", "cost_increase_percent", "seconds",
@@ -154,8 +154,9 @@ def remat_targets(graphs, name):
 
 def markdown(graphs, traces, info, models=(), train_graphs=()):
     mib = 2 ** 20
+    knobs = f", seed {info.get('seed', 1)}" + (f", --soft-peak {info['soft_peak']:g}" if info.get("soft_peak") is not None else "")
     out = [f"Run {info['date']} on {info['machine']}; memplan {info['memplan']}, time limit {info['time_limit']} s "
-           "per planner run.", ""]
+           f"per planner run{knobs}.", ""]
     if models:
         out += ["**Data**: joint graph size and reference-order peak (memplan's simulation); CPU traces: buffers "
                 "and peak load of one iteration, plain / with torch.utils.checkpoint; persistent = parameters, "
@@ -209,6 +210,8 @@ def main():
     ap.add_argument("--memplan")
     ap.add_argument("--data", default=os.path.join(REPO, "data", "torch"))
     ap.add_argument("--time-limit", type=float, default=10.0, help="seconds per planner run (default 10)")
+    ap.add_argument("--seed", type=int, default=1, help="memplan remat --seed (default 1)")
+    ap.add_argument("--soft-peak", type=float, help="memplan remat --soft-peak (default: memplan's)")
     ap.add_argument("--only", nargs="+", choices=PARTS, default=PARTS,
                     help="run only these parts: small (small-batch graphs), train (training-batch graphs), traces")
     ap.add_argument("--json", help="write the raw figures here")
@@ -223,10 +226,12 @@ def main():
     memplan = find_memplan(args.memplan)
     info = {"date": datetime.date.today().isoformat(),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.node()})",
-            "memplan": os.path.relpath(memplan, REPO), "time_limit": args.time_limit}
+            "memplan": os.path.relpath(memplan, REPO), "time_limit": args.time_limit, "seed": args.seed,
+            "soft_peak": args.soft_peak}
+    extra = ["--seed", str(args.seed)] + (["--soft-peak", str(args.soft_peak)] if args.soft_peak is not None else [])
     small, train = graph_sets(args.data)
-    graphs = bench_graphs(memplan, small, args.time_limit) if "small" in args.only else []
-    train_graphs = bench_graphs(memplan, train, args.time_limit) if "train" in args.only else []
+    graphs = bench_graphs(memplan, small, args.time_limit, extra) if "small" in args.only else []
+    train_graphs = bench_graphs(memplan, train, args.time_limit, extra) if "train" in args.only else []
     traces = bench_traces(memplan, args.data, args.time_limit) if "traces" in args.only else []
     models = data_rows(args.data, small, graphs) if graphs else []
     text = markdown(graphs, traces, info, models, train_graphs)

@@ -217,7 +217,7 @@ PYBIND11_MODULE(memplan_native, m) {
   m.def(
       "plan_remat",
       [](const remat::Graph& graph, py::object budget, const std::string& method, double time_limit_s,
-         uint64_t seed, bool reorder_only, uint64_t moves) {
+         uint64_t seed, bool reorder_only, uint64_t moves, double soft_peak) {
         const auto& methods = remat::RematMethods();
         if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
           throw py::value_error("unknown remat method '" + method + "'");
@@ -229,6 +229,8 @@ PYBIND11_MODULE(memplan_native, m) {
         options.seed = seed;
         options.reorder_only = reorder_only;
         options.moves = moves;
+        if (!(soft_peak >= 0 && soft_peak <= 1e4)) throw py::value_error("soft_peak must be in [0, 10000]");
+        options.soft_peak = soft_peak;
         if (py::isinstance<py::int_>(budget)) {
           options.budget = budget.cast<remat::Bytes>();
         } else {
@@ -243,9 +245,9 @@ PYBIND11_MODULE(memplan_native, m) {
         return RematToDict(graph, r);
       },
       py::arg("graph"), py::arg("budget") = "100%", py::arg("method") = "fastsa", py::arg("time_limit_s") = 10.0,
-      py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0,
+      py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0, py::arg("soft_peak") = remat::kDefaultSoftPeak,
       "Plans a schedule (remat::PlanRemat). budget: bytes (int) or a percentage string ('50%'); moves: FastSA's "
-      "move budget, 0 for the default. Returns a "
+      "move budget, 0 for the default; soft_peak: as `memplan remat --soft-peak`. Returns a "
       "dict with the figures `memplan remat --json` prints, `sequence` (node indices) and `schedule_json` "
       "(remat-schedule/v1 text, as `memplan remat -o` writes).");
 

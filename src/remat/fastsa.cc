@@ -138,14 +138,15 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   for (int round = 0; round < rounds; ++round) {
     const uint64_t round_moves = round + 1 == rounds ? rest - share * ((uint64_t{1} << round) - 1) : share << round;
     const double power = kExcessPowers[round % kExcessPowers.size()];
-    SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, power);
+    const OverBudget over_budget{.excess_power = power, .soft_peak = options.soft_peak};
+    SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, over_budget);
     const uint64_t grouped_moves = static_cast<uint64_t>(kGroupedShare * static_cast<double>(round_moves));
     bool stop = run_stage(grouped, kStartFraction * grouped.AnnealingObjective(), grouped_moves,
                           fmt::format("remat round {} grouped", round + 1), stage);
     const uint64_t grouped_used = stage.run.moves;
     Sequence candidate = Ungroup(grouping, grouped.Best());
     if (!stop) {
-      SlotState single(graph, candidate, options.budget, MoveSet::kFull, false, power);
+      SlotState single(graph, candidate, options.budget, MoveSet::kFull, false, over_budget);
       unspent += grouped_moves - grouped_used;  // the single-node stage's moves include what grouping left
       stop = run_stage(single, stage.end_temperature, round_moves - grouped_used,
                        fmt::format("remat round {} single", round + 1), stage);

@@ -12,6 +12,9 @@
 
 namespace remat {
 
+// The sharpness of FastSA's soft peak unless one is given (docs/remat.md, "The soft peak").
+inline constexpr double kDefaultSoftPeak = 20;
+
 // How to run FastSA.
 struct FastsaOptions {
   Bytes budget = 0;               // peak memory to reach; the objective is max(budget, M) × C
@@ -20,6 +23,9 @@ struct FastsaOptions {
   bool reorder_only = false;      // move steps only: minimise the peak over topological orders
   uint64_t moves = 0;             // moves over all stages; 0: DefaultFastsaMoves
   int rounds = 4;                 // grouped + single-node runs after the reordering stage (1 to 16)
+  // Over the budget, the rounds anneal a soft maximum of memory over time (remat::OverBudget::soft_peak; 0:
+  // the peak). The reordering stage always anneals the peak.
+  double soft_peak = kDefaultSoftPeak;
 };
 
 // A FastSA run.

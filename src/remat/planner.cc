@@ -35,7 +35,8 @@ RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::P
                                         .time_limit_s = options.time_limit_s,
                                         .seed = options.seed,
                                         .reorder_only = options.reorder_only,
-                                        .moves = options.moves},
+                                        .moves = options.moves,
+                                        .soft_peak = options.soft_peak},
                                        progress);
     result.sequence = run.sequence;
     result.moves = run.moves;

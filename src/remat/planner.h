@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/progress.h"
+#include "remat/fastsa.h"
 #include "remat/graph.h"
 
 namespace remat {
@@ -19,6 +20,7 @@ struct RematOptions {
   uint64_t seed = 1;
   bool reorder_only = false;      // FastSA without recomputation
   uint64_t moves = 0;             // FastSA's move budget; 0: DefaultFastsaMoves
+  double soft_peak = kDefaultSoftPeak;  // FastsaOptions::soft_peak
 };
 
 // A schedule and its figures.

@@ -28,14 +28,14 @@ void EraseSorted(std::vector<int>& items, int item) {
 }  // namespace
 
 SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget,
-                     double excess_power)
-    : excess_power_(excess_power),
+                     const OverBudget& over_budget)
+    : over_budget_(over_budget),
       graph_(graph),
       slots_(SlotCount(initial.size())),
       slot_node_(slots_, -1),
       node_slots_(graph.nodes.size()),
       use_slots_(graph.values.size()),
-      tree_(slots_),
+      tree_(slots_, over_budget.soft_peak / static_cast<double>(std::max<Bytes>(budget, 1))),
       moves_(moves),
       stop_at_budget_(stop_at_budget),
       budget_(std::max<Bytes>(budget, 1)),
@@ -49,7 +49,7 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
   // of a graph output's life).
   const int64_t k = static_cast<int64_t>(initial.size());
   for (int64_t i = 0; i < k; ++i) AddStep(initial[i], static_cast<int>((i + 1) * slots_ / (k + 1)));
-  objective_ = ObjectiveOf(Peak(), cost_);
+  objective_ = CurrentObjective();
   best_slots_ = slot_node_;
 }
 
@@ -196,7 +196,7 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     to = low + static_cast<int>(rng.Below(high - low + 1));
     if (slot_node_[to] >= 0) return;
     // Within budget, an added step costs its cost at least: the objective cannot fall below budget × C.
-    if (Peak() <= budget_ && !accepts(ObjectiveOf(budget_, cost_ + graph_.nodes[node].cost) - before)) return;
+    if (Peak() <= budget_ && !accepts(ObjectiveOf(0, cost_ + graph_.nodes[node].cost) - before)) return;
     AddStep(node, to);
   } else if (kind == 1) {  // remove a copy
     if (recomputable_.empty()) return;
@@ -221,7 +221,7 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     AddStep(node, to);
     RemoveStep(node, from);
   }
-  const double after = ObjectiveOf(Peak(), cost_);
+  const double after = CurrentObjective();
   if (!accepts(after - before)) {
     if (from >= 0) AddStep(node, from);
     if (to >= 0) RemoveStep(node, to);

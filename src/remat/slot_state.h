@@ -21,17 +21,29 @@ enum class MoveSet {
   kReorderOnly,  // move steps only: every node runs exactly once
 };
 
+// How the annealing objective weighs a schedule whose peak is over the budget.
+struct OverBudget {
+  double excess_power = 2;  // the excess M / budget is raised to this power (see SlotState::ObjectiveOf)
+  // 0: the excess is that of the peak M. k > 0: that of a soft maximum of memory over time,
+  // log(Σ_t exp(k · M_t / budget)) · budget / k, which lies between M and M + log(T) · budget / k and also
+  // falls when fewer time slots come near the peak. Where many steps are within a few percent of the peak
+  // (the forward pass of a network whose checkpoints are kept), lowering one of them does not lower M, and
+  // the walk sees nothing; the soft maximum rewards it.
+  double soft_peak = 0;
+};
+
 // A schedule spread over nop-padded slots, with incremental peak and cost.
 class SlotState {
  public:
   // Spreads `initial` (a valid schedule of `graph`) evenly over the slots. `budget` enters the objective
-  // max(budget, M) × C; `stop_at_budget` makes TargetReached true once the best state meets it.
-  // `excess_power` raises the peak's excess over the budget in the objective (see ObjectiveOf).
+  // max(budget, M) × C, shaped over the budget by `over_budget`; `stop_at_budget` makes TargetReached true
+  // once the best state meets it.
   SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget,
-            double excess_power = 2);
+            const OverBudget& over_budget = {});
 
   // common::Annealable. The annealing loop keeps the state with the least Objective(): a schedule within
-  // budget ranks before every schedule over it, then by the annealing objective.
+  // budget ranks before every schedule over it, then by the annealing objective (over the budget, that of
+  // the soft peak when there is one: keeping the lowest peak instead did worse, docs/remat.md).
   double Objective() const { return Peak() <= budget_ ? objective_ : objective_ * kOverBudgetRank; }
   void Move(double temperature, common::Rng& rng);
   void KeepBest();
@@ -40,6 +52,8 @@ class SlotState {
 
   double AnnealingObjective() const { return objective_; }  // what Metropolis compares; sets temperatures
   Bytes Peak() const { return resident_ + tree_.Max(); }  // M of the current state
+  // What the walk sees of M over the budget: M itself, or its soft maximum over time (OverBudget).
+  double SoftPeak() const { return static_cast<double>(resident_) + tree_.SoftMax(); }
   Cost TotalCost() const { return cost_; }                // C of the current state
   Sequence Current() const;                               // the current schedule
   Sequence Best() const;                                  // the best schedule passed to KeepBest()
@@ -48,16 +62,18 @@ class SlotState {
   uint64_t AcceptedMoves() const { return accepted_; }
 
  private:
-  // The objective of a peak and a cost: the paper's max(budget, M) × C, with the excess over the budget
-  // raised to a power, so that a schedule within budget beats one over it that is cheaper by a few percent
-  // (with the plain product, a 5 % cost increase that brings a 4 %-too-high peak under budget is refused).
-  // A tiny cost offset keeps the peak in play when every cost is 0.
-  double ObjectiveOf(Bytes peak, Cost cost) const {
-    const double excess = peak > budget_ ? static_cast<double>(peak) / static_cast<double>(budget_) : 1.0;
-    return static_cast<double>(budget_) * std::pow(excess, excess_power_) * (cost + cost_offset_);
+  // The objective of a memory figure and a cost: the paper's max(budget, M) × C, with the excess over the
+  // budget raised to a power, so that a schedule within budget beats one over it that is cheaper by a few
+  // percent (with the plain product, a 5 % cost increase that brings a 4 %-too-high peak under budget is
+  // refused). A tiny cost offset keeps the peak in play when every cost is 0.
+  double ObjectiveOf(double memory, Cost cost) const {
+    const double excess = std::max(1.0, memory / static_cast<double>(budget_));
+    return static_cast<double>(budget_) * std::pow(excess, over_budget_.excess_power) * (cost + cost_offset_);
   }
+  // The annealing objective of the current state: over the budget, of the soft peak.
+  double CurrentObjective() const { return ObjectiveOf(Peak() > budget_ ? SoftPeak() : 0.0, cost_); }
   static constexpr double kOverBudgetRank = 1e6;
-  double excess_power_;  // of the excess in ObjectiveOf
+  OverBudget over_budget_;
   // Applies a valid change and updates the tree, cost and objective.
   void AddStep(int node, int slot);
   void RemoveStep(int node, int slot);

@@ -24,6 +24,7 @@
 #include "fusion/printer.h"
 #include "fusion/verifier.h"
 #include "fusion/wrap_checks.h"
+#include "tools/cli_checks.h"
 
 namespace {
 
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "prove (true) or refute (false) that no error is reachable");
   verify->add_option("file", va.file, "C file (the SV-COMP subset)");
   verify->add_option("--yml", va.yml, "SV-COMP task file naming the C file");
-  verify->add_option("--timeout", va.timeout, "seconds for the whole run")->check(CLI::PositiveNumber);
+  verify->add_option("--timeout", va.timeout, "seconds for the whole run")->check(tools::FinitePositive());
   verify->add_flag("--no-fusion", va.no_fusion, "only the original program (plain Spacer)");
   verify->add_flag("--invariants", va.invariants, "print the loop invariants of a proof");
   verify->add_flag("--json", va.json, "one JSON object on stdout");

@@ -19,6 +19,7 @@
 #include "common/exit_codes.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/planning.h"
 
@@ -174,7 +175,7 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   cmd->add_option("--method", plan->method, "sa (annealing, default), first-fit, best-fit, xla, online-first-fit, "
                                             "online-best-fit, or all (comparison table)");
   cmd->add_option("--time-limit", plan->time_limit_s, "Seconds the annealing planner may run (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(FinitePositive());
   cmd->add_option("--moves", plan->moves, "Annealing moves (default: chosen from the problem size)");
   cmd->add_option("--seed", plan->seed, "Random seed (same input and seed, same plan)");
   cmd->add_option("--capacity", plan->capacity, "Stop as soon as the height fits; exit status 1 if it does not")

@@ -17,6 +17,7 @@
 #include "remat/schedule_io.h"
 #include "remat/simulator.h"
 #include "remat/svg.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/planning.h"
 
@@ -144,7 +145,7 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->capture_default_str();
   cmd->add_option("--time-limit", command.plan.time_limit_s, "Seconds for the planner")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(FinitePositive());
   cmd->add_option("--seed", command.plan.seed, "Random seed")->capture_default_str();
   cmd->add_option("--moves", command.plan.moves,
                   "FastSA's move budget (default: by graph size); the same seed and moves give the same schedule "
@@ -154,6 +155,11 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->capture_default_str()
       ->check(CLI::IsMember(remat::RematMethods()));
   cmd->add_flag("--reorder-only", command.plan.reorder_only, "FastSA without recomputation: best topological order");
+  cmd->add_option("--soft-peak", command.plan.soft_peak,
+                  "FastSA: over the budget, anneal log(sum over time of exp(K * memory / budget)) * budget / K, "
+                  "which sees every step near the peak, instead of the peak itself (0)")
+      ->capture_default_str()
+      ->check(FiniteNumber(0, 1e4));
   cmd->add_flag("--views-alias", command.alias_views,
                 "Count a view (view_of) as memory of the value that owns its storage, not at its own size");
   cmd->add_flag("--json", command.json, "Print a JSON summary on stdout");

@@ -23,6 +23,7 @@
 #include "report/alloc_section.h"
 #include "report/html.h"
 #include "report/remat_section.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/planning.h"
 
@@ -226,7 +227,7 @@ void AddReportCommands(CLI::App& app, CommandResult& result) {
                                                "reference peak (default 75%)");
   cmd->add_option("--time-limit", options->time_limit_s, "Seconds each planner may run")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(FinitePositive());
   cmd->add_option("--seed", options->seed, "Random seed (same input and seed, same page but for the times)")
       ->capture_default_str();
   cmd->add_option("--period", options->period, "CSV: the pattern repeats every P time units")

@@ -12,6 +12,7 @@
 #include "alloc/generator.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 
 namespace tools {
@@ -133,7 +134,7 @@ void AddSimulateCommands(CLI::App& app, CommandResult& result) {
                             ->transform(CLI::AsSizeValue(false));
   cmd->add_option("--memory-fraction", simulate->memory_fraction,
                   "As torch.cuda.set_per_process_memory_fraction (enables garbage_collection_threshold)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(FiniteNumber(0, 1))
       ->needs(device);
   cmd->add_flag("--json", simulate->json, "Print the summary as one JSON object");
   cmd->callback([simulate, &result] { result.exit_status = RunSimulate(*simulate); });

@@ -171,7 +171,7 @@ def test_recomputed_graph_output_dies_like_any_value_until_its_last_production()
 @pytest.mark.parametrize("budget", ["60%"])
 def test_a_real_memplan_remat_schedule_on_a_transformer_block(tmp_path, budget):
     """memplan remat plans the block's graph; the schedule runs with equal gradients, and the live-tensor
-    peak measured is the one memplan claims (views counted once: within 10 %)."""
+    peak measured is the storage-level prediction, and at most memplan's claim (views at full size)."""
     memplan = memplan_binary()
     if memplan is None:
         pytest.skip("memplan is not built")
@@ -192,5 +192,8 @@ def test_a_real_memplan_remat_schedule_on_a_transformer_block(tmp_path, budget):
     assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     # our simulation of the sequence agrees with memplan's to the byte, and the measurement follows it
     assert rep["predicted_peak_bytes"] == sched["peak"] == summary["peak"]
-    assert 0.9 <= rep["measured_peak_bytes"] / sched["peak"] <= 1.1, rep
+    # Storage for storage, the measurement is the prediction. memplan counts a view at full size, which
+    # overstates the peak where views are live at it: by 5 % on this block's schedule with --soft-peak 0,
+    # 11 % with the default soft peak, whose flatter profile has more steps near the peak (docs/pytorch.md).
     assert rep["measured_over_predicted_storage"] == pytest.approx(1.0, abs=0.02), rep
+    assert 0.85 <= rep["measured_peak_bytes"] / sched["peak"] <= 1.0, rep

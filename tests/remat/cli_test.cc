@@ -116,6 +116,8 @@ TEST_F(RematCli, EveryMethodRuns) {
   }
   const Outcome reorder = Memplan("remat " + kExample + " --reorder-only --time-limit 1 --json");
   EXPECT_EQ(reorder.status, 0) << reorder.out;
+  const Outcome soft = Memplan("remat " + kExample + " --budget 80% --soft-peak 20 --time-limit 2 --validate");
+  EXPECT_EQ(soft.status, 0) << soft.out;
 }
 
 TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
@@ -155,6 +157,11 @@ TEST_F(RematCli, BadInputExitsWithStatus2AndAMessage) {
   }
   EXPECT_EQ(Memplan("remat " + kExample + " --budget lots").status, 2);
   EXPECT_EQ(Memplan("remat " + kExample + " --method magic").status, 2);
+  for (const char* soft : {"-1", "inf", "nan", "x"}) {
+    const Outcome run = Memplan("remat " + kExample + " --soft-peak " + soft);
+    EXPECT_EQ(run.status, 2) << soft << ": " << run.out;
+    EXPECT_NE(run.out.find("--soft-peak"), std::string::npos) << run.out;
+  }
 }
 
 TEST_F(RematCli, ImportedGraphScheduleUsesNetworkxIds) {

@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "remat/chen.h"
 #include "remat/grouping.h"
 #include "remat/simulator.h"
@@ -15,8 +17,12 @@ namespace {
 
 // Makes random moves at `temperature` and checks, after every one, that the schedule is valid, that the
 // incremental peak and cost equal the simulator's, and that the peak is not below the graph's lower bound.
-void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uint64_t seed) {
-  SlotState state(graph, graph.order, 0, moves, false);
+// With a soft peak (budget: half the reference peak), also that it lies between the peak and its bound.
+void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uint64_t seed, double soft_peak = 0) {
+  const Bytes budget = soft_peak > 0 ? Simulate(graph, graph.order).peak / 2 : 0;
+  SlotState state(graph, graph.order, budget, moves, false, {.soft_peak = soft_peak});
+  // T, the slot count, is at most 32 × (steps + 1), and a schedule here has fewer than 10 steps per node.
+  const double soft_width = soft_peak > 0 ? std::log(32.0 * (10 * graph.nodes.size() + 1)) * budget / soft_peak : 0;
   const Bytes lower_bound = graph.PeakLowerBound();
   common::Rng rng(seed);
   for (int i = 0; i < 3000; ++i) {
@@ -29,6 +35,8 @@ void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uin
     const Evaluation eval = Simulate(graph, sequence);
     ASSERT_EQ(state.Peak(), eval.peak) << "move " << i;
     ASSERT_GE(eval.peak, lower_bound) << "move " << i;
+    ASSERT_GE(state.SoftPeak(), static_cast<double>(state.Peak()) * (1 - 1e-12)) << "move " << i;
+    ASSERT_LE(state.SoftPeak(), static_cast<double>(state.Peak()) + soft_width + 1e-6) << "move " << i;
     if (moves == MoveSet::kReorderOnly) {
       ASSERT_EQ(sequence.size(), graph.nodes.size());
     }
@@ -42,6 +50,13 @@ TEST(RematSlotState, IncrementalPeakAndCostMatchTheSimulatorWhenEveryMoveIsAccep
 
 TEST(RematSlotState, RejectedMovesAreUndoneExactly) {
   for (uint64_t seed = 6; seed <= 8; ++seed) CheckIncremental(testing::RandomGraph(40, seed), MoveSet::kFull, 1.0, seed);
+}
+
+TEST(RematSlotState, SoftPeakStaysWithinItsBoundsThroughAcceptedAndRejectedMoves) {
+  for (uint64_t seed = 12; seed <= 13; ++seed) {
+    CheckIncremental(testing::RandomGraph(40, seed), MoveSet::kFull, 1e300, seed, 20);
+    CheckIncremental(testing::RandomGraph(40, seed), MoveSet::kFull, 1.0, seed, 20);
+  }
 }
 
 TEST(RematSlotState, ReorderOnlyKeepsEveryNodeOnce) {
@@ -193,6 +208,20 @@ TEST(RematFastsa, EveryRoundCountGivesValidRepeatableSchedules) {
     const ScheduleReport report = ValidateSchedule(graph, first.sequence, {.budget = budget});
     EXPECT_TRUE(report.ok()) << rounds << " rounds: " << report.errors.front();
   }
+}
+
+// --soft-peak: the walk follows a soft maximum over time; the schedules are still valid, repeatable, and
+// meet reachable budgets.
+TEST(RematFastsa, SoftPeakGivesValidRepeatableSchedulesThatMeetReachableBudgets) {
+  const Graph graph = testing::RandomGraph(80, 1, false);
+  const Bytes budget = Simulate(graph, graph.order).peak * 8 / 10;
+  const FastsaOptions options{.budget = budget, .time_limit_s = 20, .seed = 5, .moves = 300000, .soft_peak = 20};
+  common::Progress progress(false);
+  const FastsaResult first = RunFastsa(graph, options, progress);
+  EXPECT_EQ(first.sequence, RunFastsa(graph, options, progress).sequence);
+  const ScheduleReport report = ValidateSchedule(graph, first.sequence, {.budget = budget});
+  EXPECT_TRUE(report.ok());
+  EXPECT_TRUE(report.budget_met) << report.peak << " > " << budget;
 }
 
 TEST(RematChen, CheckpointSchedulesAreValidAndTradeCostForMemory) {
