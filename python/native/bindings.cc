@@ -91,6 +91,7 @@ py::dict RematToDict(const remat::Graph& graph, const remat::RematResult& r) {
       r.reference_cost > 0 ? 100.0 * (r.cost - r.reference_cost) / r.reference_cost : 0.0;
   d["seconds"] = r.seconds;
   d["moves"] = r.moves;
+  d["soft_peak"] = r.soft_peak;
   d["sequence"] = r.sequence;  // node indices
   d["schedule_json"] = remat::FormatSchedule(graph, r);  // remat-schedule/v1, node ids as in the file
   return d;

@@ -129,6 +129,9 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   // round left it, each twice as long as the one before: when the time limit cuts the run short, the short
   // rounds have finished cooling, and the best of them stands. The grouped stage stops once the budget is met
   // and leaves its unused moves to the single-node stage.
+  const bool enough_moves =
+      static_cast<double>(total_moves) >= kSoftPeakMinMovesPerNode * static_cast<double>(graph.nodes.size());
+  result.soft_peak = enough_moves ? options.soft_peak : 0;
   const Grouping grouping = GroupNodes(graph);
   result.groups = grouping.graph.nodes.size();
   const int rounds = std::clamp(options.rounds, 1, 16);
@@ -138,7 +141,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   for (int round = 0; round < rounds; ++round) {
     const uint64_t round_moves = round + 1 == rounds ? rest - share * ((uint64_t{1} << round) - 1) : share << round;
     const double power = kExcessPowers[round % kExcessPowers.size()];
-    const OverBudget over_budget{.excess_power = power, .soft_peak = options.soft_peak};
+    const OverBudget over_budget{.excess_power = power, .soft_peak = result.soft_peak};
     SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, over_budget);
     const uint64_t grouped_moves = static_cast<uint64_t>(kGroupedShare * static_cast<double>(round_moves));
     bool stop = run_stage(grouped, kStartFraction * grouped.AnnealingObjective(), grouped_moves,

@@ -40,6 +40,7 @@ RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::P
                                        progress);
     result.sequence = run.sequence;
     result.moves = run.moves;
+    result.soft_peak = run.soft_peak;
     result.status = common::ToString(run.stop_reason);
   } else if (options.method == "none") {
     result.sequence = graph.order;

@@ -65,7 +65,8 @@ int RunRemat(const RematCommand& command) {
         {"cost", result.cost},        {"budget", result.budget},
         {"budget_met", result.budget_met}, {"cost_increase_percent", cost_increase},
         {"memory_percent", memory_percent}, {"steps", result.sequence.size()},
-        {"moves", result.moves},      {"seconds", result.seconds},
+        {"moves", result.moves},      {"soft_peak", result.soft_peak},
+        {"seconds", result.seconds},
         {"lower_bound", graph.PeakLowerBound()},
     };
     fmt::print("{}\n", summary.dump());
@@ -157,7 +158,8 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
   cmd->add_flag("--reorder-only", command.plan.reorder_only, "FastSA without recomputation: best topological order");
   cmd->add_option("--soft-peak", command.plan.soft_peak,
                   "FastSA: over the budget, anneal log(sum over time of exp(K * memory / budget)) * budget / K, "
-                  "which sees every step near the peak, instead of the peak itself (0)")
+                  "which sees every step near the peak, instead of the peak itself (0); used when the move "
+                  "budget allows 1000 moves per node")
       ->capture_default_str()
       ->check(FiniteNumber(0, 1e4));
   cmd->add_flag("--views-alias", command.alias_views,
