@@ -125,13 +125,15 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   if (out_of_time || options.reorder_only || stage.run.reason == common::StopReason::kTarget) return finish(std::move(best));
   auto best_rank = Rank(Simulate(graph, best), options.budget);
 
+  // Over the budget the rounds follow the soft peak, given the moves it needs.
+  const bool enough_moves =
+      static_cast<double>(total_moves) >= kSoftPeakMinMovesPerNode * static_cast<double>(graph.nodes.size());
+  result.soft_peak = enough_moves ? options.soft_peak : 0;
+
   // Rounds of the paper's two stages, each from the reference order with the random stream where the previous
   // round left it, each twice as long as the one before: when the time limit cuts the run short, the short
   // rounds have finished cooling, and the best of them stands. The grouped stage stops once the budget is met
   // and leaves its unused moves to the single-node stage.
-  const bool enough_moves =
-      static_cast<double>(total_moves) >= kSoftPeakMinMovesPerNode * static_cast<double>(graph.nodes.size());
-  result.soft_peak = enough_moves ? options.soft_peak : 0;
   const Grouping grouping = GroupNodes(graph);
   result.groups = grouping.graph.nodes.size();
   const int rounds = std::clamp(options.rounds, 1, 16);

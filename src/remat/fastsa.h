@@ -1,7 +1,8 @@
 // FastSA (Imanishi et al., NeurIPS 2023): recomputation planning by simulated annealing over nop-padded
 // slots. A reordering stage first (when it meets the budget, nothing can cost less), then rounds of the
 // paper's two stages — grouped nodes until the budget is met, then single nodes to remove redundant
-// recomputation — each from its own random stream, the best kept. ALGORITHMS.md §2, docs/remat.md.
+// recomputation — each from its own random stream, the best kept; over the budget the rounds anneal a soft
+// maximum of memory over time, the paper's appendix option. ALGORITHMS.md §2, docs/remat.md.
 #pragma once
 
 #include <cstdint>

@@ -90,6 +90,9 @@ def test_plan_remat_in_process_is_a_valid_schedule():
     assert m.parse_schedule(g, r["schedule_json"]) == r["sequence"]
     # an int budget is bytes
     assert m.plan_remat(g, r["reference_peak"], method="none")["budget_met"]
+    # 1 s gives this graph thousands of moves per node: the rounds follow the soft peak unless told not to
+    assert r["soft_peak"] == 20
+    assert m.plan_remat(g, "70%", time_limit_s=1, seed=2, soft_peak=0)["soft_peak"] == 0
 
 
 def test_schedule_check_catches_a_broken_sequence():
@@ -106,3 +109,5 @@ def test_bad_graph_raises_input_error_naming_the_element():
                       file="g.json")
     with pytest.raises(m.InputError):
         m.plan_remat(m.parse_graph(read(GRAPH)), "lots")
+    with pytest.raises(ValueError, match="soft_peak"):
+        m.plan_remat(m.parse_graph(read(GRAPH)), "70%", soft_peak=float("nan"))

@@ -224,6 +224,20 @@ TEST(RematFastsa, SoftPeakGivesValidRepeatableSchedulesThatMeetReachableBudgets)
   EXPECT_TRUE(report.budget_met) << report.peak << " > " << budget;
 }
 
+// The rounds anneal the soft peak only with kSoftPeakMinMovesPerNode moves per node or more.
+TEST(RematFastsa, SoftPeakOnlyWithEnoughMovesPerNode) {
+  const Graph graph = testing::RandomGraph(80, 1, false);
+  const Bytes budget = Simulate(graph, graph.order).peak / 2;
+  common::Progress progress(false);
+  const auto soft_peak_used = [&](uint64_t moves, double soft_peak) {
+    return RunFastsa(graph, {.budget = budget, .time_limit_s = 60, .moves = moves, .soft_peak = soft_peak}, progress)
+        .soft_peak;
+  };
+  EXPECT_EQ(soft_peak_used(80 * 1000, kDefaultSoftPeak), kDefaultSoftPeak);
+  EXPECT_EQ(soft_peak_used(80 * 1000 - 1, kDefaultSoftPeak), 0);
+  EXPECT_EQ(soft_peak_used(80 * 1000, 0), 0);
+}
+
 TEST(RematChen, CheckpointSchedulesAreValidAndTradeCostForMemory) {
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     const Graph graph = testing::RandomGraph(50, seed);
