@@ -230,7 +230,6 @@ PYBIND11_MODULE(memplan_native, m) {
         options.seed = seed;
         options.reorder_only = reorder_only;
         options.moves = moves;
-        if (!(soft_peak >= 0 && soft_peak <= 1e4)) throw py::value_error("soft_peak must be in [0, 10000]");
         options.soft_peak = soft_peak;
         if (py::isinstance<py::int_>(budget)) {
           options.budget = budget.cast<remat::Bytes>();

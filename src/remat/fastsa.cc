@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -82,6 +83,9 @@ uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s) {
 }
 
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress) {
+  if (!(options.soft_peak >= 0 && options.soft_peak <= kMaxSoftPeak)) {
+    throw std::invalid_argument(fmt::format("soft peak {} is not in [0, {}]", options.soft_peak, kMaxSoftPeak));
+  }
   FastsaResult result;
   common::Stopwatch clock;
   common::Rng rng(options.seed);

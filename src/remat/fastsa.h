@@ -13,8 +13,10 @@
 
 namespace remat {
 
-// The sharpness of FastSA's soft peak unless one is given (docs/remat.md, "The soft peak").
+// The sharpness of FastSA's soft peak unless one is given (docs/remat.md, "The soft peak"), and the largest
+// accepted (far beyond it the soft peak is the peak).
 inline constexpr double kDefaultSoftPeak = 20;
+inline constexpr double kMaxSoftPeak = 1e4;
 // The soft peak is used only when the move budget allows this many moves per node: it converges more slowly
 // than the peak, and with fewer moves it did worse (a 50 000-node graph at 43 moves per node missed a budget
 // that the peak met).
@@ -49,7 +51,8 @@ struct FastsaResult {
 uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s);
 
 // Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. The same
-// graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the run.
+// graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the run. Throws
+// std::invalid_argument for a soft peak outside [0, kMaxSoftPeak] (NaN included).
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress);
 
 }  // namespace remat

@@ -161,7 +161,7 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
                   "which sees every step near the peak, instead of the peak itself (0); used when the move "
                   "budget allows 1000 moves per node")
       ->capture_default_str()
-      ->check(FiniteNumber(0, 1e4));
+      ->check(FiniteNumber(0, remat::kMaxSoftPeak));
   cmd->add_flag("--views-alias", command.alias_views,
                 "Count a view (view_of) as memory of the value that owns its storage, not at its own size");
   cmd->add_flag("--json", command.json, "Print a JSON summary on stdout");

@@ -109,5 +109,5 @@ def test_bad_graph_raises_input_error_naming_the_element():
                       file="g.json")
     with pytest.raises(m.InputError):
         m.plan_remat(m.parse_graph(read(GRAPH)), "lots")
-    with pytest.raises(ValueError, match="soft_peak"):
+    with pytest.raises(ValueError, match="soft peak nan"):
         m.plan_remat(m.parse_graph(read(GRAPH)), "70%", soft_peak=float("nan"))

@@ -236,6 +236,9 @@ TEST(RematFastsa, SoftPeakOnlyWithEnoughMovesPerNode) {
   EXPECT_EQ(soft_peak_used(80 * 1000, kDefaultSoftPeak), kDefaultSoftPeak);
   EXPECT_EQ(soft_peak_used(80 * 1000 - 1, kDefaultSoftPeak), 0);
   EXPECT_EQ(soft_peak_used(80 * 1000, 0), 0);
+  for (double bad : {-1.0, std::nan(""), kMaxSoftPeak * 2}) {
+    EXPECT_THROW(RunFastsa(graph, {.budget = budget, .soft_peak = bad}, progress), std::invalid_argument) << bad;
+  }
 }
 
 TEST(RematChen, CheckpointSchedulesAreValidAndTradeCostForMemory) {
