@@ -13,6 +13,7 @@
 #include "common/stopwatch.h"
 #include "remat/planner.h"
 #include "remat/reader.h"
+#include "tools/cli_checks.h"
 #include "remat/simulator.h"
 #include "remat/slot_state.h"
 
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
   double soft_peak = remat::kDefaultSoftPeak;
   app.add_option("--soft-peak", soft_peak, "FastSA's --soft-peak, in every FastSA run and the move rate")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, remat::kMaxSoftPeak));
+      ->check(tools::FiniteNumber(0, remat::kMaxSoftPeak));
   CLI11_PARSE(app, argc, argv);
   const std::string soft = (seed != 1 ? fmt::format(", seed {}", seed) : "") +
                            (soft_peak != remat::kDefaultSoftPeak ? fmt::format(", --soft-peak {:g}", soft_peak) : "");
