@@ -17,6 +17,7 @@ import torch.fx
 
 from .errors import MemplanTorchError
 from .graph_export import is_random_op, is_stateful
+from .memory import free_plan, simulate_peak
 
 
 def read_schedule(path):
@@ -55,54 +56,6 @@ def check_sequence(graph, sequence, where="schedule"):
     for v in graph["outputs"]:
         if v not in available:
             raise MemplanTorchError(f"{where}: graph output value {v} is never produced")
-
-
-def free_plan(graph, sequence):
-    """For each position p of the sequence, the values that die right after step p: the last use served by
-    their current production has passed (or the production has no use). Inputs and tangents never die; a
-    graph output's last production lives to the end, its earlier productions die like any value's (the
-    semantics of memplan's simulator, remat/simulator.h)."""
-    keep = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")}
-    outputs = set(graph["outputs"])
-    nodes = graph["nodes"]
-    events = {}  # value -> list of (pos, 'p'|'u')
-    for pos, nid in enumerate(sequence):
-        for v in nodes[nid]["inputs"]:
-            events.setdefault(v, []).append((pos, "u"))
-        for v in nodes[nid]["outputs"]:
-            events.setdefault(v, []).append((pos, "p"))
-    dies = [[] for _ in sequence]
-    for v, evs in events.items():
-        if v in keep:
-            continue
-        last_production = max(k for k, (_, kind) in enumerate(evs) if kind == "p") if v in outputs else None
-        for k, (pos, kind) in enumerate(evs):
-            nxt = evs[k + 1][1] if k + 1 < len(evs) else None
-            if last_production is not None and k >= last_production:
-                continue  # the output's final production: live to the end
-            if nxt != "u":  # the production or use at pos is the last one this production serves
-                dies[pos].append(v)
-    return dies
-
-
-def simulate_peak(graph, sequence, by_storage=False):
-    """Peak memory of a sequence under the shared semantics: inputs and tangents throughout, a value from
-    its production through the last use it serves, outputs to the end, plus the step's workspace.
-    by_storage: count each storage once (a view's bytes are its base's, live while any alias is live), as
-    the trace recorder measures."""
-    size = {v["id"]: v["size"] for v in graph["values"]}
-    persistent = {v["id"] for v in graph["values"] if v["kind"] in ("input", "tangent")}
-    root = {v["id"]: (v.get("view_of", v["id"]) if by_storage else v["id"]) for v in graph["values"]}
-    base = sum(size[v] for v in persistent)
-    dies = free_plan(graph, sequence)
-    live, peak = set(), base
-    for pos, nid in enumerate(sequence):
-        node = graph["nodes"][nid]
-        live.update(node["outputs"])
-        roots = {root[v] for v in live} - persistent
-        peak = max(peak, base + sum(size[r] for r in roots) + node.get("workspace", 0))
-        live.difference_update(dies[pos])
-    return peak
 
 
 def _fx_nodes(gm):

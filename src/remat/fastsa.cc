@@ -14,6 +14,7 @@
 #include "remat/grouping.h"
 #include "remat/simulator.h"
 #include "remat/slot_state.h"
+#include "remat/views.h"
 
 namespace remat {
 namespace {
@@ -125,7 +126,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   StageRun stage;
   const bool out_of_time =
       run_stage(reorder, kReorderStartFraction * reorder.AnnealingObjective(), reorder_moves, "remat reorder", stage);
-  Sequence best = reorder.Best();
+  Sequence best = RefreshViews(graph, reorder.Best());
   if (out_of_time || options.reorder_only || stage.run.reason == common::StopReason::kTarget) return finish(std::move(best));
   auto best_rank = Rank(Simulate(graph, best), options.budget);
 
@@ -161,6 +162,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
                        fmt::format("remat round {} single", round + 1), stage);
       candidate = single.Best();
     }
+    candidate = RefreshViews(graph, candidate);
     const auto rank = Rank(Simulate(graph, candidate), options.budget);
     if (rank < best_rank) {
       best_rank = rank;

@@ -232,24 +232,4 @@ void LinkAndCheck(Graph& graph, const std::string& file) {
   }
 }
 
-Graph AliasViews(Graph graph) {
-  const auto owner_of = [&](int value) {
-    while (graph.values[value].view_of >= 0) value = graph.values[value].view_of;
-    return value;
-  };
-  for (int v = 0; v < static_cast<int>(graph.values.size()); ++v) {
-    if (graph.values[v].view_of < 0) continue;
-    const int owner = owner_of(v);
-    for (int consumer : graph.values[v].consumers) {
-      std::vector<int>& inputs = graph.nodes[consumer].inputs;
-      const auto at = std::lower_bound(inputs.begin(), inputs.end(), owner);
-      if (at == inputs.end() || *at != owner) inputs.insert(at, owner);
-    }
-    if (graph.values[v].graph_output && !graph.IsGraphInput(owner)) graph.values[owner].graph_output = true;
-    graph.values[v].size = 0;
-  }
-  LinkAndCheck(graph, graph.name);
-  return graph;
-}
-
 }  // namespace remat

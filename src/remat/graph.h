@@ -48,6 +48,7 @@ struct Graph {
   std::vector<Value> values;
   std::vector<Node> nodes;
   std::vector<int> order;  // the reference execution order (node indices, a topological order)
+  bool views_aliased = false;  // views are memory of their owners (remat/views.h: AliasViews)
 
   // True for inputs and tangents: live throughout, never produced.
   bool IsGraphInput(int value) const {
@@ -71,12 +72,5 @@ using Sequence = std::vector<int>;
 // order that takes the smallest node index first. `file` prefixes the messages. Throws
 // common::InputError.
 void LinkAndCheck(Graph& graph, const std::string& file);
-
-// `graph` with every view (Value::view_of, followed to the value that owns the storage) counted as memory
-// of its owner instead of its own: the view's size becomes 0, every node that reads it also reads the owner
-// (so the owner lives through the view's uses), and a view that is a graph output makes its owner one.
-// remat-graph/v1 counts views at full size; this is what PyTorch's allocator sees. Node indices, and so
-// schedules, are the same in both graphs.
-Graph AliasViews(Graph graph);
 
 }  // namespace remat

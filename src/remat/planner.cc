@@ -12,6 +12,7 @@
 #include "remat/fastsa.h"
 #include "remat/milp.h"
 #include "remat/simulator.h"
+#include "remat/views.h"
 
 namespace remat {
 
@@ -54,6 +55,7 @@ RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::P
   } else {
     throw std::invalid_argument("unknown method '" + options.method + "'");
   }
+  result.sequence = RefreshViews(graph, result.sequence);
   result.seconds = clock.Seconds();
   const Evaluation planned = Simulate(graph, result.sequence);
   result.peak = planned.peak;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "remat/views.h"
 
 namespace remat {
 
@@ -18,6 +19,7 @@ std::string FormatSchedule(const Graph& graph, const RematResult& result) {
       {"format", "remat-schedule/v1"},
       {"graph", graph.name},
       {"method", result.method},
+      {"views", ViewAccounting(graph)},
       {"budget", result.budget},
       {"budget_met", result.budget_met},
       {"peak", result.peak},

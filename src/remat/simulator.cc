@@ -3,11 +3,21 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "remat/views.h"
+
 namespace remat {
 
 std::vector<LiveInterval> LiveIntervals(const Graph& graph, const Sequence& sequence) {
   std::vector<LiveInterval> intervals;
   std::vector<int> open(graph.values.size(), -1);  // index into `intervals` of each value's latest production
+  // In an aliased graph, the interval of the owner production that each view production holds; -1: none.
+  std::vector<int> holds;
+  std::vector<int> base(graph.values.size(), -1);
+  if (graph.views_aliased) {
+    for (int v = 0; v < static_cast<int>(graph.values.size()); ++v) {
+      if (graph.values[v].view_of >= 0) base[v] = ViewBase(graph, v);
+    }
+  }
   const int steps = static_cast<int>(sequence.size());
   for (int step = 0; step < steps; ++step) {
     const Node& node = graph.nodes[sequence[step]];
@@ -17,12 +27,18 @@ std::vector<LiveInterval> LiveIntervals(const Graph& graph, const Sequence& sequ
       intervals[open[v]].last = step;
     }
     for (int v : node.outputs) {
+      const int b = base[v];
+      const int held = b < 0 || open[b] < 0 ? -1 : graph.values[b].view_of >= 0 ? holds[open[b]] : open[b];
       open[v] = static_cast<int>(intervals.size());
       intervals.push_back({v, step, step});
+      holds.push_back(held);
     }
   }
   for (size_t v = 0; v < graph.values.size(); ++v) {
     if (open[v] >= 0 && graph.values[v].graph_output) intervals[open[v]].last = steps - 1;
+  }
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    if (holds[i] >= 0) intervals[holds[i]].last = std::max(intervals[holds[i]].last, intervals[i].last);
   }
   return intervals;
 }

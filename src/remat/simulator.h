@@ -24,8 +24,9 @@ struct LiveInterval {
 
 // The live intervals of the produced values: each production lives from its step through the last use
 // it serves (a use is served by the latest earlier production), or to the last step when the value is a
-// graph output and this is its last production. Throws std::logic_error when a step reads a value that
-// no earlier step produced (callers validate first).
+// graph output and this is its last production. In an aliased graph (remat/views.h) an owner's production
+// also lives as long as any view production made from it (through ViewBase, at the view's step). Throws
+// std::logic_error when a step reads a value that no earlier step produced (callers validate first).
 std::vector<LiveInterval> LiveIntervals(const Graph& graph, const Sequence& sequence);
 
 // Evaluates a schedule; an empty one has peak = resident bytes.

@@ -4,8 +4,56 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 
 namespace remat {
+
+namespace {
+
+// A storage's owner: the value at the end of its chain of Value::view_of.
+int RootOf(const Graph& graph, int value) {
+  while (graph.values[value].view_of >= 0) value = graph.values[value].view_of;
+  return value;
+}
+
+// In an aliased graph a view production keeps the storage it was made from: the owner production that the
+// view's base (what its node reads of the same storage: a view, else the owner) held at the view's step.
+// Extends `last` of each owner production through the last step of every view production holding it.
+void ExtendOwnersThroughViews(const Graph& graph, const Sequence& sequence,
+                              const std::vector<std::vector<int>>& produced, std::vector<std::vector<int>>& last) {
+  // The production of `value` serving step `step`: the latest one before it; -1 for none.
+  const auto serving = [&](int value, int step) {
+    const auto& p = produced[value];
+    return static_cast<int>(std::lower_bound(p.begin(), p.end(), step) - p.begin()) - 1;
+  };
+  // The owner production (value, index) that production `i` of `value` holds; {-1, -1} for none.
+  const std::function<std::pair<int, int>(int, int)> held = [&](int value, int i) -> std::pair<int, int> {
+    if (graph.values[value].view_of < 0) return {value, i};
+    const int root = RootOf(graph, value);
+    const int step = produced[value][i];
+    int base = -1;
+    for (int input : graph.nodes[sequence[step]].inputs) {
+      if (graph.values[input].view_of >= 0 && RootOf(graph, input) == root) {
+        base = input;
+        break;
+      }
+      if (input == root) base = root;
+    }
+    if (base < 0 || graph.IsGraphInput(base)) return {-1, -1};
+    const int j = serving(base, step);
+    return j < 0 ? std::pair{-1, -1} : held(base, j);
+  };
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (graph.values[v].view_of < 0) continue;
+    for (size_t i = 0; i < produced[v].size(); ++i) {
+      const auto [owner, k] = held(static_cast<int>(v), static_cast<int>(i));
+      if (owner >= 0) last[owner][k] = std::max(last[owner][k], last[v][i]);
+    }
+  }
+}
+
+}  // namespace
 
 ScheduleReport ValidateSchedule(const Graph& graph, const Sequence& sequence, const ScheduleClaims& claims) {
   ScheduleReport report;
@@ -40,9 +88,9 @@ ScheduleReport ValidateSchedule(const Graph& graph, const Sequence& sequence, co
                                           runs[u]));
     }
   }
-  // Memory per step: walk each value's productions; production i covers the steps from itself up to the
-  // last read before production i + 1 (to the end for the last production of a graph output).
-  std::vector<Bytes> memory(steps + 1, 0);
+  // Each production's last step: it covers the steps from itself up to the last read before the next
+  // production (to the end for the last production of a graph output).
+  std::vector<std::vector<int>> last(graph.values.size());
   for (size_t v = 0; v < graph.values.size(); ++v) {
     const std::vector<int>& p = produced[v];
     size_t r = 0;
@@ -51,8 +99,15 @@ ScheduleReport ValidateSchedule(const Graph& graph, const Sequence& sequence, co
       int end = p[i];
       while (r < read[v].size() && read[v][r] < next) end = std::max(end, read[v][r++]);
       if (i + 1 == p.size() && graph.values[v].graph_output) end = steps - 1;
-      memory[p[i]] += graph.values[v].size;
-      memory[end + 1] -= graph.values[v].size;
+      last[v].push_back(end);
+    }
+  }
+  if (graph.views_aliased) ExtendOwnersThroughViews(graph, sequence, produced, last);
+  std::vector<Bytes> memory(steps + 1, 0);
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    for (size_t i = 0; i < produced[v].size(); ++i) {
+      memory[produced[v][i]] += graph.values[v].size;
+      memory[last[v][i] + 1] -= graph.values[v].size;
     }
   }
   Bytes resident = 0;

@@ -29,7 +29,8 @@ struct ScheduleClaims {
 
 // Checks that every step names a node, that every value a step reads was produced by an earlier step (or
 // is a graph input), that every node runs at least once and every non-recomputable node exactly once;
-// recomputes M and C and compares them with the claims (cost to a relative 1e-9); reports whether the
+// recomputes M (in an aliased graph, remat/views.h, an owner's production lives as long as a view made from
+// it does) and C and compares them with the claims (cost to a relative 1e-9); reports whether the
 // budget is met (a missed budget is not an error: the caller decides).
 ScheduleReport ValidateSchedule(const Graph& graph, const Sequence& sequence, const ScheduleClaims& claims);
 

@@ -17,6 +17,7 @@
 #include "remat/schedule_io.h"
 #include "remat/simulator.h"
 #include "remat/svg.h"
+#include "remat/views.h"
 #include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/planning.h"
@@ -46,7 +47,9 @@ remat::Graph ReadCommandGraph(const RematCommand& command) {
 
 int RunRemat(const RematCommand& command) {
   const remat::Graph graph = ReadCommandGraph(command);
-  const remat::RematResult result = Plan(graph, command.budget, command.plan, command.quiet || command.json);
+  const remat::Bytes lower_bound = graph.PeakLowerBound();
+  const remat::RematResult result =
+      Plan(graph, command.budget, lower_bound, command.plan, command.quiet || command.json);
   if (command.validate) CheckResult(graph, result);
   if (!command.output_path.empty()) {
     common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
@@ -67,7 +70,7 @@ int RunRemat(const RematCommand& command) {
         {"memory_percent", memory_percent}, {"steps", result.sequence.size()},
         {"moves", result.moves},      {"soft_peak", result.soft_peak},
         {"seconds", result.seconds},
-        {"lower_bound", graph.PeakLowerBound()},
+        {"lower_bound", lower_bound}, {"views", remat::ViewAccounting(graph)},
     };
     fmt::print("{}\n", summary.dump());
   } else {
@@ -83,7 +86,9 @@ int RunRemat(const RematCommand& command) {
 
 int RunPlan(const RematCommand& command) {
   const remat::Graph graph = ReadCommandGraph(command);
-  const JointPlan joint = PlanJointly(graph, command.budget, command.plan, command.quiet || command.json);
+  const remat::Bytes lower_bound = graph.PeakLowerBound();
+  const JointPlan joint =
+      PlanJointly(graph, command.budget, lower_bound, command.plan, command.quiet || command.json);
   const remat::RematResult& result = joint.schedule;
   const alloc::PlanResult& arena = joint.arena;
   if (!command.output_path.empty()) {
@@ -110,7 +115,8 @@ int RunPlan(const RematCommand& command) {
         {"method", result.method},
         {"reference_peak", result.reference_peak},
         {"peak", result.peak},
-        {"lower_bound", graph.PeakLowerBound()},
+        {"lower_bound", lower_bound},
+        {"views", remat::ViewAccounting(graph)},
         {"arena_height", arena.height},
         {"fragmentation_percent", fragmentation},
         {"reference_cost", result.reference_cost},
@@ -163,7 +169,8 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->capture_default_str()
       ->check(FiniteNumber(0, remat::kMaxSoftPeak));
   cmd->add_flag("--views-alias", command.alias_views,
-                "Count a view (view_of) as memory of the value that owns its storage, not at its own size");
+                "Count a view (view_of) as memory of the value that owns its storage, not at its own size; a view "
+                "read after its owner was recomputed is made again first (it would hold the old storage)");
   cmd->add_flag("--json", command.json, "Print a JSON summary on stdout");
   cmd->add_flag("-q,--quiet", command.quiet, "No progress line (--json implies it)");
   cmd->add_option("-o,--output", command.output_path, "Write the schedule (remat-schedule/v1 JSON)");

@@ -124,7 +124,8 @@ ReportSummary ReportGraph(report::Page& page, const std::string& text, const Rep
   remat::RematOptions remat_options;
   remat_options.time_limit_s = options.time_limit_s;
   remat_options.seed = options.seed;
-  const JointPlan joint = PlanJointly(graph, options.budget.value_or(kDefaultBudget), remat_options, quiet);
+  const JointPlan joint =
+      PlanJointly(graph, options.budget.value_or(kDefaultBudget), graph.PeakLowerBound(), remat_options, quiet);
 
   report::RematFigures curve;
   curve.graph_name = graph.name.empty() ? options.input : graph.name;

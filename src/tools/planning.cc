@@ -64,9 +64,12 @@ double PercentIncrease(double value, double reference) {
   return reference > 0 ? 100.0 * (value - reference) / reference : 0.0;
 }
 
-remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::RematOptions options, bool quiet) {
+namespace {
+
+// Plans for `budget` bytes, warning on stderr when no schedule can reach it.
+remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::Bytes lower_bound,
+                           remat::RematOptions options, bool quiet) {
   options.budget = budget;
-  const remat::Bytes lower_bound = graph.PeakLowerBound();
   if (options.budget < lower_bound) {
     fmt::print(stderr,
                "memplan: warning: budget {} is below what any schedule can reach ({}: graph inputs plus the "
@@ -78,10 +81,12 @@ remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat
   return remat::PlanRemat(graph, options, progress);
 }
 
-remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
-                        bool quiet) {
+}  // namespace
+
+remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
+                        const remat::RematOptions& options, bool quiet) {
   const remat::Bytes reference_peak = remat::Simulate(graph, graph.order).peak;
-  return PlanFor(graph, remat::ParseBudget(budget_text, reference_peak, "--budget"), options, quiet);
+  return PlanFor(graph, remat::ParseBudget(budget_text, reference_peak, "--budget"), lower_bound, options, quiet);
 }
 
 void CheckResult(const remat::Graph& graph, const remat::RematResult& result) {
@@ -105,11 +110,11 @@ alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, c
 
 }  // namespace
 
-JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
-                      bool quiet) {
+JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
+                      const remat::RematOptions& options, bool quiet) {
   JointPlan joint;
   remat::RematResult& result = joint.schedule;
-  result = Plan(graph, budget_text, options, quiet);
+  result = Plan(graph, budget_text, lower_bound, options, quiet);
   CheckResult(graph, result);
   joint.buffers = remat::ScheduleToBuffers(graph, result.sequence);
   joint.arena = PlaceArena(joint.buffers, result.peak, options, quiet);
@@ -118,8 +123,8 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   remat::Bytes schedule_budget = budget;
   for (int round = 0; round < 2 && joint.arena.height > budget && !common::InterruptRequested(); ++round) {
     schedule_budget -= joint.arena.height - budget;
-    if (schedule_budget < graph.PeakLowerBound()) break;
-    remat::RematResult tighter = PlanFor(graph, schedule_budget, options, quiet);
+    if (schedule_budget < lower_bound) break;
+    remat::RematResult tighter = PlanFor(graph, schedule_budget, lower_bound, options, quiet);
     CheckResult(graph, tighter);
     alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
     alloc::PlanResult tighter_arena = PlaceArena(tighter_problem, tighter.peak, options, quiet);

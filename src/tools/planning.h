@@ -41,12 +41,10 @@ CachingRun SimulateCaching(const alloc::Problem& problem, const std::optional<st
 // Percentage change from `reference` to `value` (0 when the reference is 0).
 double PercentIncrease(double value, double reference);
 
-// Plans for `budget` bytes, warning on stderr when no schedule can reach it.
-remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::RematOptions options, bool quiet);
-
-// Works out the budget from its text (bytes or a percentage of the reference peak) and plans.
-remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
-                        bool quiet);
+// Works out the budget from its text (bytes or a percentage of the reference peak) and plans, warning on
+// stderr when the budget is below `lower_bound` (the graph's PeakLowerBound, computed once by the caller).
+remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
+                        const remat::RematOptions& options, bool quiet);
 
 // Checks a result with the independent validator; throws std::logic_error (an internal error) if invalid.
 void CheckResult(const remat::Graph& graph, const remat::RematResult& result);
@@ -64,7 +62,7 @@ struct JointPlan {
 // Recomputes to fit the budget, then places every buffer (memplan plan). When fragmentation pushes the arena
 // over the budget, plans again for a budget lowered by the overshoot (twice at most) and keeps the cheapest
 // result whose arena fits, else the lowest arena.
-JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, const remat::RematOptions& options,
-                      bool quiet);
+JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
+                      const remat::RematOptions& options, bool quiet);
 
 }  // namespace tools

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "remat/simulator.h"
+#include "remat/views.h"
 
 namespace remat {
 namespace {

@@ -74,16 +74,7 @@ TEST(RematSimulator, FollowsTheMemorySemantics) {
 TEST(RematSimulator, AgreesWithTheValidatorOnRandomSchedules) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     const Graph graph = testing::RandomGraph(30, seed);
-    Sequence sequence;
-    common::Rng rng(seed);
-    // The reference order with random recomputations of earlier nodes inserted (always valid).
-    for (int u : graph.order) {
-      if (!sequence.empty() && rng.Below(3) == 0) {
-        const int again = sequence[rng.Below(sequence.size())];
-        if (graph.nodes[again].recomputable) sequence.push_back(again);
-      }
-      sequence.push_back(u);
-    }
+    const Sequence sequence = testing::RandomRecomputations(graph, seed);
     const Evaluation eval = Simulate(graph, sequence);
     const ScheduleReport report = ValidateSchedule(graph, sequence, {.peak = eval.peak, .cost = eval.cost});
     EXPECT_TRUE(report.ok()) << (report.errors.empty() ? "" : report.errors.front());

@@ -1,5 +1,5 @@
 // Graphs for the remat tests: small random DAGs with every feature of remat-graph/v1 (graph inputs,
-// multi-output nodes, graph outputs, workspace, nodes that cannot be recomputed).
+// multi-output nodes, graph outputs, workspace, nodes that cannot be recomputed, views).
 #pragma once
 
 #include <fmt/core.h>
@@ -48,6 +48,35 @@ inline Graph RandomGraph(int nodes, uint64_t seed, bool with_extras = true) {
   }
   if (with_extras) graph.values.back().graph_output = true;
   LinkAndCheck(graph, "random");
+  return graph;
+}
+
+// The reference order of `graph` with random recomputations of earlier nodes inserted (always valid).
+inline Sequence RandomRecomputations(const Graph& graph, uint64_t seed) {
+  common::Rng rng(seed);
+  Sequence sequence;
+  for (int u : graph.order) {
+    if (!sequence.empty() && rng.Below(3) == 0) {
+      const int again = sequence[rng.Below(sequence.size())];
+      if (graph.nodes[again].recomputable) sequence.push_back(again);
+    }
+    sequence.push_back(u);
+  }
+  return sequence;
+}
+
+// RandomGraph with views: the output of each node that reads one produced value and writes one becomes a
+// view of that value (views of views included), costing nothing, as exported views do.
+inline Graph RandomGraphWithViews(int nodes, uint64_t seed) {
+  Graph graph = RandomGraph(nodes, seed);
+  for (Node& node : graph.nodes) {
+    if (node.inputs.size() != 1 || node.outputs.size() != 1 || graph.IsGraphInput(node.inputs[0])) continue;
+    Value& view = graph.values[node.outputs[0]];
+    view.view_of = node.inputs[0];
+    view.size = std::min(view.size, graph.values[node.inputs[0]].size);
+    node.cost = 0;
+    node.workspace = 0;
+  }
   return graph;
 }
 

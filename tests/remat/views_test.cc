@@ -1,0 +1,193 @@
+#include "remat/views.h"
+
+#include <gtest/gtest.h>
+
+#include "common/progress.h"
+#include "remat/planner.h"
+#include "remat/simulator.h"
+#include "remat/validator.h"
+#include "test_graphs.h"
+
+namespace remat {
+namespace {
+
+// in (input, 1) -> f -> x (100); x -> view -> y (a view of x); x -> g -> z (10);
+// y -> use -> w (1, graph output); y -> view2 -> y2 (a view of y).
+// Node indices: f 0, view 1, g 2, use 3, view2 4.
+Graph Views(bool aliased, bool view_recomputable = true) {
+  Graph graph;
+  graph.values = {{.name = "in", .size = 1, .kind = ValueKind::kInput},
+                  {.name = "x", .size = 100},
+                  {.name = "y", .size = 100, .view_of = 1},
+                  {.name = "z", .size = 10},
+                  {.name = "w", .size = 1, .graph_output = true},
+                  {.name = "y2", .size = 100, .view_of = 2}};
+  graph.nodes = {{.key = "0", .name = "f", .cost = 5, .inputs = {0}, .outputs = {1}},
+                 {.key = "1", .name = "view", .inputs = {1}, .outputs = {2}, .recomputable = view_recomputable},
+                 {.key = "2", .name = "g", .cost = 1, .inputs = {1}, .outputs = {3}},
+                 {.key = "3", .name = "use", .cost = 1, .inputs = {2}, .outputs = {4}},
+                 {.key = "4", .name = "view2", .inputs = {2}, .outputs = {5}}};
+  graph.order = {0, 1, 4, 2, 3};
+  LinkAndCheck(graph, "views");
+  return aliased ? AliasViews(graph) : graph;
+}
+
+// The steps at which a step reads a view whose latest production was made from an owner production that
+// has been replaced since: written apart from RefreshViews, by the productions' steps.
+std::vector<int> StaleReads(const Graph& graph, const Sequence& sequence) {
+  std::vector<std::vector<int>> produced(graph.values.size());
+  std::vector<int> stale;
+  for (int step = 0; step < static_cast<int>(sequence.size()); ++step) {
+    for (int v : graph.nodes[sequence[step]].inputs) {
+      if (graph.values[v].view_of < 0 || produced[v].empty()) continue;
+      const int owner = StorageOwner(graph, v);
+      // The view's production is fresh when no production of its owner came after the owner production
+      // that was latest when the view (or the view it was made from) was made.
+      int made = produced[v].back();
+      for (int base = ViewBase(graph, v); base >= 0 && graph.values[base].view_of >= 0; base = ViewBase(graph, base)) {
+        int latest = -1;
+        for (int p : produced[base]) latest = p < made ? p : latest;
+        made = latest;
+      }
+      for (int p : produced[owner]) {
+        if (p > made && p < step) {
+          stale.push_back(step);
+          break;
+        }
+      }
+    }
+    for (int v : graph.nodes[sequence[step]].outputs) produced[v].push_back(step);
+  }
+  return stale;
+}
+
+TEST(RematViews, AliasingCountsAViewAsItsOwnersMemory) {
+  const Graph full = Views(false);
+  const Graph aliased = Views(true);
+  EXPECT_TRUE(aliased.views_aliased);
+  EXPECT_FALSE(full.views_aliased);
+  EXPECT_EQ(aliased.values[2].size, 0);
+  EXPECT_EQ(aliased.nodes[3].inputs, (std::vector<int>{1, 2}));  // `use` keeps x alive
+  EXPECT_EQ(aliased.nodes[4].inputs, (std::vector<int>{1, 2}));
+  EXPECT_EQ(StorageOwner(aliased, 5), 1);
+  EXPECT_EQ(ViewBase(aliased, 2), 1);
+  EXPECT_EQ(ViewBase(aliased, 5), 2);  // the view it reads, not the owner AliasViews added
+  // Reference order f, view, view2, g, use: at full size x, y and y2 are live at view2; aliased, x alone.
+  EXPECT_EQ(Simulate(full, full.order).memory, (std::vector<Bytes>{101, 201, 301, 211, 102}));
+  EXPECT_EQ(Simulate(aliased, aliased.order).memory, (std::vector<Bytes>{101, 101, 101, 111, 102}));
+}
+
+// f, view, view2, g, f again, use: the view made from the first x is read after x was recomputed, so in
+// PyTorch the first x's storage lives until then, beside the second.
+TEST(RematViews, AStaleViewKeepsTheOwnerProductionItWasMadeFrom) {
+  const Graph graph = Views(true);
+  const Sequence stale = {0, 1, 4, 2, 0, 3};
+  EXPECT_EQ(StaleReads(graph, stale), (std::vector<int>{5}));
+  const Evaluation eval = Simulate(graph, stale);
+  EXPECT_EQ(eval.memory, (std::vector<Bytes>{101, 101, 101, 111, 201, 202}));
+  const ScheduleReport report = ValidateSchedule(graph, stale, {.peak = eval.peak, .cost = eval.cost});
+  EXPECT_TRUE(report.ok()) << report.errors.front();
+  EXPECT_EQ(report.peak, 202);
+}
+
+TEST(RematViews, RefreshRemakesStaleViewsWhereTheyAreRead) {
+  const Graph graph = Views(true);
+  const Sequence refreshed = RefreshViews(graph, {0, 1, 4, 2, 0, 3});
+  EXPECT_EQ(refreshed, (Sequence{0, 1, 4, 2, 0, 1, 3}));
+  EXPECT_TRUE(StaleReads(graph, refreshed).empty());
+  EXPECT_EQ(Simulate(graph, refreshed).memory, (std::vector<Bytes>{101, 101, 101, 111, 101, 101, 102}));
+  EXPECT_EQ(Simulate(graph, refreshed).cost, Simulate(graph, {0, 1, 4, 2, 0, 3}).cost);
+  EXPECT_EQ(RefreshViews(graph, refreshed), refreshed);
+}
+
+TEST(RematViews, RefreshRemakesAViewOfAViewFromTheOwnerUp) {
+  Graph graph = Views(false);
+  graph.nodes[3].inputs = {5};  // `use` reads y2, the view of y
+  LinkAndCheck(graph, "views");
+  graph = AliasViews(graph);
+  const Sequence refreshed = RefreshViews(graph, {0, 1, 4, 2, 0, 3});
+  EXPECT_EQ(refreshed, (Sequence{0, 1, 4, 2, 0, 1, 4, 3}));
+  EXPECT_TRUE(StaleReads(graph, refreshed).empty());
+  EXPECT_EQ(Simulate(graph, {0, 1, 4, 2, 0, 3}).peak, 202);  // y2 holds the first x through y
+  EXPECT_EQ(Simulate(graph, refreshed).memory, (std::vector<Bytes>{101, 101, 101, 111, 101, 101, 101, 102}));
+}
+
+TEST(RematViews, RefreshRemakesAStaleGraphOutputAtTheEnd) {
+  Graph graph = Views(false);
+  graph.values[2].graph_output = true;  // y: its owner x becomes an output when aliased
+  LinkAndCheck(graph, "views");
+  graph = AliasViews(graph);
+  EXPECT_TRUE(graph.values[1].graph_output);
+  const Sequence stale = {0, 1, 4, 2, 3, 0};
+  EXPECT_EQ(Simulate(graph, stale).peak, 1 + 200 + 1);  // both x to the end: the first through y
+  const Sequence refreshed = RefreshViews(graph, stale);
+  EXPECT_EQ(refreshed, (Sequence{0, 1, 4, 2, 3, 0, 1}));
+  EXPECT_EQ(Simulate(graph, refreshed).peak, 1 + 100 + 10);
+  EXPECT_TRUE(ValidateSchedule(graph, refreshed, {.peak = 1 + 100 + 10}).ok());
+}
+
+TEST(RematViews, AViewThatCannotBeRecomputedStaysStaleAndIsCountedSo) {
+  const Graph graph = Views(true, /*view_recomputable=*/false);
+  const Sequence stale = {0, 1, 4, 2, 0, 3};
+  EXPECT_EQ(RefreshViews(graph, stale), stale);
+  EXPECT_EQ(Simulate(graph, stale).peak, 202);
+  EXPECT_TRUE(ValidateSchedule(graph, stale, {.peak = 202}).ok());
+}
+
+TEST(RematViews, FullSizeGraphsAreLeftAsTheyAre) {
+  const Graph graph = Views(false);
+  const Sequence stale = {0, 1, 4, 2, 0, 3};
+  EXPECT_EQ(RefreshViews(graph, stale), stale);
+  EXPECT_EQ(Simulate(graph, stale).peak, Simulate(Views(false), stale).peak);
+}
+
+// Random graphs with views, random recomputations: the simulator and the validator agree on aliased
+// graphs, and refreshing leaves no stale read, keeps the sequence valid and never raises its peak.
+TEST(RematViews, RefreshOnRandomSchedules) {
+  int refreshed_any = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Graph graph = AliasViews(testing::RandomGraphWithViews(40, seed));
+    const Sequence sequence = testing::RandomRecomputations(graph, seed);
+    const Evaluation eval = Simulate(graph, sequence);
+    const ScheduleReport report = ValidateSchedule(graph, sequence, {.peak = eval.peak, .cost = eval.cost});
+    EXPECT_TRUE(report.ok()) << "seed " << seed << ": " << report.errors.front();
+    const Sequence refreshed = RefreshViews(graph, sequence);
+    refreshed_any += refreshed.size() > sequence.size();
+    const Evaluation after = Simulate(graph, refreshed);
+    EXPECT_TRUE(ValidateSchedule(graph, refreshed, {.peak = after.peak, .cost = after.cost}).ok()) << seed;
+    EXPECT_LE(after.peak, eval.peak) << "seed " << seed;
+    for (int step : StaleReads(graph, refreshed)) {
+      // Only a view whose producer cannot run again may stay stale.
+      bool pinned = false;
+      for (int v : graph.nodes[refreshed[step]].inputs) {
+        if (graph.values[v].view_of >= 0 && !graph.nodes[graph.values[v].producer].recomputable) pinned = true;
+        for (int b = v; b >= 0 && graph.values[b].view_of >= 0; b = ViewBase(graph, b)) {
+          pinned = pinned || !graph.nodes[graph.values[b].producer].recomputable;
+        }
+      }
+      EXPECT_TRUE(pinned) << "seed " << seed << ": step " << step << " reads a stale view";
+    }
+  }
+  EXPECT_GT(refreshed_any, 10);
+}
+
+TEST(RematViews, PlannedSchedulesOfAliasedGraphsHaveNoStaleViews) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = testing::RandomGraphWithViews(60, seed);
+    for (Node& node : graph.nodes) node.recomputable = true;
+    graph = AliasViews(graph);
+    common::Progress quiet(false);
+    const Bytes reference = Simulate(graph, graph.order).peak;
+    for (const std::string method : {"fastsa", "chen"}) {
+      const RematResult result =
+          PlanRemat(graph, {.method = method, .budget = reference * 6 / 10, .moves = 20000}, quiet);
+      EXPECT_TRUE(StaleReads(graph, result.sequence).empty()) << method << " seed " << seed;
+      const ScheduleReport report =
+          ValidateSchedule(graph, result.sequence, {.peak = result.peak, .cost = result.cost});
+      EXPECT_TRUE(report.ok()) << method << " seed " << seed << ": " << report.errors.front();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace remat
