@@ -48,6 +48,17 @@ Bytes TotalSize(const Graph& graph, const std::vector<int>& values) {
   return total;
 }
 
+// True when the group `members` reads every value of `values` (sorted) from outside itself.
+bool ReadsAll(const Graph& graph, const std::vector<int>& members, std::vector<char>& inside,
+              const std::vector<int>& values) {
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  for (int m : members) inside[m] = 1;
+  Boundary(graph, members, inside, inputs, outputs);
+  for (int m : members) inside[m] = 0;
+  return std::includes(inputs.begin(), inputs.end(), values.begin(), values.end());
+}
+
 // The most bytes the internal values (produced and read only inside) hold at once while the members run
 // in order, plus the running member's workspace.
 Bytes InternalPeak(const Graph& graph, const std::vector<int>& members, const std::vector<int>& outputs) {
@@ -104,7 +115,10 @@ Grouping GroupNodes(const Graph& graph) {
     }
     for (int m : members[group]) inside[m] = 0;
     if (!fusable || target < 0 || !recomputable[target]) continue;
-    if (TotalSize(graph, inputs) > TotalSize(graph, outputs)) continue;
+    // A group whose outputs hold no memory (aliased views) fuses only when H reads its inputs anyway.
+    const Bytes output_bytes = TotalSize(graph, outputs);
+    const bool free_for_target = output_bytes == 0 && ReadsAll(graph, members[target], inside, inputs);
+    if (TotalSize(graph, inputs) > output_bytes && !free_for_target) continue;
     std::vector<int> merged;
     std::merge(members[group].begin(), members[group].end(), members[target].begin(), members[target].end(),
                std::back_inserter(merged), [&](int a, int b) { return position[a] < position[b]; });

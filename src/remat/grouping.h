@@ -18,7 +18,7 @@ struct Grouping {
 // Groups `graph`. A group G is fused into the group H of its consumers when every value G produces
 // for outside is read by H alone (so every path out of G passes through H and the result stays acyclic),
 // none of them is a graph output, both are recomputable, and G's external inputs total no more bytes than
-// its external outputs. A group's cost is the sum of its members'; its inputs and outputs are the union
+// its external outputs, or its outputs hold no memory and H reads all of G's inputs itself. A group's cost is the sum of its members'; its inputs and outputs are the union
 // minus the values passed inside; its workspace is the most memory its internal values take while its
 // members run in order.
 Grouping GroupNodes(const Graph& graph);

@@ -97,7 +97,8 @@ class SlotState {
   std::vector<int> slot_node_;                    // node at each slot, -1 for nop
   std::vector<std::vector<int>> node_slots_;      // slots of each node's copies, ascending
   std::vector<std::vector<int>> use_slots_;       // slots of each value's readers, ascending
-  std::vector<int> recomputable_;                 // nodes that may be added and removed
+  std::vector<int> recomputable_;                 // nodes whose copies may be removed
+  std::vector<int> addable_;                      // recomputable nodes whose outputs hold memory: may be added
   MaxSegmentTree tree_;
   MoveSet moves_;
   bool stop_at_budget_;
