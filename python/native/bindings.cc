@@ -26,6 +26,7 @@
 #include "remat/schedule_io.h"
 #include "remat/simulator.h"
 #include "remat/validator.h"
+#include "remat/views.h"
 
 namespace py = pybind11;
 
@@ -92,6 +93,7 @@ py::dict RematToDict(const remat::Graph& graph, const remat::RematResult& r) {
   d["seconds"] = r.seconds;
   d["moves"] = r.moves;
   d["soft_peak"] = r.soft_peak;
+  d["views"] = remat::ViewAccounting(graph);
   d["sequence"] = r.sequence;  // node indices
   d["schedule_json"] = remat::FormatSchedule(graph, r);  // remat-schedule/v1, node ids as in the file
   return d;
@@ -197,15 +199,22 @@ PYBIND11_MODULE(memplan_native, m) {
         return keys;
       }, "The nodes' ids as written in the file (JSON text), by node index.")
       .def("resident_bytes", &remat::Graph::ResidentBytes)
-      .def("peak_lower_bound", &remat::Graph::PeakLowerBound);
+      .def("peak_lower_bound", &remat::Graph::PeakLowerBound)
+      .def_property_readonly("views", [](const remat::Graph& g) { return remat::ViewAccounting(g); },
+                             "'alias' when parsed with views_alias, else 'full'.");
 
   m.def("remat_methods", &remat::RematMethods, "Names plan_remat accepts, FastSA first.");
 
   m.def(
-      "parse_graph", [](const std::string& text, const std::string& file) { return remat::ParseGraph(file, text); },
-      py::arg("text"), py::arg("file") = "<string>",
+      "parse_graph",
+      [](const std::string& text, const std::string& file, bool views_alias) {
+        remat::Graph graph = remat::ParseGraph(file, text);
+        return views_alias ? remat::AliasViews(std::move(graph)) : graph;
+      },
+      py::arg("text"), py::arg("file") = "<string>", py::arg("views_alias") = false,
       "Parses remat-graph/v1 (or Moccasin networkx) JSON text (remat::ParseGraph). Raises InputError with "
-      "the JSON path of the offending element.");
+      "the JSON path of the offending element. views_alias: count views as memory of their owners, as "
+      "`memplan remat --views-alias` does (remat::AliasViews).");
 
   m.def(
       "simulate",

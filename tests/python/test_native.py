@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from memplan_torch import native
+from memplan_torch import memory, native
 
 from conftest import DATA, memplan_binary
 
@@ -93,6 +93,18 @@ def test_plan_remat_in_process_is_a_valid_schedule():
     # 1 s gives this graph thousands of moves per node: the rounds follow the soft peak unless told not to
     assert r["soft_peak"] == 20
     assert m.plan_remat(g, "70%", time_limit_s=1, seed=2, soft_peak=0)["soft_peak"] == 0
+
+
+def test_plan_remat_with_views_aliased_claims_the_storage_it_holds():
+    # as `memplan remat --views-alias`: the claim is the schedule's storage-level peak, which the independent
+    # validator recomputes
+    path = os.path.join(DATA, "gpt_small_bs8.graph.json")
+    g = m.parse_graph(read(path), views_alias=True)
+    assert g.views == "alias" and m.parse_graph(read(path)).views == "full"
+    r = m.plan_remat(g, "60%", moves=300000)
+    assert r["views"] == "alias" and json.loads(r["schedule_json"])["views"] == "alias"
+    assert m.validate_schedule(g, r["sequence"], peak=r["peak"], cost=r["cost"])["ok"]
+    assert r["peak"] == memory.simulate_peak(json.loads(read(path)), r["sequence"], by_storage=True)
 
 
 def test_schedule_check_catches_a_broken_sequence():
