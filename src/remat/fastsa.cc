@@ -48,6 +48,14 @@ std::tuple<bool, double, double> Rank(const Evaluation& evaluation, Bytes budget
   return over ? std::tuple{true, peak, evaluation.cost} : std::tuple{false, evaluation.cost, peak};
 }
 
+// `candidate` less the copies a greedy descent on cost finds needless (SlotState::PruneCopies): within the
+// budget its peak may rise up to it, over the budget it may not rise at all.
+Sequence PruneCopies(const Graph& graph, const Sequence& candidate, Bytes budget) {
+  SlotState state(graph, candidate, budget, MoveSet::kFull, false);
+  state.PruneCopies(std::max(budget, state.Peak()));
+  return state.Current();
+}
+
 // Runs the annealing loop on one stage and returns how it ended, and the temperature it ended at (which a
 // stage stopped early at the budget hands on to the next).
 struct StageRun {
@@ -162,7 +170,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
                        fmt::format("remat round {} single", round + 1), stage);
       candidate = single.Best();
     }
-    candidate = RefreshViews(graph, candidate);
+    candidate = RefreshViews(graph, PruneCopies(graph, candidate, options.budget));
     const auto rank = Rank(Simulate(graph, candidate), options.budget);
     if (rank < best_rank) {
       best_rank = rank;

@@ -287,6 +287,35 @@ Sequence Steps(const std::vector<int>& slots) {
 
 }  // namespace
 
+int SlotState::PruneCopies(Bytes limit) {
+  std::vector<std::pair<int, int>> copies;  // (node, slot)
+  for (int u : recomputable_) {
+    if (node_slots_[u].size() < 2) continue;
+    for (int slot : node_slots_[u]) copies.emplace_back(u, slot);
+  }
+  std::sort(copies.begin(), copies.end(), [&](const auto& a, const auto& b) {
+    const Cost ca = graph_.nodes[a.first].cost;
+    const Cost cb = graph_.nodes[b.first].cost;
+    return ca != cb ? ca > cb : a.second < b.second;
+  });
+  int removed = 0;
+  for (const auto& [node, slot] : copies) {
+    const std::vector<int>& at = node_slots_[node];
+    if (at.size() < 2) continue;
+    // The same rule as the remove move: what is left must still come before the first use.
+    const int first_after = slot == at.front() ? at[1] : at.front();
+    if (first_after >= FirstUse(node)) continue;
+    RemoveStep(node, slot);
+    if (Peak() > limit) {
+      AddStep(node, slot);
+      continue;
+    }
+    ++removed;
+  }
+  objective_ = CurrentObjective();
+  return removed;
+}
+
 Sequence SlotState::Current() const { return Steps(slot_node_); }
 
 Sequence SlotState::Best() const { return Steps(best_slots_); }

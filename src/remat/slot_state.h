@@ -61,6 +61,11 @@ class SlotState {
   Cost BestCost() const { return best_cost_; }
   uint64_t AcceptedMoves() const { return accepted_; }
 
+  // A greedy descent on cost alone, for after annealing: removes copies of recomputed nodes, dearest first,
+  // wherever the schedule stays valid and its peak at most `limit`. Annealing the soft peak keeps copies
+  // that lower memory away from the peak only; they cost compute and buy nothing. Returns how many went.
+  int PruneCopies(Bytes limit);
+
  private:
   // The objective of a memory figure and a cost: the paper's max(budget, M) × C, with the excess over the
   // budget raised to a power, so that a schedule within budget beats one over it that is cheaper by a few

@@ -59,6 +59,55 @@ TEST(RematSlotState, SoftPeakStaysWithinItsBoundsThroughAcceptedAndRejectedMoves
   }
 }
 
+// x (input, 1) -> p -> m (10) -> q -> a (1) -> r -> b (50) -> s -> c (1); c and m -> t -> d (1): recomputing
+// m before t keeps it out of the 51-byte steps r and s.
+Graph LateReader() {
+  Graph graph;
+  graph.values = {{.name = "x", .size = 1, .kind = ValueKind::kInput}, {.name = "m", .size = 10},
+                  {.name = "a", .size = 1}, {.name = "b", .size = 50}, {.name = "c", .size = 1},
+                  {.name = "d", .size = 1}};
+  graph.nodes = {{.key = "0", .name = "p", .cost = 4, .inputs = {0}, .outputs = {1}},
+                 {.key = "1", .name = "q", .cost = 1, .inputs = {1}, .outputs = {2}},
+                 {.key = "2", .name = "r", .cost = 1, .inputs = {2}, .outputs = {3}},
+                 {.key = "3", .name = "s", .cost = 1, .inputs = {3}, .outputs = {4}},
+                 {.key = "4", .name = "t", .cost = 1, .inputs = {1, 4}, .outputs = {5}}};
+  LinkAndCheck(graph, "late reader");
+  return graph;
+}
+
+TEST(RematSlotState, PruningKeepsTheCopiesThatHoldThePeakDown) {
+  const Graph graph = LateReader();
+  const Sequence recomputed = {0, 1, 2, 3, 0, 4};  // peak 1 + 51; without the copy of p, 1 + 61
+  SlotState tight(graph, recomputed, 52, MoveSet::kFull, false);
+  EXPECT_EQ(tight.PruneCopies(52), 0);
+  EXPECT_EQ(tight.Current(), recomputed);
+  SlotState loose(graph, recomputed, 62, MoveSet::kFull, false);
+  EXPECT_EQ(loose.PruneCopies(62), 1);
+  EXPECT_EQ(loose.Current(), (Sequence{0, 1, 2, 3, 4}));
+  EXPECT_EQ(loose.TotalCost(), 8);
+  // A copy that serves nothing goes whatever the limit: p again right after itself.
+  SlotState needless(graph, {0, 0, 1, 2, 3, 0, 4}, 52, MoveSet::kFull, false);
+  EXPECT_EQ(needless.PruneCopies(52), 1);
+  EXPECT_EQ(needless.Current(), recomputed);
+}
+
+TEST(RematSlotState, PruningOnRandomSchedulesStaysValidWithinTheLimit) {
+  int pruned = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Graph graph = testing::RandomGraph(40, seed);
+    const Sequence sequence = testing::RandomRecomputations(graph, seed);
+    const Evaluation before = Simulate(graph, sequence);
+    SlotState state(graph, sequence, before.peak, MoveSet::kFull, false);
+    pruned += state.PruneCopies(before.peak);
+    const Sequence after = state.Current();
+    const ScheduleReport report = ValidateSchedule(graph, after, {.peak = state.Peak(), .cost = state.TotalCost()});
+    ASSERT_TRUE(report.ok()) << "seed " << seed << ": " << report.errors.front();
+    EXPECT_LE(report.peak, before.peak) << "seed " << seed;
+    EXPECT_LE(report.cost, before.cost) << "seed " << seed;
+  }
+  EXPECT_GT(pruned, 20);
+}
+
 TEST(RematSlotState, ReorderOnlyKeepsEveryNodeOnce) {
   CheckIncremental(testing::RandomGraph(40, 9), MoveSet::kReorderOnly, 1e300, 9);
 }
