@@ -77,7 +77,7 @@ def test_aliased_schedules_claim_the_storage_they_hold(path, tmp_path):
     # (each storage once, a view holding the production of its owner it was made from). Until 2026-11-30 the
     # claim was below it on six of these seven graphs (by up to 54 MB on convnext_tiny_bs4), and by 1.2 to
     # 2.4 times on the training-batch graphs. memplan may err high, by what an owner recomputed under a view
-    # that cannot be made again (an in-place bernoulli_) adds: 1408 B of 1.8 GB on convnext_tiny_bs32.
+    # that cannot be made again (an in-place bernoulli_) adds: 1408 B of 1.8 GB on convnext_tiny_bs32 in one run.
     memplan = memplan_binary()
     if memplan is None:
         pytest.skip("memplan is not built")
