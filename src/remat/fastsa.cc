@@ -134,7 +134,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   StageRun stage;
   const bool out_of_time =
       run_stage(reorder, kReorderStartFraction * reorder.AnnealingObjective(), reorder_moves, "remat reorder", stage);
-  Sequence best = RefreshViews(graph, reorder.Best());
+  Sequence best = reorder.Best();  // every node once: no view is stale
   if (out_of_time || options.reorder_only || stage.run.reason == common::StopReason::kTarget) return finish(std::move(best));
   auto best_rank = Rank(Simulate(graph, best), options.budget);
 

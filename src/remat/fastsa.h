@@ -50,9 +50,10 @@ struct FastsaResult {
 // so a run that the time limit cuts short ends hotter than planned, and depends on the machine's speed.
 uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s);
 
-// Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. The same
-// graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the run. Throws
-// std::invalid_argument for a soft peak outside [0, kMaxSoftPeak] (NaN included).
+// Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. Each
+// round's schedule is pruned (SlotState::PruneCopies) and its stale views re-made (RefreshViews) before it is
+// ranked. The same graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the
+// run. Throws std::invalid_argument for a soft peak outside [0, kMaxSoftPeak] (NaN included).
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress);
 
 }  // namespace remat
