@@ -12,12 +12,7 @@ std::vector<LiveInterval> LiveIntervals(const Graph& graph, const Sequence& sequ
   std::vector<int> open(graph.values.size(), -1);  // index into `intervals` of each value's latest production
   // In an aliased graph, the interval of the owner production that each view production holds; -1: none.
   std::vector<int> holds;
-  std::vector<int> base(graph.values.size(), -1);
-  if (graph.views_aliased) {
-    for (int v = 0; v < static_cast<int>(graph.values.size()); ++v) {
-      if (graph.values[v].view_of >= 0) base[v] = ViewBase(graph, v);
-    }
-  }
+  const std::vector<int> base = graph.views_aliased ? ViewBases(graph) : std::vector<int>(graph.values.size(), -1);
   const int steps = static_cast<int>(sequence.size());
   for (int step = 0; step < steps; ++step) {
     const Node& node = graph.nodes[sequence[step]];

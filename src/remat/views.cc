@@ -42,16 +42,21 @@ int ViewBase(const Graph& graph, int view) {
   return reads_owner ? owner : -1;
 }
 
+std::vector<int> ViewBases(const Graph& graph) {
+  std::vector<int> bases(graph.values.size(), -1);
+  for (int v = 0; v < static_cast<int>(graph.values.size()); ++v) {
+    if (graph.values[v].view_of >= 0) bases[v] = ViewBase(graph, v);
+  }
+  return bases;
+}
+
 Sequence RefreshViews(const Graph& graph, const Sequence& sequence) {
   if (!graph.views_aliased) return sequence;
   const int value_count = static_cast<int>(graph.values.size());
   const auto is_view = [&](int v) { return graph.values[v].view_of >= 0; };
+  const std::vector<int> base = ViewBases(graph);
   std::vector<int> owner(value_count);
-  std::vector<int> base(value_count, -1);
-  for (int v = 0; v < value_count; ++v) {
-    owner[v] = StorageOwner(graph, v);
-    if (is_view(v)) base[v] = ViewBase(graph, v);
-  }
+  for (int v = 0; v < value_count; ++v) owner[v] = StorageOwner(graph, v);
   std::vector<int64_t> productions(value_count, 0);  // of each value so far
   std::vector<int64_t> made_from(value_count, 0);    // a view's latest production: the owner production it holds
   const auto stale = [&](int v) { return is_view(v) && made_from[v] != productions[owner[v]]; };

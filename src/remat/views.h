@@ -7,6 +7,8 @@
 // from it is, so a stale view costs what it costs in PyTorch; RefreshViews re-makes stale views instead.
 #pragma once
 
+#include <vector>
+
 #include "remat/graph.h"
 
 namespace remat {
@@ -27,6 +29,9 @@ int StorageOwner(const Graph& graph, int value);
 // The input of `view`'s producer that `view` was made from: Value::view_of if the producer reads it, else
 // an input view with the same storage owner, else the owner; -1 when the producer reads none of them.
 int ViewBase(const Graph& graph, int view);
+
+// ViewBase of every value, -1 for values that are not views.
+std::vector<int> ViewBases(const Graph& graph);
 
 // `sequence` (valid for `graph`) with each stale view re-made just before the step that reads it, and at
 // the end for a graph output, when its producer is recomputable (views of views first). Views cost
