@@ -65,6 +65,10 @@ def _cmd_import_snapshot(args):
                                           round_to=args.round, min_period=args.min_period)
     meta.update({"snapshot": os.path.basename(args.snapshot), "csv": os.path.basename(args.output)})
     pattern.write(args.output, rows, meta)
+    for action, count in sorted(meta["skipped_events"].items()):
+        if action not in snapshot.OTHERS:
+            print(f"{args.snapshot}: warning: skipped {count} event(s) of unknown action '{action}' (a newer "
+                  "torch?); the pattern holds alloc and free events only", file=sys.stderr)
     print(f"{args.snapshot}: {meta['buffers']} buffers, period {meta['period']}, peak load "
           f"{meta['peak_load'] / 2**20:.1f} MiB + persistent {meta['persistent_bytes'] / 2**20:.1f} MiB; "
           f"PyTorch reserved {meta['reserved_peak_bytes'] / 2**20:.1f} MiB -> {args.output}", file=sys.stderr)

@@ -1,30 +1,53 @@
 """GPU session driver (scripts/gpu-run): on torch 2.x with CUDA, record real caching-allocator snapshots of
-training iterations with and without checkpointing, import them, run both planners, and serve training
-steps from a planned arena through CUDAPluggableAllocator (arena/arena.cc).
+training iterations with and without checkpointing, import them, run both planners, and serve the same
+training iterations from a planned arena through CUDAPluggableAllocator (arena/arena.cc).
 
-UNTESTED ON A GPU: written in a session without one. The CPU-testable parts (snapshot import, planning
-inputs) are tested elsewhere; the iteration and marker logic is shared with the CPU trace where possible.
+Every recording and every served run is a process of its own: the caching allocator's cache of one model
+must not inflate the next one's reserved memory, and the pluggable allocator must be installed before the
+process's first CUDA allocation.
+
+The device machine returns at most 8 files, so the driver works in a scratch folder and leaves in --out only
+summary.json, log.json and results.tar.gz (the traces, plans, graphs and schedules), each rewritten
+atomically after every model, so that a run cut short still returns what it finished. A --deadline stops it
+starting new steps.
+
+UNTESTED ON A GPU: written in sessions without one. tests/python/test_gpu_driver.py runs the driver on the
+CPU with stand-ins for the two CUDA steps (record, serve) and the real importer and planners.
 """
 
 import argparse
 import ctypes
+import io
 import json
+import math
 import os
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+
+from . import atomic
 
 MARKER = 4093  # requested bytes of the allocation that marks each iteration start (odd: no tensor has it)
 
-MODELS = [  # name, spec, batch, blocks to checkpoint
+# name, spec, batch, blocks to checkpoint: the models of data/torch at the training batch sizes of its graphs
+# (scripts/export-real-data --train-batch); the order is the priority under --deadline.
+MODELS = [
     ("resnet18", "torchvision:resnet18", 64, "layer1,layer2,layer3,layer4"),
+    ("gpt_small", "memplan_torch.models:gpt_small", 64, "blocks.*"),
     ("resnet50", "torchvision:resnet50", 32, "layer1,layer2,layer3,layer4"),
-    ("vit_b_16", "torchvision:vit_b_16", 16, "encoder.layers.*"),
-    ("gpt_small", "memplan_torch.models:gpt_small", 32, "blocks.*"),
+    ("vit_b_16", "torchvision:vit_b_16", 32, "encoder.layers.*"),
+    ("mobilenet_v3_large", "torchvision:mobilenet_v3_large", 64, "features.*"),
+    ("convnext_tiny", "torchvision:convnext_tiny", 32, "features.1,features.3,features.5,features.7"),
+    ("densenet121", "torchvision:densenet121", 32, "features.denseblock*"),
 ]
+RESULT_FILES = ("summary.json", "log.json", "results.tar.gz")  # all that --out holds
+RESULTS_LIMIT = 15 << 20  # the device returns files of at most 16 MiB
 
 
 def _setup(spec, batch, checkpoint, seed=0):
+    """The model on the GPU and one training iteration of it (SGD with momentum), deterministic for `seed`."""
     import torch
     from . import models, trace
 
@@ -36,9 +59,6 @@ def _setup(spec, batch, checkpoint, seed=0):
     if names:
         trace.apply_checkpoint(model, names)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    def make_input():
-        x = models.example_input(model, batch)
-        return x.cuda()
 
     def iteration(before=None):
         """One training step; `before` runs first (the arena's begin_iteration), then the marker."""
@@ -47,7 +67,7 @@ def _setup(spec, batch, checkpoint, seed=0):
         marker = torch.empty(MARKER, dtype=torch.uint8, device="cuda")
         del marker
         opt.zero_grad(set_to_none=True)
-        loss = model(make_input()).float().mean()
+        loss = model(models.example_input(model, batch).cuda()).float().mean()
         loss.backward()
         opt.step()
         return float(loss)
@@ -56,103 +76,245 @@ def _setup(spec, batch, checkpoint, seed=0):
 
 
 def record(spec, batch, checkpoint, path, iterations=3):
-    """Warm up once, then record `iterations` marked iterations into a snapshot pickle."""
+    """Warm up once, then record `iterations` marked iterations into a snapshot pickle (no stack frames:
+    the import needs addresses and sizes only, and frames make the recording slow and the pickle large)."""
     import torch
 
     iteration = _setup(spec, batch, checkpoint)
     iteration()
     torch.cuda.synchronize()
-    torch.cuda.memory._record_memory_history(max_entries=2_000_000)
+    torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=1_000_000)
     losses = [iteration() for _ in range(iterations)]
     torch.cuda.synchronize()
     torch.cuda.memory._dump_snapshot(path)
     torch.cuda.memory._record_memory_history(enabled=None)
-    return losses
+    return {"losses": losses, "max_reserved_bytes": torch.cuda.max_memory_reserved()}
+
+
+STATS = ("served", "fallback", "desyncs", "arena_bytes", "planned_rows", "overlaps")
 
 
 def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
-    """In a fresh process: make the planned arena the CUDA allocator and run iterations from it."""
+    """Make the planned arena the CUDA allocator, warm up outside the plan, then run `iterations` planned
+    iterations. Returns the losses and the arena's counts over the planned iterations."""
     import torch
 
     os.environ["MEMPLAN_ARENA_PLAN"] = plan_csv
     alloc = torch.cuda.memory.CUDAPluggableAllocator(so_path, "memplan_malloc", "memplan_free")
     torch.cuda.memory.change_current_allocator(alloc)
     lib = ctypes.CDLL(so_path)  # the same handle the allocator dlopen'ed: same arena state
+
+    def stats():
+        out = (ctypes.c_longlong * len(STATS))()
+        lib.memplan_arena_stats(out)
+        return dict(zip(STATS, out))
+
     iteration = _setup(spec, batch, checkpoint)
     iteration()  # warm-up outside the plan (optimizer state, library workspaces)
+    torch.cuda.synchronize()
+    before = stats()
     losses = [iteration(before=lib.memplan_arena_begin_iteration) for _ in range(iterations)]
     torch.cuda.synchronize()
-    stats = (ctypes.c_longlong * 5)()
-    lib.memplan_arena_stats(stats)
-    return {"losses": losses, "served": stats[0], "fallback": stats[1], "desyncs": stats[2],
-            "arena_bytes": stats[3], "planned_rows": stats[4]}
+    after = stats()
+    counts = {k: after[k] - before[k] for k in ("served", "fallback", "desyncs", "overlaps")}
+    return {"losses": losses, **counts, "arena_bytes": after["arena_bytes"], "planned_rows": after["planned_rows"]}
 
 
-def _run(cmd, log):
+def _run(cmd, log, timeout=600):
+    """Run `cmd`, log its command line, status, time and output tails; a CompletedProcess either way."""
+    cmd = [str(c) for c in cmd]
     t0 = time.time()
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        r = subprocess.CompletedProcess(cmd, 124, e.stdout or "", (e.stderr or "") + f"\ntimed out after {timeout} s")
+        if isinstance(r.stdout, bytes):
+            r.stdout, r.stderr = r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
     log.append({"cmd": cmd, "rc": r.returncode, "seconds": round(time.time() - t0, 2),
                 "stdout": r.stdout[-4000:], "stderr": r.stderr[-4000:]})
     return r
 
 
-def main(argv=None):
-    """Orchestrate everything into OUT; every step's command, status and output go to OUT/log.json."""
-    p = argparse.ArgumentParser(prog="memplan_torch.gpu")
-    p.add_argument("--out", required=True)
-    p.add_argument("--memplan", help="memplan executable (planners are skipped when absent)")
-    p.add_argument("--arena", required=True, help="compiled arena shared library")
-    p.add_argument("--models", default=",".join(m[0] for m in MODELS))
-    p.add_argument("--serve-child", nargs=4, metavar=("SPEC", "BATCH", "CHECKPOINT", "PLAN"), help=argparse.SUPPRESS)
-    a = p.parse_args(argv)
-    if a.serve_child:
-        spec, batch, ck, plan = a.serve_child
-        print(json.dumps(serve(spec, int(batch), ck if ck != "-" else "", a.arena, plan)))
-        return 0
+def _child(kind, args, arena, log, timeout=300):
+    """Run record or serve in a fresh process (this module with --child); its JSON result, or None."""
+    cmd = [sys.executable, "-m", "memplan_torch.gpu", "--out", "-", "--arena", arena or "-", "--child", kind, *args]
+    r = _run(cmd, log, timeout)
+    lines = r.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if r.returncode == 0 and lines else None
+
+
+def _json_of(r):
+    """The JSON object a memplan run printed with --json (status 0 or 1: written, target met or not)."""
+    if r.returncode in (0, 1) and r.stdout.strip():
+        return json.loads(r.stdout)
+    return None
+
+
+def _close(a, b):
+    """Whether two loss lists agree (the served run must compute what the caching allocator's run did)."""
+    return a is not None and b is not None and len(a) == len(b) and all(
+        math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-6) for x, y in zip(a, b))
+
+
+def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
+    """Record, import, plan and serve one model with or without checkpointing; the summary entry."""
     from . import pattern, snapshot
 
-    os.makedirs(a.out, exist_ok=True)
-    log, summary = [], []
-    py = [sys.executable, "-m", "memplan_torch"]
-    for name, spec, batch, blocks in MODELS:
-        if name not in a.models.split(","):
+    entry = {"name": tag, "spec": spec, "batch": batch, "checkpoint": ck or None}
+    pk = os.path.join(work, tag + ".pickle")
+    rec = child("record", [spec, batch, ck or "-", pk])
+    if rec is None:
+        entry["error"] = "recording failed (log.json)"
+        return entry
+    entry["losses_caching"] = rec["losses"]
+    rows, meta = snapshot.import_snapshot(snapshot.load(pk), marker_size=MARKER)
+    csv = os.path.join(work, tag + ".csv")
+    pattern.write(csv, rows, meta)
+    for k in ("period", "buffers", "peak_load", "reserved_peak_bytes", "allocated_peak_bytes", "persistent_bytes",
+              "left_out_buffers", "left_out_bytes", "skipped_events"):
+        entry[k] = meta[k]
+    if not memplan:
+        return entry
+    plan = os.path.join(work, tag + ".plan.csv")
+    r = _run([memplan, "alloc", csv, "--period", meta["period"], "-o", plan, "--json", "--validate", "-q",
+              "--time-limit", 5], log)
+    entry["alloc"] = _json_of(r)
+    r = _run([memplan, "alloc", csv, "--period", meta["period"], "--method", "all", "-q"], log)
+    entry["alloc_table"] = r.stdout if r.returncode in (0, 1) else None
+    if entry["alloc"]:
+        # what a planned arena needs against what the caching allocator reserved for the same iteration
+        need = entry["alloc"]["height"] + meta["persistent_bytes"]
+        entry["planned_bytes"] = need
+        entry["planned_over_reserved"] = need / meta["reserved_peak_bytes"] if meta["reserved_peak_bytes"] else None
+    if arena and os.path.exists(plan):
+        served = child("serve", [spec, batch, ck or "-", plan])
+        entry["served"] = served
+        if served:
+            entry["losses_equal"] = _close(served["losses"], rec["losses"])
+    return entry
+
+
+def remat_model(name, spec, batch, work, memplan, log):
+    """Export the model's joint graph (as data/torch's training-batch graphs: batch norm recomputable) and
+    plan recomputation at 50 % and 25 % of its peak."""
+    graph = os.path.join(work, f"{name}_bs{batch}.graph.json")
+    r = _run([sys.executable, "-m", "memplan_torch", "export-graph", spec, "--batch", batch, "--recompute-batch-norm",
+              "--name", f"{name}_bs{batch}", "-o", graph], log)
+    entry = {"name": f"{name}_bs{batch}", "export_rc": r.returncode}
+    if r.returncode != 0 or not memplan:
+        return entry
+    for budget in ("50", "25"):
+        sched = os.path.join(work, f"{name}_bs{batch}.remat{budget}.json")
+        r = _run([memplan, "remat", graph, "--budget", budget + "%", "--time-limit", 10, "-o", sched, "--json",
+                  "--validate", "-q"], log)
+        entry["remat_" + budget] = _json_of(r) or {"rc": r.returncode, "stderr": r.stderr[-500:]}
+    return entry
+
+
+def _archive(work, names):
+    """A gzip'ed tar of the files `names` of `work`, in memory."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name in names:
+            tar.add(os.path.join(work, name), arcname=name)
+    return buf
+
+
+def pack(out, work, summary, log):
+    """Write summary.json, log.json and results.tar.gz (the files of `work`, not its folders; the snapshot
+    pickles only while the archive stays under the device's file-size limit) into `out`, atomically."""
+    files = sorted(n for n in os.listdir(work)
+                   if not n.startswith(".tmp-") and os.path.isfile(os.path.join(work, n)))
+    kept = [n for n in files if not n.endswith(".pickle")]
+    archive, left_out = _archive(work, kept), []
+    for name in (n for n in files if n.endswith(".pickle")):  # the largest and least needed, last
+        trial = _archive(work, kept + [name])
+        if trial.tell() <= RESULTS_LIMIT:
+            kept.append(name)
+            archive = trial
+        else:
+            left_out.append(name)
+    os.makedirs(out, exist_ok=True)
+    atomic.write_json(os.path.join(out, "summary.json"), {"models": summary, "pickles_left_out": left_out})
+    atomic.write_json(os.path.join(out, "log.json"), log)
+    tmp = os.path.join(out, ".tmp-results.tar.gz")
+    with open(tmp, "wb") as f:
+        f.write(archive.getvalue())
+    os.replace(tmp, os.path.join(out, "results.tar.gz"))
+
+
+def _mib(n):
+    return f"{n / 2**20:.1f}" if isinstance(n, (int, float)) else "-"
+
+
+def table(summary):
+    """The summary as text: one row per recorded iteration, then the recomputation plans."""
+    lines = ["| trace | buffers | peak load MiB | PyTorch reserved MiB | planned arena + persistent MiB | "
+             "planned / reserved | served (fallback, desyncs, overlaps) | losses equal |", "|---|---|---|---|---|---|---|---|"]
+    for e in summary:
+        if "period" in e or "error" in e:
+            s = e.get("served") or {}
+            ratio = e.get("planned_over_reserved")
+            lines.append(f"| {e['name']} | {e.get('buffers', '-')} | {_mib(e.get('peak_load'))} | "
+                         f"{_mib(e.get('reserved_peak_bytes'))} | {_mib(e.get('planned_bytes'))} | "
+                         f"{f'{ratio:.3f}' if ratio else '-'} | "
+                         f"{s.get('served', '-')} ({s.get('fallback', '-')}, {s.get('desyncs', '-')}, "
+                         f"{s.get('overlaps', '-')}) | {e.get('losses_equal', e.get('error', '-'))} |")
+    for e in summary:
+        for budget in ("50", "25"):
+            r = e.get("remat_" + budget)
+            if isinstance(r, dict) and "memory_percent" in r:
+                lines.append(f"remat {e['name']} {budget} %: {r['memory_percent']:.1f} % of "
+                             f"{_mib(r['reference_peak'])} MiB, +{r['cost_increase_percent']:.1f} % cost, "
+                             f"{r['seconds']:.1f} s")
+    return "\n".join(lines)
+
+
+def main(argv=None, child=None, models=None):
+    """Orchestrate everything; `child` and `models` replace the CUDA steps and the model list in tests."""
+    p = argparse.ArgumentParser(prog="memplan_torch.gpu")
+    p.add_argument("--out", required=True, help="folder for summary.json, log.json, results.tar.gz")
+    p.add_argument("--work", help="scratch folder (default: a new one under the system's temporary folder)")
+    p.add_argument("--memplan", help="memplan executable (planners are skipped when absent)")
+    p.add_argument("--arena", required=True, help="compiled arena shared library ('-': do not serve)")
+    p.add_argument("--models", help="comma-separated names (default: all, in priority order)")
+    p.add_argument("--deadline", type=float, default=420, help="start no new step after this many seconds")
+    p.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    arena = None if a.arena == "-" else a.arena
+    if a.child:
+        kind, spec, batch, ck, path = a.child
+        ck = "" if ck == "-" else ck
+        result = record(spec, int(batch), ck, path) if kind == "record" else serve(spec, int(batch), ck, arena, path)
+        print(json.dumps(result))
+        return 0
+    models = models or MODELS
+    wanted = a.models.split(",") if a.models else [m[0] for m in models]
+    unknown = set(wanted) - {m[0] for m in models}
+    if unknown:
+        p.error(f"unknown model(s) {', '.join(sorted(unknown))}; known: {', '.join(m[0] for m in models)}")
+    work = a.work or tempfile.mkdtemp(prefix="memplan-gpu-")
+    os.makedirs(work, exist_ok=True)
+    log, summary, t0 = [], [], time.time()
+    run_child = child or (lambda kind, args: _child(kind, args, arena, log))
+    for name, spec, batch, blocks in models:
+        if name not in wanted:
             continue
-        for ck in ("", blocks):
-            tag = f"{name}_bs{batch}{'_ckpt' if ck else ''}"
-            entry = {"name": tag}
+        tag = f"{name}_bs{batch}"
+        steps = [(tag, run_variant, (tag, spec, batch, "", work, a.memplan, arena, log, run_child)),
+                 (tag + "_ckpt", run_variant, (tag + "_ckpt", spec, batch, blocks, work, a.memplan, arena, log, run_child)),
+                 (tag + " graph", remat_model, (name, spec, batch, work, a.memplan, log))]
+        for step_tag, step, args in steps:
+            if time.time() - t0 > a.deadline:
+                summary.append({"name": step_tag, "error": f"not started: past the {a.deadline:.0f}-s deadline"})
+                continue
             try:
-                pk = os.path.join(a.out, tag + ".pickle")
-                entry["losses_caching"] = record(spec, batch, ck, pk)
-                rows, meta = snapshot.import_snapshot(snapshot.load(pk), marker_size=MARKER)
-                csv = os.path.join(a.out, tag + ".csv")
-                pattern.write(csv, rows, meta)
-                entry.update({k: meta[k] for k in ("period", "buffers", "peak_load", "reserved_peak_bytes",
-                                                   "persistent_bytes")})
-                if a.memplan:
-                    plan = os.path.join(a.out, tag + ".plan.csv")
-                    r = _run([a.memplan, "alloc", csv, "--period", str(meta["period"]), "-o", plan, "--json",
-                              "--validate", "-q"], log)
-                    entry["alloc"] = json.loads(r.stdout) if r.returncode in (0, 1) and r.stdout.strip() else None
-                    if not ck and os.path.exists(plan):
-                        # a fresh process: the pluggable allocator must be set before any CUDA allocation
-                        r = _run([sys.executable, "-m", "memplan_torch.gpu", "--out", a.out, "--arena", a.arena,
-                                  "--serve-child", spec, str(batch), "-", plan], log)
-                        entry["served"] = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else None
-                if not ck:
-                    graph = os.path.join(a.out, f"{name}_bs{batch}.graph.json")
-                    _run(py + ["export-graph", spec, "--batch", str(batch), "-o", graph], log)
-                    if a.memplan and os.path.exists(graph):
-                        for budget in ("50%", "25%"):
-                            sched = os.path.join(a.out, f"{name}_bs{batch}.remat{budget[:-1]}.json")
-                            r = _run([a.memplan, "remat", graph, "--budget", budget, "-o", sched], log)
-                            entry[f"remat_{budget[:-1]}"] = {"rc": r.returncode, "stderr": r.stderr[-500:]}
+                summary.append(step(*args))
             except Exception as e:  # keep going: one model's failure must not lose the others' results
-                entry["error"] = f"{type(e).__name__}: {e}"
-            summary.append(entry)
-            with open(os.path.join(a.out, "summary.json"), "w") as f:
-                json.dump(summary, f, indent=1)
-            with open(os.path.join(a.out, "log.json"), "w") as f:
-                json.dump(log, f, indent=1)
+                summary.append({"name": step_tag, "error": f"{type(e).__name__}: {e}"})
+            pack(a.out, work, summary, log)
+    pack(a.out, work, summary, log)
+    print(table(summary))
     return 0
 
 

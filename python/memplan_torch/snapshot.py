@@ -7,7 +7,9 @@ Snapshot schema (torch 2.x, see docs/pytorch.md): a dict with
   "active_awaiting_free" or "inactive";
 - "device_traces": per device, the event history (a ring buffer of max_entries): dicts with action, addr,
   size, stream (and frames, time_us); actions alloc, free_requested, free_completed (older: free),
-  segment_alloc, segment_free, segment_map, segment_unmap, oom, snapshot.
+  segment_alloc, segment_free, segment_map, segment_unmap, oom, snapshot, and in newer versions
+  user_defined (annotations, no address). Only the allocation and segment actions matter here; others,
+  present or future, are skipped and counted in meta["skipped_events"].
 
 Iterations: either marked (the recording script allocates a tensor of a distinctive size, --marker-size,
 at the start of every iteration: torch.empty(MARKER, dtype=torch.uint8, device="cuda")) or found as the
@@ -29,7 +31,8 @@ from .pattern import peak_load
 ALLOC = "alloc"
 FREES = ("free_requested", "free", "free_completed")
 SEGMENT_DELTA = {"segment_alloc": 1, "segment_map": 1, "segment_free": -1, "segment_unmap": -1}
-KNOWN = {ALLOC, *FREES, *SEGMENT_DELTA, "oom", "snapshot"}
+USED = {ALLOC, *FREES, *SEGMENT_DELTA}  # the actions whose address and size the import reads
+OTHERS = {"oom", "snapshot", "user_defined"}  # actions of known versions that the import skips
 
 
 def load(path):
@@ -100,12 +103,15 @@ def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_perio
 
     # Parse every event once; which free action marks the end of a buffer's life: the first kind present
     # in FREES order (free_requested is when the tensor died; free_completed waits for other streams).
-    parsed = []
+    parsed, skipped = [], {}
     for i, e in enumerate(events):
         where = f"device_traces[{device}][{i}]"
         action = _field(e, "action", where)
-        if action not in KNOWN:
-            raise MemplanTorchError(f"{where}: unknown action '{action}'")
+        if action not in USED:
+            # kept in place (without address or size) so that event indices stay those of the trace
+            skipped[str(action)] = skipped.get(str(action), 0) + 1
+            parsed.append((action, 0, 0))
+            continue
         addr = _int_field(e, "addr", where)
         size = _int_field(e, "size", where)
         parsed.append((action, addr, size))
@@ -208,6 +214,7 @@ def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_perio
         # add it to an arena planned for the rows to compare with reserved_peak_bytes.
         "persistent_bytes": max(0, allocated_before[start] - wrapped_at_start),
         "events": len(parsed),
+        "skipped_events": skipped,
         "free_action": free_action,
     }
     return rows, meta

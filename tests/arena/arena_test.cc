@@ -31,13 +31,21 @@ void UsePlan(const std::string& name, const std::string& text) {
 }
 
 struct Stats {
-  long long served, fallback, desyncs, height, rows;
+  long long served, fallback, desyncs, height, rows, overlaps;
 };
 
 Stats ReadStats() {
-  long long out[5];
+  long long out[6];
   memplan_arena_stats(out);
-  return {out[0], out[1], out[2], out[3], out[4]};
+  return {out[0], out[1], out[2], out[3], out[4], out[5]};
+}
+
+// Ends the child process with status 1 and says which check failed, unless `ok`.
+void Check(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "check failed: %s\n", what);
+    std::exit(1);
+  }
 }
 
 void* Allocate(ssize_t size) { return memplan_malloc(size, 0, nullptr); }
@@ -51,12 +59,7 @@ void ServePlan() {
           "2,2,4,100,0\n"
           "0,0,1,100,0\n"
           "1,1,3,50,100\n");
-  const auto check = [](bool ok, const char* what) {
-    if (!ok) {
-      std::fprintf(stderr, "check failed: %s\n", what);
-      std::exit(1);
-    }
-  };
+  const auto check = Check;
   void* before = Allocate(10);  // before the first iteration begins: cudaMalloc
   check(before != nullptr && ReadStats().fallback == 1 && ReadStats().height == 150, "fallback before begin");
   const int arena_and_before = host_cuda::mallocs;
@@ -76,6 +79,8 @@ void ServePlan() {
   check(extra != nullptr && after != nullptr && host_cuda::mallocs == arena_and_before + 2, "fallback past the plan");
   check(ReadStats().desyncs == 1, "one desync");
 
+  Free(second);  // the iteration's tensors die before the next one reuses their space
+  Free(third);
   memplan_arena_begin_iteration();
   char* again = static_cast<char*>(Allocate(100));
   check(again == first, "the next iteration starts at row 0 again");
@@ -89,6 +94,47 @@ void ServePlan() {
   Free(before);
   Free(extra);
   Free(after);
+  std::exit(0);
+}
+
+// The run of NeverHandsOutSpaceThatIsStillLive, in a child process; exits 0 when every check passed.
+void RefuseLiveSpace() {
+  // Row 1 reuses row 0's space, planned after row 0's free; a row of size 0 takes no request.
+  UsePlan("reuse.csv",
+          "id,lower,upper,size,offset\n"
+          "0,0,1,100,0\n"
+          "1,1,2,0,0\n"
+          "2,1,3,100,0\n"
+          "3,2,4,10,100\n");
+  memplan_arena_begin_iteration();
+  char* first = static_cast<char*>(Allocate(100));
+  Check(Allocate(0) == nullptr, "an empty request gets no memory and no row");
+  // The pattern left the plan: row 0's tensor is still live when row 2's request comes.
+  char* second = static_cast<char*>(Allocate(100));
+  Check(second != nullptr && second != first, "live space is not handed out again");
+  Stats stats = ReadStats();
+  Check(stats.served == 1 && stats.overlaps == 1 && stats.desyncs == 1 && stats.fallback == 1 && stats.rows == 3,
+        "one overlap, one desync");
+  Free(second);
+  Free(first);
+
+  memplan_arena_begin_iteration();  // as planned now: row 0 freed before row 2
+  first = static_cast<char*>(Allocate(100));
+  Free(first);
+  second = static_cast<char*>(Allocate(100));
+  char* third = static_cast<char*>(Allocate(10));
+  Check(second == first && third == first + 100, "a freed block's space is reused as planned");
+  Free(nullptr);
+  stats = ReadStats();
+  Check(stats.served == 4 && stats.overlaps == 1 && stats.desyncs == 1, "no overlap when the pattern follows the plan");
+
+  // Next iteration while row 3's block is still live: rows 0 and 2 are free of it, row 3 is not.
+  Free(second);
+  memplan_arena_begin_iteration();
+  Free(Allocate(100));
+  void* again = Allocate(100);
+  Check(again == first, "rows away from a live block are served");
+  Check(Allocate(10) != third && ReadStats().overlaps == 2, "a block live from the last iteration is kept");
   std::exit(0);
 }
 
@@ -110,6 +156,10 @@ class Arena : public testing::Test {
 
 TEST_F(Arena, ServesThePlanInOrderAndFallsBackOffIt) {
   EXPECT_EXIT(ServePlan(), testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Arena, NeverHandsOutSpaceThatIsStillLive) {
+  EXPECT_EXIT(RefuseLiveSpace(), testing::ExitedWithCode(0), "");
 }
 
 TEST_F(Arena, MalformedPlansFallBackToCudaMallocWithTheReason) {

@@ -113,7 +113,6 @@ def test_ring_buffer_that_lost_the_iteration_start():
 @pytest.mark.parametrize("damage,message", [
     (lambda s: s.pop("segments"), "snapshot: missing field 'segments'"),
     (lambda s: s["device_traces"][0][5].pop("size"), r"device_traces\[0\]\[5\]: missing field 'size'"),
-    (lambda s: s["device_traces"][0][2].update(action="mystery"), r"device_traces\[0\]\[2\]: unknown action 'mystery'"),
     (lambda s: s["segments"][0].pop("total_size"), r"segments\[0\]: missing field 'total_size'"),
     (lambda s: s["segments"][1]["blocks"][0].pop("state"), r"segments\[1\].blocks\[0\]: missing field 'state'"),
     (lambda s: s.update(device_traces=[]), "'device_traces' is empty"),
@@ -123,6 +122,24 @@ def test_missing_fields_are_named(damage, message):
     damage(snap)
     with pytest.raises(MemplanTorchError, match=message):
         snapshot.import_snapshot(snap, marker_size=MARKER)
+
+
+def test_other_actions_are_skipped_and_counted():
+    """Newer torch versions add actions (user_defined annotations carry no address): the pattern and the
+    reserved memory are those of the same trace without them."""
+    plain = make_snapshot()
+    rows, meta = snapshot.import_snapshot(plain, marker_size=MARKER)
+    snap = copy.deepcopy(plain)
+    events = snap["device_traces"][0]
+    events.insert(20, {"action": "user_defined", "frames": [], "time_us": 1})
+    events.insert(3, {"action": "snapshot", "addr": 0, "size": 0, "stream": 0})
+    events.insert(40, {"action": "mystery", "stream": 0})
+    rows2, meta2 = snapshot.import_snapshot(snap, marker_size=MARKER)
+    assert rows2 == rows
+    assert meta2["skipped_events"] == {"user_defined": 1, "snapshot": 1, "mystery": 1}
+    assert meta2["events"] == meta["events"] + 3
+    for key in ("period", "peak_load", "reserved_peak_bytes", "allocated_peak_bytes", "persistent_bytes"):
+        assert meta2[key] == meta[key], key
 
 
 def test_cli_writes_csv_and_meta_or_nothing(tmp_path):
@@ -135,7 +152,12 @@ def test_cli_writes_csv_and_meta_or_nothing(tmp_path):
     assert r.returncode == 0, r.stderr
     assert out.read_text().startswith("id,lower,upper,size\n")
     meta = json.loads((tmp_path / "it.meta.json").read_text())
-    assert meta["period"] == 16 and "PyTorch reserved" in r.stderr
+    assert meta["period"] == 16 and "PyTorch reserved" in r.stderr and "warning" not in r.stderr
+    odd = make_snapshot()
+    odd["device_traces"][0].insert(7, {"action": "mystery"})
+    pkl.write_bytes(pickle.dumps(odd))
+    r = subprocess.run(cmd + ["--marker-size", str(MARKER)], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and "skipped 1 event(s) of unknown action 'mystery'" in r.stderr, r.stderr
     bad = tmp_path / "bad.csv"
     r = subprocess.run(cmd[:-1] + [str(bad), "--marker-size", "7"], env=env, capture_output=True, text=True)
     assert r.returncode == 2 and "iteration marker" in r.stderr

@@ -6,9 +6,13 @@
 // MEMPLAN_ARENA_PLAN. Rows sorted by (lower, id) are the iteration's allocations in order: after
 // memplan_arena_begin_iteration(), allocation k of the iteration gets base + offset of row k when its size
 // fits the planned size. Anything else (before the first begin, a request larger than planned, more
-// requests than rows) falls back to cudaMalloc, and the iteration stops using the arena ("desync"), so an
-// unplanned pattern can never overlap planned buffers of the same iteration. Frees inside the arena are
-// no-ops: the plan already says when the space is reused.
+// requests than rows) falls back to cudaMalloc, and the iteration stops using the arena ("desync").
+//
+// The plan says when space is reused, but only for the pattern it was made from: an extra allocation in
+// the middle of an iteration shifts every later request onto another row, whose planned space may still
+// hold a live tensor. So the arena also tracks which of its blocks are live (handed out, not yet freed) and
+// never hands out space that overlaps one: such a request desyncs too ("overlap"). Whatever the pattern
+// does, no two live tensors share arena memory.
 //
 // A plan that cannot be read (unset, missing, a malformed row) is reported on stderr once and every
 // allocation falls back to cudaMalloc: the allocator runs inside PyTorch, where an exception would abort.
@@ -24,6 +28,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -43,7 +49,8 @@ struct Arena {
   long long height = 0;
   size_t next = 0;       // index of the next planned allocation
   bool active = false;   // between begin_iteration and a desync
-  long long served = 0, fallback = 0, desyncs = 0;
+  std::map<long long, long long> live;  // offset -> end of each arena block handed out and not yet freed
+  long long served = 0, fallback = 0, desyncs = 0, overlaps = 0;
 };
 
 Arena& arena() {
@@ -103,7 +110,7 @@ bool Load(Arena& a) {
       return false;
     }
     a.height = std::max(a.height, r.offset + r.size);
-    a.rows.push_back(r);
+    if (r.size > 0) a.rows.push_back(r);  // empty requests take no row (memplan_malloc)
   }
   if (a.rows.empty()) {
     std::fprintf(stderr, "memplan arena: %s: no allocation rows; every allocation uses cudaMalloc\n", path);
@@ -120,6 +127,14 @@ bool Load(Arena& a) {
   return true;
 }
 
+// Whether [begin, end) of the arena overlaps a live block. Live blocks never overlap one another, so only
+// the nearest one on each side can.
+bool OverlapsLive(const Arena& a, long long begin, long long end) {
+  auto after = a.live.lower_bound(begin);
+  if (after != a.live.end() && after->first < end) return true;
+  return after != a.live.begin() && std::prev(after)->second > begin;
+}
+
 }  // namespace
 
 extern "C" {
@@ -127,13 +142,22 @@ extern "C" {
 void* memplan_malloc(ssize_t size, int device, cudaStream_t stream) {
   (void)device;
   (void)stream;
+  // As the caching allocator: an empty tensor gets no memory, and no row, so that the pattern stays that
+  // of the snapshot the plan came from.
+  if (size <= 0) return nullptr;
   Arena& a = arena();
   {
     std::lock_guard<std::mutex> lock(a.mu);
     if (Load(a) && a.active) {
       if (a.next < a.rows.size() && size <= a.rows[a.next].size) {
-        ++a.served;
-        return a.base + a.rows[a.next++].offset;
+        const Row& row = a.rows[a.next];
+        if (!OverlapsLive(a, row.offset, row.offset + row.size)) {
+          ++a.next;
+          ++a.served;
+          a.live.emplace(row.offset, row.offset + row.size);
+          return a.base + row.offset;
+        }
+        ++a.overlaps;
       }
       a.active = false;  // the pattern left the plan: the rest of this iteration uses cudaMalloc
       ++a.desyncs;
@@ -149,11 +173,15 @@ void memplan_free(void* ptr, ssize_t size, int device, cudaStream_t stream) {
   (void)size;
   (void)device;
   (void)stream;
+  if (ptr == nullptr) return;
   Arena& a = arena();
   {
     std::lock_guard<std::mutex> lock(a.mu);
     char* c = static_cast<char*>(ptr);
-    if (a.base && c >= a.base && c < a.base + a.height) return;
+    if (a.base && c >= a.base && c < a.base + a.height) {
+      a.live.erase(c - a.base);
+      return;
+    }
   }
   cudaFree(ptr);
 }
@@ -166,7 +194,7 @@ void memplan_arena_begin_iteration() {
   a.active = true;
 }
 
-// served, fallback, desyncs, arena height, planned rows.
+// served, fallback, desyncs, arena height, planned rows, overlaps (desyncs because the row's space was live).
 void memplan_arena_stats(long long* out) {
   Arena& a = arena();
   std::lock_guard<std::mutex> lock(a.mu);
@@ -175,6 +203,7 @@ void memplan_arena_stats(long long* out) {
   out[2] = a.desyncs;
   out[3] = a.height;
   out[4] = static_cast<long long>(a.rows.size());
+  out[5] = a.overlaps;
 }
 
 }  // extern "C"
