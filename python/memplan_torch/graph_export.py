@@ -125,10 +125,14 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     functorch.compile.config.use_fake_tensor; torch 2.x always traces with fake tensors) no real compute
     happens; joint_inputs are then fake and only good for their shapes. `dropout`: see DROPOUTS."""
     try:
-        import functorch.compile as fc
-        from functorch.compile import aot_module
-    except ImportError as e:  # pragma: no cover - both supported versions ship functorch
-        raise MemplanTorchError(f"functorch.compile is not available in torch {torch.__version__}: {e}") from e
+        from functorch.compile import aot_module, config
+    except ImportError:  # pragma: no cover - a torch 2.x without the functorch shim: its home in torch
+        try:
+            from torch._functorch import config
+            from torch._functorch.aot_autograd import aot_module
+        except ImportError as e:
+            raise MemplanTorchError(f"neither functorch.compile nor torch._functorch.aot_autograd is available "
+                                    f"in torch {torch.__version__}: {e}") from e
     captured = {}
 
     def partition(joint, joint_inputs, **kwargs):
@@ -136,9 +140,9 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
         captured["inputs"] = joint_inputs
         raise _Captured()
 
-    old = getattr(fc.config, "use_fake_tensor", None)
+    old = getattr(config, "use_fake_tensor", None)
     if old is not None:
-        fc.config.use_fake_tensor = fake
+        config.use_fake_tensor = fake
     model.train()
     try:
         compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
@@ -155,7 +159,7 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
                                     f"{type(e).__name__}: {e}") from e
     finally:
         if old is not None:
-            fc.config.use_fake_tensor = old
+            config.use_fake_tensor = old
     if "gm" not in captured:
         raise MemplanTorchError(f"model {type(model).__name__}: aot_module produced no joint graph")
     if dropout == "fused":
