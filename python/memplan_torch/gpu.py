@@ -91,12 +91,14 @@ def record(spec, batch, checkpoint, path, iterations=3):
     return {"losses": losses, "max_reserved_bytes": torch.cuda.max_memory_reserved()}
 
 
-STATS = ("served", "fallback", "desyncs", "arena_bytes", "planned_rows", "overlaps")
+STATS = ("served", "fallback", "desyncs", "arena_bytes", "planned_rows", "overlaps", "fallback_live_bytes",
+         "fallback_peak_bytes")  # memplan_arena_stats's order
 
 
 def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
     """Make the planned arena the CUDA allocator, warm up outside the plan, then run `iterations` planned
-    iterations. Returns the losses and the arena's counts over the planned iterations."""
+    iterations. Returns the losses, the arena's counts over the planned iterations, and the memory they
+    held: the arena plus the peak of cudaMalloc'ed bytes (parameters, optimizer state, anything unplanned)."""
     import torch
 
     os.environ["MEMPLAN_ARENA_PLAN"] = plan_csv
@@ -117,7 +119,9 @@ def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
     torch.cuda.synchronize()
     after = stats()
     counts = {k: after[k] - before[k] for k in ("served", "fallback", "desyncs", "overlaps")}
-    return {"losses": losses, **counts, "arena_bytes": after["arena_bytes"], "planned_rows": after["planned_rows"]}
+    return {"losses": losses, **counts, "arena_bytes": after["arena_bytes"], "planned_rows": after["planned_rows"],
+            "fallback_peak_bytes": after["fallback_peak_bytes"],
+            "held_peak_bytes": after["arena_bytes"] + after["fallback_peak_bytes"]}
 
 
 def _run(cmd, log, timeout=600):
@@ -191,6 +195,8 @@ def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
         entry["served"] = served
         if served:
             entry["losses_equal"] = _close(served["losses"], rec["losses"])
+            if meta["reserved_peak_bytes"]:
+                entry["held_over_reserved"] = served["held_peak_bytes"] / meta["reserved_peak_bytes"]
     return entry
 
 
@@ -250,16 +256,18 @@ def _mib(n):
 def table(summary):
     """The summary as text: one row per recorded iteration, then the recomputation plans."""
     lines = ["| trace | buffers | peak load MiB | PyTorch reserved MiB | planned arena + persistent MiB | "
-             "planned / reserved | served (fallback, desyncs, overlaps) | losses equal |", "|---|---|---|---|---|---|---|---|"]
+             "planned / reserved | served (fallback, desyncs, overlaps) | held when served MiB | held / reserved | "
+             "losses equal |", "|---|---|---|---|---|---|---|---|---|---|"]
+    ratio = lambda x: f"{x:.3f}" if x else "-"  # noqa: E731
     for e in summary:
         if "period" in e or "error" in e:
             s = e.get("served") or {}
-            ratio = e.get("planned_over_reserved")
             lines.append(f"| {e['name']} | {e.get('buffers', '-')} | {_mib(e.get('peak_load'))} | "
                          f"{_mib(e.get('reserved_peak_bytes'))} | {_mib(e.get('planned_bytes'))} | "
-                         f"{f'{ratio:.3f}' if ratio else '-'} | "
+                         f"{ratio(e.get('planned_over_reserved'))} | "
                          f"{s.get('served', '-')} ({s.get('fallback', '-')}, {s.get('desyncs', '-')}, "
-                         f"{s.get('overlaps', '-')}) | {e.get('losses_equal', e.get('error', '-'))} |")
+                         f"{s.get('overlaps', '-')}) | {_mib(s.get('held_peak_bytes'))} | "
+                         f"{ratio(e.get('held_over_reserved'))} | {e.get('losses_equal', e.get('error', '-'))} |")
     for e in summary:
         for budget in ("50", "25"):
             r = e.get("remat_" + budget)

@@ -31,13 +31,13 @@ void UsePlan(const std::string& name, const std::string& text) {
 }
 
 struct Stats {
-  long long served, fallback, desyncs, height, rows, overlaps;
+  long long served, fallback, desyncs, height, rows, overlaps, fallback_live, fallback_peak;
 };
 
 Stats ReadStats() {
-  long long out[6];
+  long long out[8];
   memplan_arena_stats(out);
-  return {out[0], out[1], out[2], out[3], out[4], out[5]};
+  return {out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]};
 }
 
 // Ends the child process with status 1 and says which check failed, unless `ok`.
@@ -49,7 +49,8 @@ void Check(bool ok, const char* what) {
 }
 
 void* Allocate(ssize_t size) { return memplan_malloc(size, 0, nullptr); }
-void Free(void* ptr) { memplan_free(ptr, 0, 0, nullptr); }
+// Frees `ptr`, which a request of `size` bytes returned (PyTorch passes that size).
+void Free(void* ptr, ssize_t size) { memplan_free(ptr, size, 0, nullptr); }
 
 // The run of ServesThePlanInOrderAndFallsBackOffIt, in a child process; exits 0 when every check passed.
 void ServePlan() {
@@ -68,7 +69,7 @@ void ServePlan() {
   char* first = static_cast<char*>(Allocate(100));
   char* second = static_cast<char*>(Allocate(40));  // smaller than planned: served
   check(second == first + 100, "row 1 at offset 100");
-  Free(first);  // inside the arena: nothing to free
+  Free(first, 100);  // inside the arena: nothing to free
   check(host_cuda::frees == 0, "a free inside the arena is a no-op");
   char* third = static_cast<char*>(Allocate(100));
   check(third == first, "row 2 reuses offset 0");
@@ -79,21 +80,23 @@ void ServePlan() {
   check(extra != nullptr && after != nullptr && host_cuda::mallocs == arena_and_before + 2, "fallback past the plan");
   check(ReadStats().desyncs == 1, "one desync");
 
-  Free(second);  // the iteration's tensors die before the next one reuses their space
-  Free(third);
+  Free(second, 40);  // the iteration's tensors die before the next one reuses their space
+  Free(third, 100);
   memplan_arena_begin_iteration();
   char* again = static_cast<char*>(Allocate(100));
   check(again == first, "the next iteration starts at row 0 again");
   void* too_large = Allocate(51);  // row 1 planned 50 bytes
   check(too_large != nullptr && static_cast<char*>(too_large) != first + 100, "too large for its row");
-  Free(too_large);
+  Free(too_large, 51);
   check(host_cuda::frees == 1, "a fallback pointer goes back to cudaFree");
 
   const Stats stats = ReadStats();
   check(stats.served == 4 && stats.fallback == 4 && stats.desyncs == 2 && stats.rows == 3, "stats");
-  Free(before);
-  Free(extra);
-  Free(after);
+  // cudaMalloc'ed bytes: 10 from before the first iteration, 8 + 1 past the plan, 51 too large (freed)
+  check(stats.fallback_live == 19 && stats.fallback_peak == 70, "bytes held outside the arena");
+  Free(before, 10);
+  Free(extra, 8);
+  Free(after, 1);
   std::exit(0);
 }
 
@@ -115,23 +118,23 @@ void RefuseLiveSpace() {
   Stats stats = ReadStats();
   Check(stats.served == 1 && stats.overlaps == 1 && stats.desyncs == 1 && stats.fallback == 1 && stats.rows == 3,
         "one overlap, one desync");
-  Free(second);
-  Free(first);
+  Free(second, 100);
+  Free(first, 100);
 
   memplan_arena_begin_iteration();  // as planned now: row 0 freed before row 2
   first = static_cast<char*>(Allocate(100));
-  Free(first);
+  Free(first, 100);
   second = static_cast<char*>(Allocate(100));
   char* third = static_cast<char*>(Allocate(10));
   Check(second == first && third == first + 100, "a freed block's space is reused as planned");
-  Free(nullptr);
+  Free(nullptr, 0);
   stats = ReadStats();
   Check(stats.served == 4 && stats.overlaps == 1 && stats.desyncs == 1, "no overlap when the pattern follows the plan");
 
   // Next iteration while row 3's block is still live: rows 0 and 2 are free of it, row 3 is not.
-  Free(second);
+  Free(second, 100);
   memplan_arena_begin_iteration();
-  Free(Allocate(100));
+  Free(Allocate(100), 100);
   void* again = Allocate(100);
   Check(again == first, "rows away from a live block are served");
   Check(Allocate(10) != third && ReadStats().overlaps == 2, "a block live from the last iteration is kept");
@@ -145,7 +148,7 @@ void FallBackEntirely(const std::string& plan) {
   void* p = Allocate(100);
   const Stats stats = ReadStats();
   const bool ok = p != nullptr && stats.served == 0 && stats.fallback == 1 && stats.rows == 0 && host_cuda::mallocs == 1;
-  Free(p);
+  Free(p, 100);
   std::exit(ok ? 0 : 1);
 }
 

@@ -32,7 +32,7 @@ def fake_child(calls):
             return {"losses": [0.5, 0.25, 0.125], "max_reserved_bytes": 1}
         assert kind == "serve" and path.endswith(".plan.csv") and os.path.exists(path)
         return {"losses": [0.5, 0.25, 0.125], "served": 21, "fallback": 0, "desyncs": 0, "overlaps": 0,
-                "arena_bytes": 1, "planned_rows": 7}
+                "arena_bytes": 1 << 20, "planned_rows": 7, "fallback_peak_bytes": 1 << 20, "held_peak_bytes": 2 << 20}
     return child
 
 
@@ -60,6 +60,7 @@ def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
     assert plain["alloc"]["height"] >= plain["peak_load"] and plain["losses_equal"] is True
     assert plain["planned_bytes"] == plain["alloc"]["height"] + plain["persistent_bytes"]
     assert plain["planned_over_reserved"] == plain["planned_bytes"] / plain["reserved_peak_bytes"]
+    assert plain["held_over_reserved"] == (2 << 20) / plain["reserved_peak_bytes"]
     assert "online-first-fit" in plain["alloc_table"]
     assert graph["export_rc"] == 0 and graph["remat_50"]["memory_percent"] > 0 and "budget_met" in graph["remat_25"]
 

@@ -51,6 +51,10 @@ struct Arena {
   bool active = false;   // between begin_iteration and a desync
   std::map<long long, long long> live;  // offset -> end of each arena block handed out and not yet freed
   long long served = 0, fallback = 0, desyncs = 0, overlaps = 0;
+  // Bytes in cudaMalloc'ed blocks now, and their most at once since the first planned iteration began: with
+  // the arena's height, what the planned iterations held, persistent tensors included.
+  long long fallback_live = 0, fallback_peak = 0;
+  bool measuring = false;  // a planned iteration has begun
 };
 
 Arena& arena() {
@@ -166,11 +170,14 @@ void* memplan_malloc(ssize_t size, int device, cudaStream_t stream) {
   }
   void* p = nullptr;
   if (cudaMalloc(&p, static_cast<size_t>(size)) != cudaSuccess) return nullptr;
+  std::lock_guard<std::mutex> lock(a.mu);
+  a.fallback_live += size;
+  if (a.measuring) a.fallback_peak = std::max(a.fallback_peak, a.fallback_live);
   return p;
 }
 
+// `size` is the size of the request that returned `ptr` (PyTorch keeps it with the pointer).
 void memplan_free(void* ptr, ssize_t size, int device, cudaStream_t stream) {
-  (void)size;
   (void)device;
   (void)stream;
   if (ptr == nullptr) return;
@@ -182,6 +189,7 @@ void memplan_free(void* ptr, ssize_t size, int device, cudaStream_t stream) {
       a.live.erase(c - a.base);
       return;
     }
+    a.fallback_live -= size;
   }
   cudaFree(ptr);
 }
@@ -192,9 +200,12 @@ void memplan_arena_begin_iteration() {
   std::lock_guard<std::mutex> lock(a.mu);
   a.next = 0;
   a.active = true;
+  if (!a.measuring) a.fallback_peak = a.fallback_live;
+  a.measuring = true;
 }
 
-// served, fallback, desyncs, arena height, planned rows, overlaps (desyncs because the row's space was live).
+// served, fallback, desyncs, arena height, planned rows, overlaps (desyncs because the row's space was live),
+// bytes in cudaMalloc'ed blocks now, and their peak since the first planned iteration began.
 void memplan_arena_stats(long long* out) {
   Arena& a = arena();
   std::lock_guard<std::mutex> lock(a.mu);
@@ -204,6 +215,8 @@ void memplan_arena_stats(long long* out) {
   out[3] = a.height;
   out[4] = static_cast<long long>(a.rows.size());
   out[5] = a.overlaps;
+  out[6] = a.fallback_live;
+  out[7] = a.fallback_peak;
 }
 
 }  // extern "C"
