@@ -9,6 +9,10 @@
 namespace remat {
 namespace {
 
+// The most levels of producers an add move recomputes with its node (SlotState::AddChain); each move draws
+// its depth from 0 to this.
+constexpr int kMaxChainDepth = 1;
+
 // Enough nop slots between two reference steps for many recomputations, rounded to a power of two so
 // that the segment tree's root covers every slot.
 int SlotCount(size_t steps) {
@@ -54,6 +58,16 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
       return graph.values[v].view_of >= 0 && graph.values[v].size == 0;
     });
     if (!aliased_views_only || node.outputs.empty()) addable_.push_back(u);
+  }
+  // A producer joins an add move's chain only when its outputs can be regenerated from no more memory than
+  // they take (the grouping rule, remat/grouping.h): otherwise its inputs, kept alive instead, cost more.
+  chainable_.assign(graph.nodes.size(), 0);
+  for (int u : addable_) {
+    Bytes inputs = 0;
+    Bytes outputs = 0;
+    for (int v : graph.nodes[u].inputs) inputs += graph.IsGraphInput(v) ? 0 : graph.values[v].size;
+    for (int v : graph.nodes[u].outputs) outputs += graph.values[v].size;
+    chainable_[u] = inputs <= outputs;
   }
   cost_offset_ = 1e-9 * std::max<Cost>(min_cost_, 1);
   // Node i of k at slot (i + 1)·T/(k + 1): evenly spread, never in the last slot (which stands for "the end"
@@ -186,6 +200,29 @@ int SlotState::LastUsefulSlot(int node) const {
   return last < 0 ? slots_ - 2 : last;
 }
 
+void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added) {
+  constexpr int kSearch = 64;  // free slots are dense: 16 per reference step
+  AddStep(node, slot);
+  added.emplace_back(node, slot);
+  if (depth == 0) return;
+  for (int v : graph_.nodes[node].inputs) {
+    const int producer = graph_.values[v].producer;
+    if (graph_.values[v].size == 0 || producer < 0 || !chainable_[producer]) continue;
+    const std::vector<int>& productions = node_slots_[producer];
+    const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
+    if (it == productions.begin()) continue;
+    // Only where the read at `slot` is now the end of the instance's life, i.e. lengthened it.
+    if (InstanceEnd(v, *(it - 1), it == productions.end() ? -1 : *it) != slot) continue;
+    const int low = std::max(InputsReadyAfter(producer) + 1, slot - kSearch);
+    for (int s = slot - 1; s >= low; --s) {
+      if (slot_node_[s] < 0) {
+        AddChain(producer, s, depth - 1, added);
+        break;
+      }
+    }
+  }
+}
+
 void SlotState::Move(double temperature, common::Rng& rng) {
   const double before = objective_;
   const int kind = moves_ == MoveSet::kReorderOnly ? 2 : static_cast<int>(rng.Below(3));
@@ -208,7 +245,8 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     if (slot_node_[to] >= 0) return;
     // Within budget, an added step costs its cost at least: the objective cannot fall below budget × C.
     if (Peak() <= budget_ && !accepts(ObjectiveOf(0, cost_ + graph_.nodes[node].cost) - before)) return;
-    AddStep(node, to);
+    chain_.clear();
+    AddChain(node, to, static_cast<int>(rng.Below(kMaxChainDepth + 1)), chain_);
   } else if (kind == 1) {  // remove a copy
     if (recomputable_.empty()) return;
     node = recomputable_[rng.Below(recomputable_.size())];
@@ -234,14 +272,21 @@ void SlotState::Move(double temperature, common::Rng& rng) {
   }
   const double after = CurrentObjective();
   if (!accepts(after - before)) {
+    if (kind == 0) {
+      for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) RemoveStep(it->first, it->second);
+    }
     if (from >= 0) AddStep(node, from);
-    if (to >= 0) RemoveStep(node, to);
+    if (kind != 0 && to >= 0) RemoveStep(node, to);
     return;
   }
   ++accepted_;
   objective_ = after;
   if (!journal_overflowed_) {
-    journal_.push_back({node, from, to});
+    if (kind == 0) {
+      for (const auto& [u, slot] : chain_) journal_.push_back({u, -1, slot});
+    } else {
+      journal_.push_back({node, from, to});
+    }
     // A long walk away from the best: copying the slots at the next KeepBest is cheaper than replaying.
     if (journal_.size() > std::max<size_t>(1024, static_cast<size_t>(slots_) / 4)) {
       journal_.clear();

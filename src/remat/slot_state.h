@@ -96,6 +96,10 @@ class SlotState {
   int FirstUse(int node) const;
   // Latest slot at which a copy of `node` can serve anything.
   int LastUsefulSlot(int node) const;
+  // Adds `node` at `slot` and, up to `depth` levels back, a copy of each input's producer in the nearest
+  // free slot before its reader wherever the reader would otherwise lengthen that input's life: the chain
+  // that recomputes a value from further back instead of keeping its inputs. Appends every step added.
+  void AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added);
 
   const Graph& graph_;
   int slots_ = 0;                                 // T
@@ -104,6 +108,8 @@ class SlotState {
   std::vector<std::vector<int>> use_slots_;       // slots of each value's readers, ascending
   std::vector<int> recomputable_;                 // nodes whose copies may be removed
   std::vector<int> addable_;                      // recomputable nodes whose outputs hold memory: may be added
+  std::vector<char> chainable_;                   // by node: may be added to an add move's chain (AddChain)
+  std::vector<std::pair<int, int>> chain_;        // (node, slot) of the steps the current add move added
   MaxSegmentTree tree_;
   MoveSet moves_;
   bool stop_at_budget_;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "remat/chen.h"
@@ -25,9 +26,13 @@ void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uin
   const double soft_width = soft_peak > 0 ? std::log(32.0 * (10 * graph.nodes.size() + 1)) * budget / soft_peak : 0;
   const Bytes lower_bound = graph.PeakLowerBound();
   common::Rng rng(seed);
+  size_t steps = graph.order.size();
+  bool chained = false;  // some move added a copy together with a copy of its input's producer
   for (int i = 0; i < 3000; ++i) {
     state.Move(temperature, rng);
     const Sequence sequence = state.Current();
+    chained = chained || sequence.size() == steps + 2;
+    steps = sequence.size();
     const ScheduleReport report = ValidateSchedule(graph, sequence, {});
     ASSERT_TRUE(report.ok()) << "move " << i << ": " << report.errors.front();
     ASSERT_EQ(state.Peak(), report.peak) << "move " << i;
@@ -42,6 +47,9 @@ void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uin
     }
   }
   EXPECT_GT(state.AcceptedMoves(), 100u);
+  if (moves == MoveSet::kFull && temperature > 1e100) {
+    EXPECT_TRUE(chained);
+  }
 }
 
 TEST(RematSlotState, IncrementalPeakAndCostMatchTheSimulatorWhenEveryMoveIsAccepted) {
@@ -168,6 +176,25 @@ TEST(RematGrouping, FusesCheapProducersIntoTheirConsumer) {
   const Grouping grouping = GroupNodes(graph);
   EXPECT_LT(grouping.members.size(), 3u);
   EXPECT_EQ(Ungroup(grouping, grouping.graph.order), (Sequence{0, 1, 2}));
+
+  // A graph input (a weight) stays resident whatever runs: it does not count against fusing b.
+  Graph weighted = graph;
+  weighted.values.push_back({.name = "w", .size = 1000, .kind = ValueKind::kInput});
+  weighted.nodes[1].inputs.push_back(3);
+  LinkAndCheck(weighted, "g");
+  EXPECT_LT(GroupNodes(weighted).members.size(), 3u);
+  // An intermediate input as large, made by a node that runs once, is not free: b stays apart from c.
+  Graph heavy = graph;
+  heavy.values.push_back({.name = "t", .size = 1000});
+  heavy.nodes.push_back({.key = "3", .name = "s", .cost = 1, .outputs = {3}, .recomputable = false});
+  heavy.nodes[1].inputs.push_back(3);
+  heavy.order = {3, 0, 1, 2};
+  LinkAndCheck(heavy, "g");
+  for (const std::vector<int>& members : GroupNodes(heavy).members) {
+    if (std::find(members.begin(), members.end(), 2) != members.end()) {
+      EXPECT_EQ(members, (std::vector<int>{2}));
+    }
+  }
 }
 
 TEST(RematFastsa, MeetsReachableBudgetsAndIsDeterministic) {
