@@ -81,13 +81,15 @@ StageRun AnnealStage(SlotState& state, double start_temperature, uint64_t moves,
 
 uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s) {
   // Enough moves for the quality: 10^5 per node up to 3·10^7, which the Moccasin graphs of 250 to 1000 nodes
-  // need. As many as half the time limit allows at a fixed rate model (a move costs O(degree · log T): about
-  // 1.5 M/s on a loaded core at a few hundred nodes, 0.6–1 M/s at 10^4, 0.3 M/s at 5·10^4), so that the
-  // moves, not the clock, end a run and the same seed gives the same schedule. A fixed rate, not a measured
-  // one, since a measured rate would make the budget, and so the schedule, depend on the machine's load.
+  // need. As many as half the time limit allows at a fixed rate model of 1 M/s at a few hundred nodes,
+  // divided by 1 + nodes / 2·10^4 (a move costs O(degree · log T); with the soft peak and chained add moves,
+  // 1.0–1.4 M/s on the training-batch graphs of data/torch on this project's 2-core machine, 1.3 M/s on
+  // RL n1000), so that the moves, not the clock, end a run and the same seed gives the same schedule. A fixed
+  // rate, not a measured one, since a measured rate would make the budget, and so the schedule, depend on
+  // the machine's load.
   const double nodes = static_cast<double>(std::max<size_t>(graph.nodes.size(), 1));
   const double enough = std::clamp(1e5 * nodes, 2e5, 3e7);
-  const double affordable = 0.5 * std::max(time_limit_s, 0.0) * 1.5e6 / (1 + nodes / 2e4);
+  const double affordable = 0.5 * std::max(time_limit_s, 0.0) * 1e6 / (1 + nodes / 2e4);
   return static_cast<uint64_t>(std::max(1e4, std::min(enough, affordable)));
 }
 
