@@ -83,7 +83,7 @@ uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s) {
   // Enough moves for the quality: 10^5 per node up to 3·10^7, which the Moccasin graphs of 250 to 1000 nodes
   // need. As many as half the time limit allows at a fixed rate model of 1 M/s at a few hundred nodes,
   // divided by 1 + nodes / 2·10^4 (a move costs O(degree · log T); with the soft peak and chained add moves,
-  // 1.0–1.4 M/s on the training-batch graphs of data/torch on this project's 2-core machine, 1.3 M/s on
+  // 1.0–1.4 M/s on the training-batch graphs of data/torch on this project's 2-core machine, 1.2 M/s on
   // RL n1000), so that the moves, not the clock, end a run and the same seed gives the same schedule. A fixed
   // rate, not a measured one, since a measured rate would make the budget, and so the schedule, depend on
   // the machine's load.

@@ -17,6 +17,14 @@ Bytes Graph::ResidentBytes() const {
   return total;
 }
 
+Bytes Graph::FreeableBytes(const std::vector<int>& values) const {
+  Bytes total = 0;
+  for (int v : values) {
+    if (!IsGraphInput(v)) total += this->values[v].size;
+  }
+  return total;
+}
+
 Bytes Graph::PeakLowerBound() const {
   const int n = static_cast<int>(nodes.size());
   std::vector<Bytes> step(n, 0);  // what each step holds itself, and what must be live across it

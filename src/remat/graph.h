@@ -56,6 +56,10 @@ struct Graph {
   }
   // Total size of the inputs and tangents (memory present at every step).
   Bytes ResidentBytes() const;
+  // Total size of `values` less the graph inputs among them: what a schedule can free. A node or group
+  // whose inputs' freeable bytes are no more than its outputs' bytes can regenerate its outputs from no
+  // more memory than they take (FastSA's grouping and chained add moves).
+  Bytes FreeableBytes(const std::vector<int>& values) const;
   // No schedule can peak lower than this: resident bytes plus the larger of the graph outputs (all live at
   // the last step) and the largest single step (its node's non-resident inputs, outputs and workspace, and
   // the outputs of nodes that run only once that must be live across it: made by an ancestor, read by a

@@ -48,15 +48,6 @@ Bytes TotalSize(const Graph& graph, const std::vector<int>& values) {
   return total;
 }
 
-// The bytes of `values` that a schedule can free: graph inputs stay resident whatever runs.
-Bytes FreeableSize(const Graph& graph, const std::vector<int>& values) {
-  Bytes total = 0;
-  for (int v : values) {
-    if (!graph.IsGraphInput(v)) total += graph.values[v].size;
-  }
-  return total;
-}
-
 // True when the group `members` reads every value of `values` (sorted) from outside itself.
 bool ReadsAll(const Graph& graph, const std::vector<int>& members, std::vector<char>& inside,
               const std::vector<int>& values) {
@@ -127,7 +118,7 @@ Grouping GroupNodes(const Graph& graph) {
     // A group whose outputs hold no memory (aliased views) fuses only when H reads its inputs anyway.
     const Bytes output_bytes = TotalSize(graph, outputs);
     const bool free_for_target = output_bytes == 0 && ReadsAll(graph, members[target], inside, inputs);
-    if (FreeableSize(graph, inputs) > output_bytes && !free_for_target) continue;
+    if (graph.FreeableBytes(inputs) > output_bytes && !free_for_target) continue;
     std::vector<int> merged;
     std::merge(members[group].begin(), members[group].end(), members[target].begin(), members[target].end(),
                std::back_inserter(merged), [&](int a, int b) { return position[a] < position[b]; });

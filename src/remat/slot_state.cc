@@ -60,14 +60,13 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
     if (!aliased_views_only || node.outputs.empty()) addable_.push_back(u);
   }
   // A producer joins an add move's chain only when its outputs can be regenerated from no more memory than
-  // they take (the grouping rule, remat/grouping.h): otherwise its inputs, kept alive instead, cost more.
+  // they take (the grouping rule): otherwise its inputs, kept alive instead, cost more.
   chainable_.assign(graph.nodes.size(), 0);
   for (int u : addable_) {
-    Bytes inputs = 0;
+    const Node& node = graph.nodes[u];
     Bytes outputs = 0;
-    for (int v : graph.nodes[u].inputs) inputs += graph.IsGraphInput(v) ? 0 : graph.values[v].size;
-    for (int v : graph.nodes[u].outputs) outputs += graph.values[v].size;
-    chainable_[u] = inputs <= outputs;
+    for (int v : node.outputs) outputs += graph.values[v].size;
+    chainable_[u] = graph.FreeableBytes(node.inputs) <= outputs;
   }
   cost_offset_ = 1e-9 * std::max<Cost>(min_cost_, 1);
   // Node i of k at slot (i + 1)·T/(k + 1): evenly spread, never in the last slot (which stands for "the end"
