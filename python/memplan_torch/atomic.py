@@ -15,12 +15,21 @@ def _umask_mode():
 
 def write_text(path, text):
     """Write `text` to `path` atomically (temporary file in the same directory, then os.replace)."""
+    _write(path, text, "w")
+
+
+def write_bytes(path, data):
+    """Write `data` (bytes) to `path` atomically, as write_text."""
+    _write(path, data, "wb")
+
+
+def _write(path, content, mode):
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, mode) as f:
+            f.write(content)
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:

@@ -124,16 +124,19 @@ def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
             "held_peak_bytes": after["arena_bytes"] + after["fallback_peak_bytes"]}
 
 
+def _decoded(output):
+    return output.decode(errors="replace") if output else ""
+
+
 def _run(cmd, log, timeout=600):
     """Run `cmd`, log its command line, status, time and output tails; a CompletedProcess either way."""
     cmd = [str(c) for c in cmd]
     t0 = time.time()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        r = subprocess.CompletedProcess(cmd, 124, e.stdout or "", (e.stderr or "") + f"\ntimed out after {timeout} s")
-        if isinstance(r.stdout, bytes):
-            r.stdout, r.stderr = r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired as e:  # its output is bytes, or None, whatever text= said
+        r = subprocess.CompletedProcess(cmd, 124, _decoded(e.stdout),
+                                        _decoded(e.stderr) + f"\ntimed out after {timeout} s")
     log.append({"cmd": cmd, "rc": r.returncode, "seconds": round(time.time() - t0, 2),
                 "stdout": r.stdout[-4000:], "stderr": r.stderr[-4000:]})
     return r
@@ -243,14 +246,15 @@ def pack(out, work, summary, log):
     os.makedirs(out, exist_ok=True)
     atomic.write_json(os.path.join(out, "summary.json"), {"models": summary, "pickles_left_out": left_out})
     atomic.write_json(os.path.join(out, "log.json"), log)
-    tmp = os.path.join(out, ".tmp-results.tar.gz")
-    with open(tmp, "wb") as f:
-        f.write(archive.getvalue())
-    os.replace(tmp, os.path.join(out, "results.tar.gz"))
+    atomic.write_bytes(os.path.join(out, "results.tar.gz"), archive.getvalue())
 
 
 def _mib(n):
     return f"{n / 2**20:.1f}" if isinstance(n, (int, float)) else "-"
+
+
+def _ratio(x):
+    return f"{x:.3f}" if x else "-"
 
 
 def table(summary):
@@ -258,16 +262,15 @@ def table(summary):
     lines = ["| trace | buffers | peak load MiB | PyTorch reserved MiB | planned arena + persistent MiB | "
              "planned / reserved | served (fallback, desyncs, overlaps) | held when served MiB | held / reserved | "
              "losses equal |", "|---|---|---|---|---|---|---|---|---|---|"]
-    ratio = lambda x: f"{x:.3f}" if x else "-"  # noqa: E731
     for e in summary:
         if "period" in e or "error" in e:
             s = e.get("served") or {}
             lines.append(f"| {e['name']} | {e.get('buffers', '-')} | {_mib(e.get('peak_load'))} | "
                          f"{_mib(e.get('reserved_peak_bytes'))} | {_mib(e.get('planned_bytes'))} | "
-                         f"{ratio(e.get('planned_over_reserved'))} | "
+                         f"{_ratio(e.get('planned_over_reserved'))} | "
                          f"{s.get('served', '-')} ({s.get('fallback', '-')}, {s.get('desyncs', '-')}, "
                          f"{s.get('overlaps', '-')}) | {_mib(s.get('held_peak_bytes'))} | "
-                         f"{ratio(e.get('held_over_reserved'))} | {e.get('losses_equal', e.get('error', '-'))} |")
+                         f"{_ratio(e.get('held_over_reserved'))} | {e.get('losses_equal', e.get('error', '-'))} |")
     for e in summary:
         for budget in ("50", "25"):
             r = e.get("remat_" + budget)

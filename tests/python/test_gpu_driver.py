@@ -88,6 +88,14 @@ def test_deadline_and_failures_still_leave_results(tmp_path, env):
     assert entries[2]["export_rc"] == 0 and "remat_50" not in entries[2]  # no memplan: no planning
 
 
+def test_a_step_past_its_timeout_is_logged_with_its_output():
+    log = []
+    r = gpu._run([sys.executable, "-c", "import sys, time; sys.stderr.write('started'); sys.stderr.flush(); "
+                  "time.sleep(30)"], log, timeout=1)
+    assert r.returncode == 124 and r.stderr.startswith("started") and "timed out after 1 s" in r.stderr
+    assert log[0]["rc"] == 124 and isinstance(log[0]["stdout"], str)
+
+
 def test_unknown_model_is_a_usage_error(tmp_path):
     r = subprocess.run([sys.executable, "-m", "memplan_torch.gpu", "--out", str(tmp_path), "--arena", "-",
                         "--models", "resnet18,nope"], capture_output=True, text=True,
