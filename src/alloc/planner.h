@@ -16,7 +16,7 @@ namespace alloc {
 struct PlanOptions {
   std::string method = "sa";        // one of Methods()
   double time_limit_s = 10.0;       // wall-clock budget of the annealing planner
-  uint64_t moves = 0;               // annealing move budget; 0 picks one from the problem size
+  uint64_t moves = 0;               // annealing move budget; 0: DefaultAnnealingMoves
   uint64_t seed = 1;
   std::optional<Bytes> capacity;    // stop as soon as the height is at most this
 };
@@ -35,6 +35,10 @@ struct PlanResult {
 
 // Names accepted by PlanOptions::method, the annealing planner ("sa") first.
 const std::vector<std::string>& Methods();
+
+// The annealing planner's move budget when PlanOptions::moves is 0: what half of `time_limit_s` allows at a
+// fixed rate model that falls with the number of buffers (planner.cc), at least 50.
+uint64_t DefaultAnnealingMoves(size_t buffers, double time_limit_s);
 
 // Runs one method. Throws std::invalid_argument for an unknown method name.
 PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, common::Progress& progress);

@@ -36,6 +36,7 @@ struct ReportOptions {
   std::string output;
   std::optional<std::string> budget;  // graphs only; default kDefaultBudget
   double time_limit_s = 10;
+  uint64_t moves = 0;                 // 0: each planner's default
   uint64_t seed = 1;
   alloc::TimeValue period = 0;        // CSV only
   size_t max_drawn = 20000;
@@ -77,6 +78,7 @@ report::AllocFigures CompareAllocations(const alloc::Problem& problem, const Rep
   common::Progress progress(common::ProgressWanted(options.quiet || options.json));
   alloc::PlanOptions plan_options;
   plan_options.time_limit_s = options.time_limit_s;
+  plan_options.moves = options.moves;
   plan_options.seed = options.seed;
   std::vector<std::string> methods = GreedyMethods();
   if (!first) methods.insert(methods.begin(), "sa");
@@ -123,6 +125,7 @@ ReportSummary ReportGraph(report::Page& page, const std::string& text, const Rep
   const bool quiet = options.quiet || options.json;
   remat::RematOptions remat_options;
   remat_options.time_limit_s = options.time_limit_s;
+  remat_options.moves = options.moves;
   remat_options.seed = options.seed;
   const JointPlan joint =
       PlanJointly(graph, options.budget.value_or(kDefaultBudget), graph.PeakLowerBound(), remat_options, quiet);
@@ -229,6 +232,10 @@ void AddReportCommands(CLI::App& app, CommandResult& result) {
   cmd->add_option("--time-limit", options->time_limit_s, "Seconds each planner may run")
       ->capture_default_str()
       ->check(FinitePositive());
+  cmd->add_option("--moves", options->moves,
+                  "Annealing moves: the allocation planner's for a CSV, FastSA's for a graph (default: by the time "
+                  "limit); the same moves and seed give the same page unless the time limit ends a run first")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", options->seed, "Random seed (same input and seed, same page but for the times)")
       ->capture_default_str();
   cmd->add_option("--period", options->period, "CSV: the pattern repeats every P time units")

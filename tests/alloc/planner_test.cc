@@ -149,6 +149,16 @@ TEST(Planner, AnnealingStopsAtTheLowerBoundAndAtTheCapacity) {
   EXPECT_EQ(r.moves, 0u);
 }
 
+// The default budget is bought by the time limit, not fixed by the problem's size: four times the time, four
+// times the moves; more buffers, fewer moves (each scores more positions, and more slowly); never below 50.
+TEST(Planner, DefaultMovesFollowTheTimeLimit) {
+  EXPECT_NEAR(static_cast<double>(DefaultAnnealingMoves(465, 40)), 4.0 * DefaultAnnealingMoves(465, 10), 4);
+  EXPECT_GT(DefaultAnnealingMoves(465, 10), 20000u);  // 6·10^6 / N before; too few for schedules' buffers
+  EXPECT_LT(DefaultAnnealingMoves(10000, 10) * 10000, DefaultAnnealingMoves(1000, 10) * 1000);
+  EXPECT_EQ(DefaultAnnealingMoves(1000000, 1), 50u);
+  EXPECT_EQ(DefaultAnnealingMoves(0, 0), 50u);
+}
+
 TEST(Planner, UnknownMethodIsRejected) {
   common::Progress quiet(false);
   Problem p = ParseProblem("p.csv", "id,lower,upper,size\na,0,1,1\n");

@@ -68,10 +68,13 @@ TEST_F(ReportCli, LargeProblemsDrawOnlyTheLargestBuffersAndSaySo) {
 
 TEST_F(ReportCli, SameInputAndSeedGiveTheSamePageButForTheTimes) {
   ASSERT_EQ(Memplan("gen --family training -n 150 --seed 4 -o " + Path("p.csv")), 0) << err_;
-  // A generous time limit: the annealing planner's move budget, not the clock, must end both runs (at 100
-  // buffers it reaches the lower bound at once, and the pages would be equal whatever the seed did).
+  // A generous time limit and a move budget short of the lower bound: the moves, not the clock or the bound,
+  // must end both runs (at 100 buffers it reaches the bound at once, and the pages would be equal whatever
+  // the seed did).
   for (const char* page : {"a.html", "b.html"}) {
-    ASSERT_EQ(Memplan("report " + Path("p.csv") + " --seed 3 --time-limit 120 --json -o " + Path(page)), 0) << err_;
+    ASSERT_EQ(Memplan("report " + Path("p.csv") + " --seed 3 --moves 5000 --time-limit 120 --json -o " + Path(page)),
+              0)
+        << err_;
     EXPECT_EQ(nlohmann::json::parse(out_)["methods"][0]["stop_reason"], "moves");
   }
   const std::regex time_cell(R"(<td class="num time">[^<]*</td>)");
