@@ -153,3 +153,17 @@ def test_gpu_run_serves_with_the_arena_nvcc_built_and_runs_without_memplan(tmp_p
     assert r.returncode == 0, r.stderr
     assert args[args.index("--arena") + 1] == str(work / "libmemplan_arena.so")
     assert "--memplan" not in args and "planners skipped" in r.stderr
+
+
+@pytest.mark.parametrize("rc,stdout,expected", [
+    (0, 'warming up\n{"losses": [0.5]}\n', {"losses": [0.5]}),
+    # the result was printed, then the process died at exit (CUDA or allocator teardown): the result stands
+    (-11, '{"losses": [0.5]}\n', {"losses": [0.5], "exit_status": -11}),
+    (1, "Traceback ...\n", None),
+    (0, "", None),
+    (124, '{"losses": [0.', None),  # cut off by its timeout in the middle of the line
+    (0, "[1, 2]\n", None),
+])
+def test_child_result_is_its_last_line(monkeypatch, rc, stdout, expected):
+    monkeypatch.setattr(gpu, "_run", lambda cmd, log, timeout: subprocess.CompletedProcess(cmd, rc, stdout, ""))
+    assert gpu._child("serve", ["spec", 2, "-", "plan.csv"], "arena.so", []) == expected
