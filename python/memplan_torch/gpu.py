@@ -143,11 +143,23 @@ def _run(cmd, log, timeout=600):
 
 
 def _child(kind, args, arena, log, timeout=300):
-    """Run record or serve in a fresh process (this module with --child); its JSON result, or None."""
+    """Run record or serve in a fresh process (this module with --child); its JSON result, or None.
+
+    The child prints its result as its last step, so a result on the last line stands even when the process
+    then exits with an error (a crash while CUDA and the pluggable allocator are torn down at interpreter
+    exit, say): it is kept, with that status as "exit_status"."""
     cmd = [sys.executable, "-m", "memplan_torch.gpu", "--out", "-", "--arena", arena or "-", "--child", kind, *args]
     r = _run(cmd, log, timeout)
     lines = r.stdout.strip().splitlines()
-    return json.loads(lines[-1]) if r.returncode == 0 and lines else None
+    try:
+        result = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        return None
+    if not isinstance(result, dict):
+        return None
+    if r.returncode != 0:
+        result["exit_status"] = r.returncode
+    return result
 
 
 def _json_of(r):

@@ -39,8 +39,11 @@ for _name, _bytes in (("float8_e4m3fn", 1), ("float8_e5m2", 1), ("uint16", 2), (
         DTYPE_BYTES[getattr(torch, _name)] = _bytes
 
 # Ops that update state outside their outputs even though their schema does not say so (native_batch_norm
-# writes running_mean / running_var in place in training mode; its schema carries no write annotation).
-_STATEFUL_BN = re.compile(r"^aten\.(native_batch_norm|_native_batch_norm_legit|cudnn_batch_norm|miopen_batch_norm"
+# writes running_mean / running_var in place in training mode; its schema carries no write annotation). torch
+# 2.x's aot graphs are functionalized: there training batch norm is _native_batch_norm_legit_functional (or
+# _batch_norm_with_update_functional), which returns the updated statistics as extra outputs.
+_STATEFUL_BN = re.compile(r"^aten\.(native_batch_norm|_native_batch_norm_legit|_native_batch_norm_legit_functional"
+                          r"|_batch_norm_with_update_functional|cudnn_batch_norm|miopen_batch_norm"
                           r"|_batch_norm_impl_index|batch_norm)\.")
 # Random ops, for torch versions whose ops lack the nondeterministic_seeded tag: the name, its _like and
 # in-place forms, then the overload (native_dropout_backward, a deterministic op, must not match).

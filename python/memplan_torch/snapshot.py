@@ -4,12 +4,13 @@ iteration, plus what PyTorch's caching allocator really reserved.
 Snapshot schema (torch 2.x, see docs/pytorch.md): a dict with
 - "segments": the allocator's state at dump time, one dict per segment: device, address, total_size,
   stream, segment_type, blocks = [{address?, size, requested_size?, state}], state "active_allocated",
-  "active_awaiting_free" or "inactive";
+  "active_pending_free" (torch's docstring says "active_awaiting_free") or "inactive";
 - "device_traces": per device, the event history (a ring buffer of max_entries): dicts with action, addr,
   size, stream (and frames, time_us); actions alloc, free_requested, free_completed (older: free),
   segment_alloc, segment_free, segment_map, segment_unmap, oom, snapshot, and in newer versions
-  user_defined (annotations, no address). Only the allocation and segment actions matter here; others,
-  present or future, are skipped and counted in meta["skipped_events"].
+  user_defined (annotations, no address) and annotate (metadata attached to a live allocation). Only the
+  allocation and segment actions matter here; others, present or future, are skipped and counted in
+  meta["skipped_events"].
 
 Iterations: either marked (the recording script allocates a tensor of a distinctive size, --marker-size,
 at the start of every iteration: torch.empty(MARKER, dtype=torch.uint8, device="cuda")) or found as the
@@ -32,7 +33,7 @@ ALLOC = "alloc"
 FREES = ("free_requested", "free", "free_completed")
 SEGMENT_DELTA = {"segment_alloc": 1, "segment_map": 1, "segment_free": -1, "segment_unmap": -1}
 USED = {ALLOC, *FREES, *SEGMENT_DELTA}  # the actions whose address and size the import reads
-OTHERS = {"oom", "snapshot", "user_defined"}  # actions of known versions that the import skips
+OTHERS = {"oom", "snapshot", "user_defined", "annotate"}  # actions of known versions that the import skips
 
 
 def load(path):
@@ -131,7 +132,13 @@ def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_perio
         for b, blk in enumerate(_field(s, "blocks", f"segments[{k}]")):
             where = f"segments[{k}].blocks[{b}]"
             if _field(blk, "state", where) != "inactive":
-                allocated_end += _int_field(blk, "size", where)
+                # In the tokens' unit: the request rounded as above. The block itself can be larger (the
+                # caching allocator leaves a block of the large pool unsplit when 1 MiB or less would remain).
+                requested = blk.get("requested_size")
+                if isinstance(requested, int) and not isinstance(requested, bool) and 0 < requested:
+                    allocated_end += _round_up(requested, round_to)
+                else:  # snapshots without requested_size
+                    allocated_end += _int_field(blk, "size", where)
     reserved_before = [0] * (len(parsed) + 1)   # reserved bytes just before event i (index len: at dump)
     reserved_before[-1] = reserved_end
     for i in range(len(parsed) - 1, -1, -1):

@@ -101,3 +101,69 @@ def test_unknown_model_is_a_usage_error(tmp_path):
                         "--models", "resnet18,nope"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
     assert r.returncode == 2 and "unknown model(s) nope" in r.stderr
+
+
+def _gpu_run(tmp_path, nvcc_ok, bundle):
+    """scripts/gpu-run in a copy of the repository layout, with stand-ins for python (its torch check passes;
+    the driver's command line is written down), nvcc, cmake (fails at once) and, with `bundle`, .gpu/memplan."""
+    import shutil
+    import stat
+
+    root, bin_dir = tmp_path / "root", tmp_path / "bin"
+    (root / "scripts").mkdir(parents=True)
+    bin_dir.mkdir()
+    shutil.copy(os.path.join(REPO, "scripts", "gpu-run"), root / "scripts" / "gpu-run")
+    arena_dir = root / "python" / "memplan_torch" / "arena"
+    arena_dir.mkdir(parents=True)
+    shutil.copy(os.path.join(REPO, "python", "memplan_torch", "arena", "arena.cc"), arena_dir / "arena.cc")
+
+    def script(path, text):
+        path.write_text("#!/bin/sh\n" + text)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+    args_file = tmp_path / "driver-args"
+    script(bin_dir / "fake-python", f'[ "$1" = -c ] && exit 0\necho "$@" > {args_file}\n')
+    # nvcc: succeeds by writing the -o file, or fails as an unsupported host compiler would
+    script(bin_dir / "nvcc", 'while [ $# -gt 1 ]; do [ "$1" = -o ] && : > "$2"; shift; done\n' if nvcc_ok
+           else 'echo "nvcc: unsupported GNU version" >&2; exit 1\n')
+    script(bin_dir / "cmake", "exit 1\n")
+    if bundle:
+        (root / ".gpu").mkdir()
+        script(root / ".gpu" / "memplan", "exit 0\n")
+    no_cuda = tmp_path / "no-cuda"  # CUDA_HOME without cuda_runtime_api.h: the g++ fallback fails too
+    no_cuda.mkdir()
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", MEMPLAN_PYTHON=str(bin_dir / "fake-python"),
+               OUT=str(tmp_path / "out"), MEMPLAN_GPU_WORK=str(tmp_path / "work"), CUDA_HOME=str(no_cuda))
+    r = subprocess.run(["bash", str(root / "scripts" / "gpu-run"), "--models", "resnet18"], capture_output=True,
+                       text=True, env=env)
+    return r, args_file.read_text().split() if args_file.exists() else None, root, tmp_path / "work"
+
+
+def test_gpu_run_goes_on_without_the_arena_when_it_does_not_build(tmp_path):
+    r, args, root, work = _gpu_run(tmp_path, nvcc_ok=False, bundle=True)
+    assert r.returncode == 0, r.stderr
+    assert "the arena allocator did not build" in r.stderr
+    assert args[args.index("--arena") + 1] == "-"
+    assert args[args.index("--memplan") + 1] == str(root / ".gpu" / "memplan") and args[-2:] == ["--models", "resnet18"]
+    assert "unsupported GNU version" in (work / "arena-build.log").read_text()
+
+
+def test_gpu_run_serves_with_the_arena_nvcc_built_and_runs_without_memplan(tmp_path):
+    r, args, _, work = _gpu_run(tmp_path, nvcc_ok=True, bundle=False)
+    assert r.returncode == 0, r.stderr
+    assert args[args.index("--arena") + 1] == str(work / "libmemplan_arena.so")
+    assert "--memplan" not in args and "planners skipped" in r.stderr
+
+
+@pytest.mark.parametrize("rc,stdout,expected", [
+    (0, 'warming up\n{"losses": [0.5]}\n', {"losses": [0.5]}),
+    # the result was printed, then the process died at exit (CUDA or allocator teardown): the result stands
+    (-11, '{"losses": [0.5]}\n', {"losses": [0.5], "exit_status": -11}),
+    (1, "Traceback ...\n", None),
+    (0, "", None),
+    (124, '{"losses": [0.', None),  # cut off by its timeout in the middle of the line
+    (0, "[1, 2]\n", None),
+])
+def test_child_result_is_its_last_line(monkeypatch, rc, stdout, expected):
+    monkeypatch.setattr(gpu, "_run", lambda cmd, log, timeout: subprocess.CompletedProcess(cmd, rc, stdout, ""))
+    assert gpu._child("serve", ["spec", 2, "-", "plan.csv"], "arena.so", []) == expected

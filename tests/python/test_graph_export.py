@@ -130,6 +130,33 @@ def test_fused_dropout_keeps_a_one_byte_mask():
         graph_export.export_graph(model, (x,), "bad", dropout="bad")
 
 
+def test_functional_batch_norm_of_torch_2_is_stateful():
+    # torch 2.x's aot graphs are functionalized: training batch norm is _native_batch_norm_legit_functional
+    # (or _batch_norm_with_update_functional), which returns the new running statistics instead of writing
+    # them, so its schema has no write annotation: only the name says that it updates state.
+    from types import SimpleNamespace
+
+    def node(op, names, args):
+        schema = SimpleNamespace(arguments=[SimpleNamespace(name=n, alias_info=None) for n in names])
+        target = type("Op", (), {"_schema": schema, "__str__": lambda self: op})()
+        return SimpleNamespace(target=target, args=args, kwargs={})
+
+    x, w, b, rm, rv = "input", "weight", "bias", "running_mean", "running_var"
+    legit = ["input", "weight", "bias", "running_mean", "running_var", "training", "momentum", "eps"]
+    assert graph_export.is_stateful(node("aten._native_batch_norm_legit_functional.default", legit,
+                                         (x, w, b, rm, rv, True, 0.1, 1e-5)))
+    assert not graph_export.is_stateful(node("aten._native_batch_norm_legit_functional.default", legit,
+                                             (x, w, b, rm, rv, False, 0.1, 1e-5)))
+    update = ["input", "weight", "bias", "running_mean", "running_var", "momentum", "eps"]
+    assert graph_export.is_stateful(node("aten._batch_norm_with_update_functional.default", update,
+                                         (x, w, b, rm, rv, 0.1, 1e-5)))
+    # the backward and the evaluation-mode form update nothing
+    assert not graph_export.is_stateful(node("aten.native_batch_norm_backward.default", legit, (x,) * 8))
+    assert not graph_export.is_stateful(node("aten._native_batch_norm_legit_no_training.default",
+                                             ["input", "weight", "bias", "running_mean", "running_var", "momentum",
+                                              "eps"], (x, w, b, rm, rv, 0.1, 1e-5)))
+
+
 def test_unsafe_view_is_a_view():
     # aten._unsafe_view shares its input's storage (its schema says nothing): a view of the matmul it
     # reshapes, free of cost, so that --views-alias and the storage-level simulation count the bytes once.

@@ -142,6 +142,32 @@ def test_other_actions_are_skipped_and_counted():
         assert meta2[key] == meta[key], key
 
 
+def test_persistent_bytes_count_requests_not_unsplit_blocks():
+    """A tensor allocated before the trace (a parameter) and alive throughout: persistent. Its block may be
+    larger than its request (the caching allocator leaves a large block unsplit when 1 MiB or less would
+    remain); persistent_bytes counts the request rounded to 512, the unit of the rows."""
+    plain = make_snapshot()
+    _, meta = snapshot.import_snapshot(plain, marker_size=MARKER)
+    snap = copy.deepcopy(plain)
+    request = 3 * MB + 100
+    snap["segments"].append({"device": 0, "address": 0x7E0000000000, "total_size": 4 * MB, "stream": 0,
+                             "segment_type": "large", "blocks": [
+                                 {"address": 0x7E0000000000, "size": 4 * MB, "requested_size": request,
+                                  "state": "active_allocated", "frames": []}]})
+    _, meta2 = snapshot.import_snapshot(snap, marker_size=MARKER)
+    rounded = 3 * MB + 512
+    assert meta2["persistent_bytes"] == meta["persistent_bytes"] + rounded
+    assert meta2["allocated_peak_bytes"] == meta["allocated_peak_bytes"] + rounded
+    assert meta2["reserved_peak_bytes"] == meta["reserved_peak_bytes"] + 4 * MB
+    del snap["segments"][-1]["blocks"][0]["requested_size"]  # older snapshots: the block's size
+    _, meta3 = snapshot.import_snapshot(snap, marker_size=MARKER)
+    assert meta3["persistent_bytes"] == meta["persistent_bytes"] + 4 * MB
+
+
+def test_annotate_is_a_known_action():
+    assert "annotate" in snapshot.OTHERS and "annotate" not in snapshot.USED
+
+
 def test_cli_writes_csv_and_meta_or_nothing(tmp_path):
     pkl = tmp_path / "snap.pickle"
     pkl.write_bytes(pickle.dumps(make_snapshot()))
