@@ -17,6 +17,7 @@ CPU with stand-ins for the two CUDA steps (record, serve) and the real importer 
 
 import argparse
 import ctypes
+import gzip
 import io
 import json
 import math
@@ -233,30 +234,43 @@ def remat_model(name, spec, batch, work, memplan, log):
 
 
 def _archive(work, names):
-    """A gzip'ed tar of the files `names` of `work`, in memory."""
+    """A gzip'ed tar of the files `names` of `work`, in memory (level 6: level 9, tarfile's default, is several
+    times slower on the pickles for a few percent)."""
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+    with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=6) as tar:
         for name in names:
             tar.add(os.path.join(work, name), arcname=name)
     return buf
 
 
-def pack(out, work, summary, log):
-    """Write summary.json, log.json and results.tar.gz (the files of `work`, not its folders; the snapshot
-    pickles only while the archive stays under the device's file-size limit) into `out`, atomically."""
+def pack(out, work, summary, log, pickles=False):
+    """Write summary.json, log.json and results.tar.gz (the files of `work`, not its folders) into `out`,
+    atomically. With `pickles`, also the snapshot pickles that fit under the device's file-size limit, each
+    compressed once to size it: the driver packs after every step, and an archive rebuilt with every pickle
+    at every step would cost minutes of the run's deadline; without, they are listed as left out."""
     files = sorted(n for n in os.listdir(work)
                    if not n.startswith(".tmp-") and os.path.isfile(os.path.join(work, n)))
     kept = [n for n in files if not n.endswith(".pickle")]
-    archive, left_out = _archive(work, kept), []
-    for name in (n for n in files if n.endswith(".pickle")):  # the largest and least needed, last
-        trial = _archive(work, kept + [name])
-        if trial.tell() <= RESULTS_LIMIT:
-            kept.append(name)
-            archive = trial
+    archive = _archive(work, kept)
+    left_out, added = [], []
+    room = RESULTS_LIMIT - archive.tell()
+    for name in (n for n in files if n.endswith(".pickle")):
+        size = None
+        if pickles:
+            with open(os.path.join(work, name), "rb") as f:
+                size = len(gzip.compress(f.read(), compresslevel=6))
+        if size is not None and size + 4096 <= room:  # a tar header and padding per file
+            added.append(name)
+            room -= size + 4096
         else:
             left_out.append(name)
+    if added:
+        archive = _archive(work, kept + added)
+        while archive.tell() > RESULTS_LIMIT and added:  # the sum of the parts misjudged the whole
+            left_out.insert(0, added.pop())
+            archive = _archive(work, kept + added)
     os.makedirs(out, exist_ok=True)
-    atomic.write_json(os.path.join(out, "summary.json"), {"models": summary, "pickles_left_out": left_out})
+    atomic.write_json(os.path.join(out, "summary.json"), {"models": summary, "pickles_left_out": sorted(left_out)})
     atomic.write_json(os.path.join(out, "log.json"), log)
     atomic.write_bytes(os.path.join(out, "results.tar.gz"), archive.getvalue())
 
@@ -336,7 +350,7 @@ def main(argv=None, child=None, models=None):
             except Exception as e:  # keep going: one model's failure must not lose the others' results
                 summary.append({"name": step_tag, "error": f"{type(e).__name__}: {e}"})
             pack(a.out, work, summary, log)
-    pack(a.out, work, summary, log)
+    pack(a.out, work, summary, log, pickles=True)
     print(table(summary))
     return 0
 

@@ -74,6 +74,26 @@ def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
     assert "| block_bs2 |" in capsys.readouterr().out
 
 
+def test_pack_adds_the_pickles_that_fit_at_the_end_only(tmp_path, monkeypatch):
+    work, out = tmp_path / "work", tmp_path / "out"
+    work.mkdir()
+    (work / "a.csv").write_text("id,lower,upper,size\n")
+    (work / "small.pickle").write_bytes(b"x" * 100_000)   # compresses to a few hundred bytes
+    (work / "large.pickle").write_bytes(os.urandom(300_000))  # does not compress
+    monkeypatch.setattr(gpu, "RESULTS_LIMIT", 200_000)
+
+    def packed():
+        with tarfile.open(out / "results.tar.gz") as tar:
+            names = set(tar.getnames())
+        return names, json.loads((out / "summary.json").read_text())["pickles_left_out"]
+
+    gpu.pack(str(out), str(work), [], [])  # after a step: no pickle, so that packing stays cheap
+    assert packed() == ({"a.csv"}, ["large.pickle", "small.pickle"])
+    gpu.pack(str(out), str(work), [], [], pickles=True)  # at the end: those under the limit
+    assert packed() == ({"a.csv", "small.pickle"}, ["large.pickle"])
+    assert os.path.getsize(out / "results.tar.gz") <= 200_000
+
+
 def test_deadline_and_failures_still_leave_results(tmp_path, env):
     out = tmp_path / "out"
     failing = lambda kind, args: None  # noqa: E731 - a recording that failed
