@@ -67,7 +67,11 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     Bytes best_height = Height(problem, best);
     uint64_t round_moves = first_round;
     for (uint64_t left = total; left > 0;) {
-      const uint64_t moves = round_moves >= left || 2 * round_moves >= left ? left : round_moves;
+      // The first round as the old budget was, exactly; a later one takes the rest when the rest would not
+      // make a round of its own.
+      const uint64_t moves = round_moves >= left || (round_moves > first_round && 2 * round_moves >= left)
+                                 ? left
+                                 : round_moves;
       DropOrderAnnealer annealer(problem, best, target);
       schedule.max_moves = moves;
       schedule.time_limit_s = std::max(1e-9, options.time_limit_s - clock.Seconds());
