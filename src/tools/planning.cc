@@ -97,10 +97,10 @@ void CheckResult(const remat::Graph& graph, const remat::RematResult& result) {
 
 namespace {
 
-// Places every buffer of a schedule in one arena (the annealing planner, stopping at the schedule's peak).
 // How often memplan plan plans again when fragmentation pushes the arena over the budget.
 constexpr int kJointRetries = 3;
 
+// Places every buffer of a schedule in one arena (the annealing planner, stopping at the schedule's peak).
 alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, const remat::RematOptions& plan,
                              bool quiet) {
   common::Progress progress(common::ProgressWanted(quiet));
