@@ -1,10 +1,12 @@
 #include "common/atomic_file.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -18,9 +20,18 @@ namespace common {
 void WriteFileAtomically(const std::string& path, std::string_view contents) {
   // The temporary lives in the same directory, so that rename() is atomic (same file system).
   std::string temp = path + ".tmp.XXXXXX";
+  // A second Ctrl-C between the temporary's creation and its registration would leave it behind (seen once
+  // in CI, InterruptTest.AllocSecondSigintLeavesAValidPlanOrNone): the two happen with the signals blocked.
+  sigset_t interrupts, before;
+  sigemptyset(&interrupts);
+  sigaddset(&interrupts, SIGINT);
+  sigaddset(&interrupts, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &interrupts, &before);
   int fd = mkstemp(temp.data());
-  if (fd < 0) FailAt(path, 0, std::string("cannot write: ") + std::strerror(errno));
-  SetPendingTempFile(temp.c_str());
+  const int mkstemp_errno = errno;
+  if (fd >= 0) SetPendingTempFile(temp.c_str());
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (fd < 0) FailAt(path, 0, std::string("cannot write: ") + std::strerror(mkstemp_errno));
   // Every way out below has removed or renamed the temporary.
   struct Clear {
     ~Clear() { SetPendingTempFile(nullptr); }
