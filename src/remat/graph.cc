@@ -17,12 +17,18 @@ Bytes Graph::ResidentBytes() const {
   return total;
 }
 
-Bytes Graph::FreeableBytes(const std::vector<int>& values) const {
+Bytes Graph::TotalBytes(const std::vector<int>& of) const {
   Bytes total = 0;
-  for (int v : values) {
-    if (!IsGraphInput(v)) total += this->values[v].size;
-  }
+  for (int v : of) total += values[v].size;
   return total;
+}
+
+bool Graph::Regenerable(const std::vector<int>& inputs, const std::vector<int>& outputs) const {
+  Bytes freeable = 0;
+  for (int v : inputs) {
+    if (!IsGraphInput(v)) freeable += values[v].size;
+  }
+  return freeable <= TotalBytes(outputs);
 }
 
 Bytes Graph::PeakLowerBound() const {

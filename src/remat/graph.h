@@ -56,10 +56,12 @@ struct Graph {
   }
   // Total size of the inputs and tangents (memory present at every step).
   Bytes ResidentBytes() const;
-  // Total size of `values` less the graph inputs among them: what a schedule can free. A node or group
-  // whose inputs' freeable bytes are no more than its outputs' bytes can regenerate its outputs from no
-  // more memory than they take (FastSA's grouping and chained add moves).
-  Bytes FreeableBytes(const std::vector<int>& values) const;
+  // Total size of `values`.
+  Bytes TotalBytes(const std::vector<int>& values) const;
+  // Whether a node or group reading `inputs` can regenerate `outputs` from no more memory than they take:
+  // its inputs other than the graph inputs (which a schedule cannot free) hold no more bytes than its
+  // outputs. The rule of FastSA's grouping and of its chained add moves.
+  bool Regenerable(const std::vector<int>& inputs, const std::vector<int>& outputs) const;
   // No schedule can peak lower than this: resident bytes plus the larger of the graph outputs (all live at
   // the last step) and the largest single step (its node's non-resident inputs, outputs and workspace, and
   // the outputs of nodes that run only once that must be live across it: made by an ancestor, read by a

@@ -42,12 +42,6 @@ void Boundary(const Graph& graph, const std::vector<int>& members, const std::ve
   inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
 }
 
-Bytes TotalSize(const Graph& graph, const std::vector<int>& values) {
-  Bytes total = 0;
-  for (int v : values) total += graph.values[v].size;
-  return total;
-}
-
 // True when the group `members` reads every value of `values` (sorted) from outside itself.
 bool ReadsAll(const Graph& graph, const std::vector<int>& members, std::vector<char>& inside,
               const std::vector<int>& values) {
@@ -116,9 +110,9 @@ Grouping GroupNodes(const Graph& graph) {
     for (int m : members[group]) inside[m] = 0;
     if (!fusable || target < 0 || !recomputable[target]) continue;
     // A group whose outputs hold no memory (aliased views) fuses only when H reads its inputs anyway.
-    const Bytes output_bytes = TotalSize(graph, outputs);
-    const bool free_for_target = output_bytes == 0 && ReadsAll(graph, members[target], inside, inputs);
-    if (graph.FreeableBytes(inputs) > output_bytes && !free_for_target) continue;
+    const bool free_for_target =
+        graph.TotalBytes(outputs) == 0 && ReadsAll(graph, members[target], inside, inputs);
+    if (!graph.Regenerable(inputs, outputs) && !free_for_target) continue;
     std::vector<int> merged;
     std::merge(members[group].begin(), members[group].end(), members[target].begin(), members[target].end(),
                std::back_inserter(merged), [&](int a, int b) { return position[a] < position[b]; });

@@ -62,12 +62,7 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
   // A producer joins an add move's chain only when its outputs can be regenerated from no more memory than
   // they take (the grouping rule): otherwise its inputs, kept alive instead, cost more.
   chainable_.assign(graph.nodes.size(), 0);
-  for (int u : addable_) {
-    const Node& node = graph.nodes[u];
-    Bytes outputs = 0;
-    for (int v : node.outputs) outputs += graph.values[v].size;
-    chainable_[u] = graph.FreeableBytes(node.inputs) <= outputs;
-  }
+  for (int u : addable_) chainable_[u] = graph.Regenerable(graph.nodes[u].inputs, graph.nodes[u].outputs);
   cost_offset_ = 1e-9 * std::max<Cost>(min_cost_, 1);
   // Node i of k at slot (i + 1)·T/(k + 1): evenly spread, never in the last slot (which stands for "the end"
   // of a graph output's life).
