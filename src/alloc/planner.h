@@ -1,4 +1,5 @@
-// The allocation planners behind one entry point: the greedy baselines and the annealing planner.
+// The allocation planners behind one entry point: the greedy baselines, the annealing planner and the exact
+// search.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ namespace alloc {
 struct PlanOptions {
   std::string method = "sa";        // one of Methods()
   double time_limit_s = 10.0;       // wall-clock budget of the annealing planner
-  uint64_t moves = 0;               // annealing move budget; 0: DefaultAnnealingMoves
+  uint64_t moves = 0;               // annealing move budget (exact search: node budget); 0: the default
   uint64_t seed = 1;
   std::optional<Bytes> capacity;    // stop as soon as the height is at most this
 };
@@ -31,6 +32,9 @@ struct PlanResult {
   uint64_t moves = 0;              // annealing moves (0 for greedy methods)
   uint64_t candidates_scored = 0;  // candidate plans scored (annealing: moves x reinsertion positions)
   common::StopReason stop_reason = common::StopReason::kMoveLimit;
+  uint64_t nodes = 0;              // exact search: nodes visited over every capacity tried
+  bool proven_optimal = false;     // exact search: no plan can be lower
+  std::string search_outcome;      // exact search: how its last search ended (alloc::ToString(SearchOutcome))
 };
 
 // Names accepted by PlanOptions::method, the annealing planner ("sa") first.
@@ -39,6 +43,10 @@ const std::vector<std::string>& Methods();
 // The annealing planner's move budget when PlanOptions::moves is 0: what half of `time_limit_s` allows at a
 // fixed rate model that falls with the number of buffers (planner.cc), at least 50.
 uint64_t DefaultAnnealingMoves(size_t buffers, double time_limit_s);
+
+// The exact search's node budget when PlanOptions::moves is 0: what `time_limit_s` allows at a fixed rate
+// model that falls with the number of buffers (planner.cc), at least 1000.
+uint64_t DefaultSearchNodes(size_t buffers, double time_limit_s);
 
 // Runs one method. Throws std::invalid_argument for an unknown method name.
 PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, common::Progress& progress);

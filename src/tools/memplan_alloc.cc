@@ -11,6 +11,7 @@
 
 #include "alloc/caching_allocator.h"
 #include "alloc/converter.h"
+#include "alloc/exact_search.h"
 #include "alloc/planner.h"
 #include "alloc/svg.h"
 #include "alloc/validator.h"
@@ -126,6 +127,15 @@ int RunAlloc(const AllocOptions& options) {
       fmt::print("{:<18} {:>14} {:>12.3f} {:>12.3f} {:>10.3f}   (simulated: peak reserved)\n", kCachingRow,
                  caching->peak_reserved, 100 * caching->Fragmentation(), 100 * caching->WastedShare(), caching_seconds);
     }
+    for (const auto& r : results) {
+      if (r.method != "exact") continue;
+      if (r.search_outcome == "too-large") {
+        fmt::print("exact: skipped, the input has more than {} overlapping pairs; the row is first fit\n",
+                   alloc::kMaxOverlapPairs);
+      } else {
+        fmt::print("exact: {} nodes, {}\n", r.nodes, r.proven_optimal ? "proven lowest" : "not proven lowest");
+      }
+    }
     if (!options.output.empty()) fmt::print("plan ({}) written to {}\n", chosen.method, options.output);
   }
   if (common::InterruptRequested()) return common::kExitInterrupted;
@@ -172,13 +182,14 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   CLI::App* cmd = app.add_subcommand("alloc", "Give every buffer an offset in one arena, as low as possible");
   cmd->add_option("input", plan->input, "Problem CSV (id,lower,upper,size[,alignment][,offset])")->required();
   cmd->add_option("-o,--output", plan->output, "Plan CSV to write (the input rows plus offset)");
-  cmd->add_option("--method", plan->method, "sa (annealing, default), first-fit, best-fit, xla, online-first-fit, "
+  cmd->add_option("--method", plan->method, "sa (annealing, default), exact (branch and bound, for a few thousand "
+                                            "buffers at most), first-fit, best-fit, xla, drop, online-first-fit, "
                                             "online-best-fit, or all (comparison table)");
-  cmd->add_option("--time-limit", plan->time_limit_s, "Seconds the annealing planner may run (default 10)")
+  cmd->add_option("--time-limit", plan->time_limit_s, "Seconds the annealing planner or the exact search may run (default 10)")
       ->check(FinitePositive());
   cmd->add_option("--moves", plan->moves,
-                  "Annealing moves (default: what half the time limit allows at a fixed rate model); the same "
-                  "seed and moves give the same plan unless --time-limit ends the run first");
+                  "Annealing moves, or the exact search's nodes (default: what half the time limit allows at a fixed "
+                  "rate model); the same seed and moves give the same plan unless --time-limit ends the run first");
   cmd->add_option("--seed", plan->seed, "Random seed (same input and seed, same plan)");
   cmd->add_option("--capacity", plan->capacity, "Stop as soon as the height fits; exit status 1 if it does not")
       ->check(CLI::PositiveNumber);

@@ -39,6 +39,11 @@ nlohmann::json PlanJson(const alloc::PlanResult& r) {
     j["candidates_scored"] = r.candidates_scored;
     j["stop_reason"] = common::ToString(r.stop_reason);
   }
+  if (r.method == "exact") {
+    j["nodes"] = r.nodes;
+    j["proven_optimal"] = r.proven_optimal;
+    j["search_outcome"] = r.search_outcome;
+  }
   return j;
 }
 

@@ -1,0 +1,546 @@
+#include "alloc/exact_search.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <numeric>
+#include <exception>
+#include <functional>
+#include <stdexcept>
+#include <tuple>
+
+#include <pthread.h>
+
+#include <fmt/format.h>
+
+#include "alloc/time_axis.h"
+#include "common/interrupt.h"
+#include "common/stopwatch.h"
+
+namespace alloc {
+
+const char* ToString(SearchOutcome outcome) {
+  switch (outcome) {
+    case SearchOutcome::kFound: return "found";
+    case SearchOutcome::kNoneExists: return "none";
+    case SearchOutcome::kNodeLimit: return "nodes";
+    case SearchOutcome::kTimeLimit: return "time";
+    case SearchOutcome::kInterrupted: return "interrupted";
+    case SearchOutcome::kTooLarge: return "too-large";
+  }
+  return "?";
+}
+
+namespace {
+
+using Section = uint32_t;
+constexpr Offset kUnplaced = -1;
+constexpr size_t kPreorders = 3;
+
+// How one subtree of the search ended.
+enum class Status { kFound, kNone, kNodeLimit, kTimeLimit, kInterrupted };
+
+// Range add and range max over the sections, for the bytes not yet placed: the consistency check of a node
+// costs O(log T) instead of a scan of its partition.
+class RangeMaxTree {
+ public:
+  explicit RangeMaxTree(const std::vector<Bytes>& values) : n_(values.size()) {
+    while (leaves_ < n_) leaves_ *= 2;
+    max_.assign(2 * leaves_, 0);
+    add_.assign(2 * leaves_, 0);
+    for (size_t i = 0; i < n_; ++i) max_[leaves_ + i] = values[i];
+    for (size_t i = leaves_ - 1; i >= 1; --i) max_[i] = std::max(max_[2 * i], max_[2 * i + 1]);
+  }
+  // Adds `delta` to every section in [lo, hi).
+  void Add(size_t lo, size_t hi, Bytes delta) { Add(1, 0, leaves_, lo, hi, delta); }
+  // The largest value in [lo, hi) (lo < hi).
+  Bytes Max(size_t lo, size_t hi) const { return Max(1, 0, leaves_, lo, hi); }
+
+ private:
+  void Add(size_t node, size_t nl, size_t nr, size_t lo, size_t hi, Bytes delta) {
+    if (hi <= nl || nr <= lo) return;
+    if (lo <= nl && nr <= hi) {
+      max_[node] += delta;
+      add_[node] += delta;
+      return;
+    }
+    const size_t mid = (nl + nr) / 2;
+    Add(2 * node, nl, mid, lo, hi, delta);
+    Add(2 * node + 1, mid, nr, lo, hi, delta);
+    max_[node] = std::max(max_[2 * node], max_[2 * node + 1]) + add_[node];
+  }
+  Bytes Max(size_t node, size_t nl, size_t nr, size_t lo, size_t hi) const {
+    if (lo <= nl && nr <= hi) return max_[node];
+    const size_t mid = (nl + nr) / 2;
+    Bytes best = std::numeric_limits<Bytes>::min();
+    if (lo < mid) best = std::max(best, Max(2 * node, nl, mid, lo, hi));
+    if (mid < hi) best = std::max(best, Max(2 * node + 1, mid, nr, lo, hi));
+    return best + add_[node];
+  }
+
+  size_t n_, leaves_ = 1;
+  std::vector<Bytes> max_, add_;
+};
+
+// A value saved before a change, restored when the search backtracks.
+struct Saved {
+  uint32_t index;
+  Offset value;
+};
+
+// The search's state and its depth-first recursion. Partitions are ranges of sections [lo, hi) whose
+// unplaced buffers start inside them and that no unplaced buffer crosses.
+class PackingSearch {
+ public:
+  PackingSearch(const Problem& problem, Bytes capacity) : problem_(problem), capacity_(capacity) {}
+
+  // Builds the indexes; false when the input is too large to index (kMaxOverlapPairs).
+  bool Prepare();
+
+  // One depth-first search under preorder `preorder` and `node_limit` nodes, over every partition.
+  Status Run(size_t preorder, uint64_t node_limit);
+
+  bool complete() const { return complete_; }
+  uint64_t nodes() const { return nodes_; }
+  const Solution& solution() const { return solution_; }
+  void SetClock(const common::Stopwatch* clock, double time_limit_s, common::Progress* progress) {
+    clock_ = clock;
+    time_limit_s_ = time_limit_s;
+    progress_ = progress;
+  }
+
+ private:
+  // Calls `f(section)` for every section of buffer `i`.
+  template <typename F>
+  void ForSections(uint32_t i, F&& f) const {
+    const CompressedLifespan& l = time_.lifespans[i];
+    for (Section s = l.begin; s < l.end; ++s) f(s);
+    for (Section s = l.begin2; s < l.end2; ++s) f(s);
+  }
+  // Calls `f(buffer)` for every unplaced buffer of partition [lo, hi).
+  template <typename F>
+  void ForMembers(Section lo, Section hi, F&& f) const {
+    for (uint32_t k = start_index_[lo]; k < start_index_[hi]; ++k) {
+      if (offset_[starts_[k]] == kUnplaced) f(starts_[k]);
+    }
+  }
+
+  Status Partition(Section lo, Section hi, Offset last_offset, int64_t last_rank);
+  Status Place(uint32_t b, Offset at, Section lo, Section hi);
+  bool Consistent(uint32_t b, Section lo, Section hi, Offset at, size_t raised_mark);
+  // Adds `delta` to the unplaced bytes of b's sections in the range-max tree.
+  void AddToUnplaced(uint32_t b, Bytes delta) {
+    const CompressedLifespan& l = time_.lifespans[b];
+    unplaced_max_->Add(l.begin, l.end, delta);
+    if (l.end2 > l.begin2) unplaced_max_->Add(l.begin2, l.end2, delta);
+  }
+  void Undo(size_t min_offset_mark, uint32_t b);
+  bool OutOfBudget(Status& why);
+
+  const Problem& problem_;
+  const Bytes capacity_;
+  CompressedTime time_;
+  bool complete_ = true;
+  bool decompose_ = true;  // off when a buffer wraps around the period: its two pieces bind both ends
+
+  std::vector<uint32_t> overlap_index_, overlaps_;  // CSR: buffers that overlap buffer i in time
+  std::vector<uint32_t> cover_index_, covers_;      // CSR: buffers alive in section s
+  std::vector<uint32_t> start_index_, starts_;      // CSR: free buffers whose lifespan starts in section s
+  std::array<std::vector<int64_t>, kPreorders> ranks_;   // per preorder, per buffer: place in the preorder
+  std::array<std::vector<uint32_t>, kPreorders> orders_; // per preorder: the buffers in that order
+
+  std::vector<Offset> offset_;      // kUnplaced or the offset given on the current path
+  std::vector<Offset> min_offset_;  // lowest offset above the placed buffers it overlaps, aligned
+  std::vector<Bytes> unplaced_;     // per section: total size of the unplaced buffers alive there
+  std::optional<RangeMaxTree> unplaced_max_;  // the same, for the largest over a range
+  std::vector<uint32_t> cuts_;      // per boundary s|s+1: unplaced buffers alive on both sides
+  std::vector<Saved> min_offset_trail_;
+  std::vector<uint32_t> stamp_;     // per section: last visit, to touch each section once per step
+  uint32_t epoch_ = 0;
+
+  Solution solution_;
+  const std::vector<int64_t>* rank_ = nullptr;   // the preorder of this run
+  const std::vector<uint32_t>* order_ = nullptr;
+  uint64_t nodes_ = 0, node_limit_ = 0;
+  const common::Stopwatch* clock_ = nullptr;
+  double time_limit_s_ = 0;
+  common::Progress* progress_ = nullptr;
+};
+
+bool PackingSearch::Prepare() {
+  const size_t n = problem_.buffers.size();
+  time_ = CompressTime(problem_);
+  const Section sections = time_.intervals;
+  offset_.assign(n, kUnplaced);
+  min_offset_.assign(n, 0);
+  unplaced_.assign(sections, 0);
+  stamp_.assign(sections, 0);
+  solution_.offsets.assign(n, 0);
+
+  // Section lists first: their size bounds the work of the overlap lists.
+  cover_index_.assign(sections + 1, 0);
+  start_index_.assign(sections + 1, 0);
+  uint64_t cover_entries = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const CompressedLifespan& l = time_.lifespans[i];
+    if (l.end2 > l.begin2) decompose_ = false;
+    cover_entries += (l.end - l.begin) + (l.end2 - l.begin2);
+    if (problem_.buffers[i].fixed_offset) complete_ = false;
+    if (problem_.buffers[i].alignment > 1) complete_ = false;
+  }
+  if (cover_entries > kMaxOverlapPairs) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    ForSections(i, [&](Section s) { ++cover_index_[s + 1]; });
+    if (!problem_.buffers[i].fixed_offset) ++start_index_[time_.lifespans[i].begin + 1];
+  }
+  std::partial_sum(cover_index_.begin(), cover_index_.end(), cover_index_.begin());
+  std::partial_sum(start_index_.begin(), start_index_.end(), start_index_.begin());
+  covers_.resize(cover_index_.back());
+  starts_.resize(start_index_.back());
+  {
+    std::vector<uint32_t> cover_fill(cover_index_.begin(), cover_index_.end() - 1);
+    std::vector<uint32_t> start_fill(start_index_.begin(), start_index_.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+      ForSections(i, [&](Section s) { covers_[cover_fill[s]++] = i; });
+      if (!problem_.buffers[i].fixed_offset) starts_[start_fill[time_.lifespans[i].begin]++] = i;
+    }
+  }
+
+  // Two buffers overlap when one is alive in the section where a piece of the other starts.
+  std::vector<uint32_t> seen(n, std::numeric_limits<uint32_t>::max());
+  std::vector<std::vector<uint32_t>> lists(n);
+  uint64_t pairs = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const CompressedLifespan& l = time_.lifespans[i];
+    for (const Section first : {l.begin, l.end2 > l.begin2 ? l.begin2 : l.begin}) {
+      for (uint32_t k = cover_index_[first]; k < cover_index_[first + 1]; ++k) {
+        const uint32_t j = covers_[k];
+        if (j == i || seen[j] == i) continue;
+        seen[j] = i;
+        lists[i].push_back(j);
+        lists[j].push_back(i);
+        if (++pairs > kMaxOverlapPairs) return false;
+      }
+    }
+  }
+  overlap_index_.assign(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    // A pair is recorded from both of its starts when each buffer is alive where the other starts.
+    std::sort(lists[i].begin(), lists[i].end());
+    lists[i].erase(std::unique(lists[i].begin(), lists[i].end()), lists[i].end());
+    overlap_index_[i + 1] = overlap_index_[i] + static_cast<uint32_t>(lists[i].size());
+  }
+  overlaps_.reserve(overlap_index_.back());
+  for (auto& list : lists) overlaps_.insert(overlaps_.end(), list.begin(), list.end());
+
+  // Fixed buffers are placed before the search; the others start above them.
+  for (uint32_t i = 0; i < n; ++i) {
+    const Buffer& b = problem_.buffers[i];
+    if (b.fixed_offset) {
+      offset_[i] = solution_.offsets[i] = *b.fixed_offset;
+    } else {
+      ForSections(i, [&](Section s) { unplaced_[s] += b.size; });
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (offset_[i] != kUnplaced) continue;
+    Offset lowest = 0;
+    for (uint32_t k = overlap_index_[i]; k < overlap_index_[i + 1]; ++k) {
+      const uint32_t j = overlaps_[k];
+      if (offset_[j] != kUnplaced) lowest = std::max(lowest, offset_[j] + problem_.buffers[j].size);
+    }
+    min_offset_[i] = AlignUp(lowest, problem_.buffers[i].alignment);
+  }
+  unplaced_max_.emplace(unplaced_);
+  cuts_.assign(sections, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const CompressedLifespan& l = time_.lifespans[i];
+    if (offset_[i] != kUnplaced) continue;
+    for (Section s = l.begin; s + 1 < l.end; ++s) ++cuts_[s];
+  }
+
+  // The preorders: by lifespan, area and the heaviest section the buffer lives in, in three priorities.
+  std::vector<Bytes> heaviest(n, 0);
+  for (uint32_t i = 0; i < n; ++i) ForSections(i, [&](Section s) { heaviest[i] = std::max(heaviest[i], unplaced_[s]); });
+  auto length = [&](uint32_t i) { return problem_.buffers[i].upper - problem_.buffers[i].lower; };
+  auto area = [&](uint32_t i) { return length(i) * problem_.buffers[i].size; };
+  for (size_t p = 0; p < kPreorders; ++p) {
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    auto key = [&](uint32_t i) {
+      switch (p) {
+        case 0: return std::make_tuple(-length(i), -area(i), -heaviest[i], i);
+        case 1: return std::make_tuple(-heaviest[i], -area(i), -length(i), i);
+        default: return std::make_tuple(-heaviest[i], -length(i), -area(i), i);
+      }
+    };
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    ranks_[p].assign(n, 0);
+    for (uint32_t r = 0; r < n; ++r) ranks_[p][order[r]] = r;
+    orders_[p] = std::move(order);
+  }
+  return true;
+}
+
+bool PackingSearch::OutOfBudget(Status& why) {
+  if (++nodes_ > node_limit_) {
+    why = Status::kNodeLimit;
+    return true;
+  }
+  if ((nodes_ & 1023) != 0) return false;
+  if (common::InterruptRequested()) {
+    why = Status::kInterrupted;
+    return true;
+  }
+  if (time_limit_s_ > 0 && clock_->Seconds() > time_limit_s_) {
+    why = Status::kTimeLimit;
+    return true;
+  }
+  if (progress_->Due()) {
+    progress_->Show("memplan alloc (exact)", fmt::format("capacity {} B, {} nodes", capacity_, nodes_));
+  }
+  return false;
+}
+
+Status PackingSearch::Run(size_t preorder, uint64_t node_limit) {
+  rank_ = &ranks_[preorder];
+  order_ = &orders_[preorder];
+  nodes_ = 0;
+  node_limit_ = node_limit;
+  // The partitions of the whole problem, cut wherever no free buffer is alive on both sides.
+  const Section sections = time_.intervals;
+  Section lo = 0;
+  for (Section s = 0; s < sections; ++s) {
+    if (s + 1 == sections || (decompose_ && cuts_[s] == 0)) {
+      const Status status = Partition(lo, s + 1, 0, -1);
+      if (status != Status::kFound) return status;
+      lo = s + 1;
+    }
+  }
+  return Status::kFound;
+}
+
+// Every section must hold the bytes not yet placed above where they can start: the lowest offset of the
+// unplaced buffers alive there, and `at`, since offsets never decrease along a path. Where neither the
+// bytes nor those offsets changed (off the sections of b and of the buffers it raised), only `at` can break
+// the bound, and the range maximum checks that for the whole partition at once.
+bool PackingSearch::Consistent(uint32_t b, Section lo, Section hi, Offset at, size_t raised_mark) {
+  if (at + unplaced_max_->Max(lo, hi) > capacity_) return false;
+  ++epoch_;
+  bool ok = true;
+  auto check = [&](Section s) {
+    if (!ok || stamp_[s] == epoch_ || unplaced_[s] == 0) return;
+    stamp_[s] = epoch_;
+    // Some unplaced buffer alive here must be able to start low enough; the first one found will do.
+    const Offset highest_start = capacity_ - unplaced_[s];
+    ok = false;
+    for (uint32_t j = cover_index_[s]; !ok && j < cover_index_[s + 1]; ++j) {
+      ok = offset_[covers_[j]] == kUnplaced && min_offset_[covers_[j]] <= highest_start;
+    }
+  };
+  ForSections(b, check);
+  for (size_t k = raised_mark; ok && k < min_offset_trail_.size(); ++k) ForSections(min_offset_trail_[k].index, check);
+  return ok;
+}
+
+void PackingSearch::Undo(size_t min_offset_mark, uint32_t b) {
+  while (min_offset_trail_.size() > min_offset_mark) {
+    min_offset_[min_offset_trail_.back().index] = min_offset_trail_.back().value;
+    min_offset_trail_.pop_back();
+  }
+  const Bytes size = problem_.buffers[b].size;
+  ForSections(b, [&](Section s) { unplaced_[s] += size; });
+  AddToUnplaced(b, size);
+  offset_[b] = kUnplaced;
+}
+
+// Places free buffer `b` at `at` inside partition [lo, hi), searches what is left, and takes it back.
+Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
+  const Buffer& buffer = problem_.buffers[b];
+  const Offset top = at + buffer.size;
+  const size_t min_offset_mark = min_offset_trail_.size();
+  offset_[b] = at;
+  ForSections(b, [&](Section s) { unplaced_[s] -= buffer.size; });
+  AddToUnplaced(b, -buffer.size);
+  // The buffers it overlaps now start above it.
+  for (uint32_t k = overlap_index_[b]; k < overlap_index_[b + 1]; ++k) {
+    const uint32_t c = overlaps_[k];
+    if (offset_[c] != kUnplaced || min_offset_[c] >= top) continue;
+    min_offset_trail_.push_back({c, min_offset_[c]});
+    min_offset_[c] = AlignUp(top, problem_.buffers[c].alignment);
+  }
+  Status status = Status::kNone;
+  if (Consistent(b, lo, hi, at, min_offset_mark)) {
+    // Boundaries inside b's lifespan that nothing unplaced crosses any more split the partition.
+    const CompressedLifespan& l = time_.lifespans[b];
+    std::vector<Section> cuts;
+    if (decompose_) {
+      for (Section s = l.begin; s + 1 < l.end; ++s) {
+        if (--cuts_[s] == 0 && s + 1 > lo && s + 1 < hi) cuts.push_back(s + 1);
+      }
+    }
+    if (cuts.empty()) {
+      status = Partition(lo, hi, at, (*rank_)[b]);
+    } else {
+      // Independent parts: each must be packable alone; the canonical order starts afresh in each.
+      Section from = lo;
+      cuts.push_back(hi);
+      for (const Section to : cuts) {
+        status = Partition(from, to, 0, -1);
+        if (status != Status::kFound) break;
+        from = to;
+      }
+    }
+    if (decompose_) {
+      for (Section s = l.begin; s + 1 < l.end; ++s) ++cuts_[s];
+    }
+  }
+  Undo(min_offset_mark, b);
+  return status;
+}
+
+// Searches partition [lo, hi) below the last placement (`last_offset`, and at that offset, preorder ranks
+// after `last_rank`).
+Status PackingSearch::Partition(Section lo, Section hi, Offset last_offset, int64_t last_rank) {
+  Status why;
+  if (OutOfBudget(why)) return why;
+  // One pass over the unplaced buffers of the partition: the lowest top any of them can reach (placing at
+  // or above it would waste the gap under it) and the candidates, canonical ones (not below the last
+  // placement), in order of offset, then preorder.
+  Offset lowest_top = std::numeric_limits<Offset>::max();
+  std::vector<std::pair<Offset, int64_t>> candidates;
+  ForMembers(lo, hi, [&](uint32_t i) {
+    const Offset x = min_offset_[i];
+    const Bytes size = problem_.buffers[i].size;
+    lowest_top = std::min(lowest_top, x + size);
+    const int64_t r = (*rank_)[i];
+    if (x < last_offset || (x == last_offset && r < last_rank) || x + size > capacity_) return;
+    candidates.emplace_back(x, r);
+  });
+  if (lowest_top == std::numeric_limits<Offset>::max()) {
+    for (uint32_t k = start_index_[lo]; k < start_index_[hi]; ++k) solution_.offsets[starts_[k]] = offset_[starts_[k]];
+    return Status::kFound;
+  }
+  candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                  [&](const auto& c) { return c.first >= lowest_top; }),
+                   candidates.end());
+  std::sort(candidates.begin(), candidates.end());
+  for (const auto& [x, r] : candidates) {
+    const Status status = Place((*order_)[r], x, lo, hi);
+    if (status != Status::kNone) return status;
+  }
+  return Status::kNone;
+}
+
+// Runs `f` on a thread whose stack holds `bytes`, and rethrows what it throws: the search recurses once per
+// placed buffer, deeper than the main thread's stack allows on inputs of tens of thousands of buffers.
+void RunOnStack(size_t bytes, const std::function<void()>& f) {
+  struct Call {
+    const std::function<void()>* f;
+    std::exception_ptr error;
+  } call{&f, nullptr};
+  auto body = [](void* arg) -> void* {
+    Call* c = static_cast<Call*>(arg);
+    try {
+      (*c->f)();
+    } catch (...) {
+      c->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, bytes);
+  pthread_t thread;
+  const int failed = pthread_create(&thread, &attr, body, &call);
+  pthread_attr_destroy(&attr);
+  if (failed != 0) throw std::runtime_error("exact search: cannot start its search thread");
+  pthread_join(thread, nullptr);
+  if (call.error) std::rethrow_exception(call.error);
+}
+
+}  // namespace
+
+SearchResult SearchPackingWithin(const Problem& problem, Bytes capacity, const SearchLimits& limits,
+                                 common::Progress& progress) {
+  SearchResult result;
+  PackingSearch search(problem, capacity);
+  if (!search.Prepare()) {
+    result.outcome = SearchOutcome::kTooLarge;
+    return result;
+  }
+  result.complete = search.complete();
+  common::Stopwatch clock;
+  search.SetClock(&clock, limits.time_limit_s, &progress);
+  const uint64_t budget = limits.max_nodes > 0 ? limits.max_nodes : std::numeric_limits<uint64_t>::max();
+  // Round robin over the preorders with doubling node limits: an early mistake costs at most one round.
+  auto round_robin = [&] {
+    uint64_t round_limit = std::max<uint64_t>(problem.buffers.size(), 32);
+    while (true) {
+      round_limit = round_limit > budget / 2 ? budget : round_limit * 2;
+      for (size_t p = 0; p < kPreorders; ++p) {
+        const uint64_t limit = std::min(round_limit, budget - result.nodes);
+        const Status status = search.Run(p, limit);
+        result.nodes += std::min(search.nodes(), limit);
+        switch (status) {
+          case Status::kFound:
+            result.outcome = SearchOutcome::kFound;
+            result.solution = search.solution();
+            return;
+          case Status::kNone: result.outcome = SearchOutcome::kNoneExists; return;
+          case Status::kTimeLimit: result.outcome = SearchOutcome::kTimeLimit; return;
+          case Status::kInterrupted: result.outcome = SearchOutcome::kInterrupted; return;
+          case Status::kNodeLimit:
+            if (result.nodes >= budget) {
+              result.outcome = SearchOutcome::kNodeLimit;
+              return;
+            }
+        }
+      }
+    }
+  };
+  // About 300 bytes a level (the two frames of Partition and Place) with room for sanitizer builds.
+  RunOnStack((size_t{1} << 20) + problem.buffers.size() * 2048, round_robin);
+  return result;
+}
+
+ExactPlan SearchLowestPlan(const Problem& problem, const Solution& start, const SearchLimits& limits,
+                           common::Progress& progress, Bytes good_enough) {
+  common::Stopwatch clock;
+  ExactPlan plan;
+  plan.solution = start;
+  plan.height = Height(problem, start);
+  const Bytes lb = PeakLoad(problem);
+  Bytes proven_low = lb;   // no plan is lower than this
+  Bytes untried_low = lb;  // lowest capacity neither searched in vain nor ruled out
+  const uint64_t budget = limits.max_nodes;
+  bool first = true;
+  while (untried_low < plan.height && plan.height > good_enough) {
+    const Bytes capacity = first ? std::max(lb, std::min(good_enough, plan.height - 1))
+                                 : untried_low + (plan.height - 1 - untried_low) / 2;
+    SearchLimits probe;
+    if (budget > 0) {
+      if (plan.nodes >= budget) break;
+      probe.max_nodes = std::max<uint64_t>((budget - plan.nodes) / 2, 1);
+    }
+    probe.time_limit_s = limits.time_limit_s > 0 ? limits.time_limit_s - clock.Seconds() : 0;
+    if (limits.time_limit_s > 0 && probe.time_limit_s <= 0) break;
+    const SearchResult r = SearchPackingWithin(problem, capacity, probe, progress);
+    plan.nodes += r.nodes;
+    plan.last = r.outcome;
+    first = false;
+    if (r.outcome == SearchOutcome::kFound) {
+      plan.solution = *r.solution;
+      plan.height = Height(problem, plan.solution);
+    } else if (r.outcome == SearchOutcome::kNoneExists || r.outcome == SearchOutcome::kNodeLimit) {
+      if (r.outcome == SearchOutcome::kNoneExists && r.complete) proven_low = std::max(proven_low, capacity + 1);
+      untried_low = capacity + 1;
+    } else {
+      break;
+    }
+  }
+  plan.optimal = plan.height <= proven_low;
+  return plan;
+}
+
+}  // namespace alloc
