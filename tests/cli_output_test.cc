@@ -26,7 +26,7 @@ class CliOutputTest : public testing_support::CliTest {
 TEST_F(CliOutputTest, EverySubcommandHasJson) {
   const std::string trace = Path("trace.csv"), plan = Path("plan.csv");
   EXPECT_EQ(Json(fmt::format("gen --family training -n 300 --seed 2 -o {} --json", trace))["buffers"], 300);
-  EXPECT_EQ(Json(fmt::format("alloc {} -o {} --moves 2000 --json", trace, plan))["method"], "sa");
+  EXPECT_EQ(Json(fmt::format("alloc {} -o {} --moves 2000 --json", trace, plan))["method"], "exact+sa");
   const nlohmann::json valid = Json(fmt::format("validate {} {} --json", trace, plan));
   EXPECT_EQ(valid["valid"], true);
   EXPECT_EQ(valid["errors"].size(), 0u);

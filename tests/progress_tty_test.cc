@@ -128,7 +128,7 @@ class ProgressTtyTest : public testing_support::CliTest {
 
 TEST_F(ProgressTtyTest, AllocShowsItsBestHeightOnATerminal) {
   const std::string trace = Trace();
-  ASSERT_EQ(RunOnTerminal({MEMPLAN_BIN, "alloc", trace, "-o", Path("plan.csv"), "--moves", "1000000000000",
+  ASSERT_EQ(RunOnTerminal({MEMPLAN_BIN, "alloc", trace, "-o", Path("plan.csv"), "--method", "sa", "--moves", "1000000000000",
                            "--time-limit", "1"}),
             0)
       << tty_;

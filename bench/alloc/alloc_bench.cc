@@ -90,9 +90,10 @@ int main(int argc, char** argv) {
   app.add_option("--skip-slow-best-fit", skip_best_fit_above, "Skip best-fit variants above this many buffers");
   app.add_option("--time-limit", sa_options.time_limit_s, "Annealing time cap per input (s)");
   app.add_option("--moves", sa_options.moves, "Annealing moves per input (default: the planner's own)");
+  std::vector<std::string> methods = alloc::Methods();
+  app.add_option("--methods", methods, "Methods to compare (default: all)")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
 
-  const std::vector<std::string>& methods = alloc::Methods();
   std::string header = "| input | N | LB |";
   std::string rule = "|---|---|---|";
   for (const auto& m : methods) {

@@ -126,6 +126,7 @@ class PackingSearch {
   }
 
   Status Partition(Section lo, Section hi, Offset last_offset, int64_t last_rank);
+  void Rank(Section lo, Section hi);
   Status Place(uint32_t b, Offset at, Section lo, Section hi);
   bool Consistent(uint32_t b, Section lo, Section hi, Offset at, size_t raised_mark);
   // Adds `delta` to the unplaced bytes of b's sections in the range-max tree.
@@ -146,8 +147,6 @@ class PackingSearch {
   std::vector<uint32_t> overlap_index_, overlaps_;  // CSR: buffers that overlap buffer i in time
   std::vector<uint32_t> cover_index_, covers_;      // CSR: buffers alive in section s
   std::vector<uint32_t> start_index_, starts_;      // CSR: free buffers whose lifespan starts in section s
-  std::array<std::vector<int64_t>, kPreorders> ranks_;   // per preorder, per buffer: place in the preorder
-  std::array<std::vector<uint32_t>, kPreorders> orders_; // per preorder: the buffers in that order
 
   std::vector<Offset> offset_;      // kUnplaced or the offset given on the current path
   std::vector<Offset> min_offset_;  // lowest offset above the placed buffers it overlaps, aligned
@@ -159,8 +158,9 @@ class PackingSearch {
   uint32_t epoch_ = 0;
 
   Solution solution_;
-  const std::vector<int64_t>* rank_ = nullptr;   // the preorder of this run
-  const std::vector<uint32_t>* order_ = nullptr;
+  size_t preorder_ = 0;            // which preorder this run follows
+  std::vector<int64_t> rank_;      // per buffer: its place in the preorder of its partition
+  std::vector<uint32_t> members_;  // scratch for Rank
   uint64_t nodes_ = 0, node_limit_ = 0;
   const common::Stopwatch* clock_ = nullptr;
   double time_limit_s_ = 0;
@@ -259,27 +259,34 @@ bool PackingSearch::Prepare() {
     for (Section s = l.begin; s + 1 < l.end; ++s) ++cuts_[s];
   }
 
-  // The preorders: by lifespan, area and the heaviest section the buffer lives in, in three priorities.
-  std::vector<Bytes> heaviest(n, 0);
-  for (uint32_t i = 0; i < n; ++i) ForSections(i, [&](Section s) { heaviest[i] = std::max(heaviest[i], unplaced_[s]); });
+  rank_.assign(n, 0);
+  return true;
+}
+
+// Ranks the unplaced buffers of partition [lo, hi) in this run's preorder, from what is left now: by
+// lifespan, area and the heaviest section the buffer lives in (bytes not yet placed), in three priorities.
+void PackingSearch::Rank(Section lo, Section hi) {
+  members_.clear();
+  ForMembers(lo, hi, [&](uint32_t i) { members_.push_back(i); });
+  auto heaviest = [&](uint32_t i) {
+    Bytes most = 0;
+    ForSections(i, [&](Section s) { most = std::max(most, unplaced_[s]); });
+    return most;
+  };
   auto length = [&](uint32_t i) { return problem_.buffers[i].upper - problem_.buffers[i].lower; };
   auto area = [&](uint32_t i) { return length(i) * problem_.buffers[i].size; };
-  for (size_t p = 0; p < kPreorders; ++p) {
-    std::vector<uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    auto key = [&](uint32_t i) {
-      switch (p) {
-        case 0: return std::make_tuple(-length(i), -area(i), -heaviest[i], i);
-        case 1: return std::make_tuple(-heaviest[i], -area(i), -length(i), i);
-        default: return std::make_tuple(-heaviest[i], -length(i), -area(i), i);
-      }
-    };
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
-    ranks_[p].assign(n, 0);
-    for (uint32_t r = 0; r < n; ++r) ranks_[p][order[r]] = r;
-    orders_[p] = std::move(order);
+  std::vector<std::pair<std::tuple<int64_t, int64_t, int64_t, uint32_t>, uint32_t>> keyed;
+  keyed.reserve(members_.size());
+  for (const uint32_t i : members_) {
+    const Bytes h = heaviest(i);
+    switch (preorder_) {
+      case 0: keyed.push_back({{-length(i), -area(i), -h, i}, i}); break;
+      case 1: keyed.push_back({{-h, -area(i), -length(i), i}, i}); break;
+      default: keyed.push_back({{-h, -length(i), -area(i), i}, i}); break;
+    }
   }
-  return true;
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t r = 0; r < keyed.size(); ++r) rank_[keyed[r].second] = static_cast<int64_t>(r);
 }
 
 bool PackingSearch::OutOfBudget(Status& why) {
@@ -303,8 +310,7 @@ bool PackingSearch::OutOfBudget(Status& why) {
 }
 
 Status PackingSearch::Run(size_t preorder, uint64_t node_limit) {
-  rank_ = &ranks_[preorder];
-  order_ = &orders_[preorder];
+  preorder_ = preorder;
   nodes_ = 0;
   node_limit_ = node_limit;
   // The partitions of the whole problem, cut wherever no free buffer is alive on both sides.
@@ -312,6 +318,7 @@ Status PackingSearch::Run(size_t preorder, uint64_t node_limit) {
   Section lo = 0;
   for (Section s = 0; s < sections; ++s) {
     if (s + 1 == sections || (decompose_ && cuts_[s] == 0)) {
+      Rank(lo, s + 1);
       const Status status = Partition(lo, s + 1, 0, -1);
       if (status != Status::kFound) return status;
       lo = s + 1;
@@ -380,16 +387,21 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
       }
     }
     if (cuts.empty()) {
-      status = Partition(lo, hi, at, (*rank_)[b]);
+      status = Partition(lo, hi, at, rank_[b]);
     } else {
-      // Independent parts: each must be packable alone; the canonical order starts afresh in each.
+      // Independent parts: each must be packable alone; the canonical order starts afresh in each, and so
+      // does the preorder, from the bytes left. This partition's ranks come back for its next candidates.
+      std::vector<Saved> ranks;
+      ForMembers(lo, hi, [&](uint32_t i) { ranks.push_back({i, rank_[i]}); });
       Section from = lo;
       cuts.push_back(hi);
       for (const Section to : cuts) {
+        Rank(from, to);
         status = Partition(from, to, 0, -1);
         if (status != Status::kFound) break;
         from = to;
       }
+      for (const Saved& r : ranks) rank_[r.index] = r.value;
     }
     if (decompose_) {
       for (Section s = l.begin; s + 1 < l.end; ++s) ++cuts_[s];
@@ -408,25 +420,25 @@ Status PackingSearch::Partition(Section lo, Section hi, Offset last_offset, int6
   // or above it would waste the gap under it) and the candidates, canonical ones (not below the last
   // placement), in order of offset, then preorder.
   Offset lowest_top = std::numeric_limits<Offset>::max();
-  std::vector<std::pair<Offset, int64_t>> candidates;
+  std::vector<std::tuple<Offset, int64_t, uint32_t>> candidates;
   ForMembers(lo, hi, [&](uint32_t i) {
     const Offset x = min_offset_[i];
     const Bytes size = problem_.buffers[i].size;
     lowest_top = std::min(lowest_top, x + size);
-    const int64_t r = (*rank_)[i];
+    const int64_t r = rank_[i];
     if (x < last_offset || (x == last_offset && r < last_rank) || x + size > capacity_) return;
-    candidates.emplace_back(x, r);
+    candidates.emplace_back(x, r, i);
   });
   if (lowest_top == std::numeric_limits<Offset>::max()) {
     for (uint32_t k = start_index_[lo]; k < start_index_[hi]; ++k) solution_.offsets[starts_[k]] = offset_[starts_[k]];
     return Status::kFound;
   }
   candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                  [&](const auto& c) { return c.first >= lowest_top; }),
+                                  [&](const auto& c) { return std::get<0>(c) >= lowest_top; }),
                    candidates.end());
   std::sort(candidates.begin(), candidates.end());
-  for (const auto& [x, r] : candidates) {
-    const Status status = Place((*order_)[r], x, lo, hi);
+  for (const auto& [x, r, i] : candidates) {
+    const Status status = Place(i, x, lo, hi);
     if (status != Status::kNone) return status;
   }
   return Status::kNone;

@@ -12,8 +12,8 @@
 namespace alloc {
 
 const std::vector<std::string>& Methods() {
-  static const std::vector<std::string> methods = {"sa",   "exact",            "first-fit",      "best-fit",
-                                                   "xla",  "drop",             "online-first-fit", "online-best-fit"};
+  static const std::vector<std::string> methods = {"sa",   "exact", "exact+sa",         "first-fit",
+                                                   "best-fit", "xla", "drop", "online-first-fit", "online-best-fit"};
   return methods;
 }
 
@@ -52,69 +52,96 @@ uint64_t DefaultSearchNodes(size_t buffers, double time_limit_s) {
   return static_cast<uint64_t>(std::clamp(0.5 * std::max(time_limit_s, 0.0) * nodes_per_second, 1000.0, 1e12));
 }
 
+namespace {
+
+// The annealing planner from `start`: rounds, each a full cooling from the best plan so far, the first of
+// 6·10^6 / N moves (the whole budget until 2026-11-30), each next one twice as long, the last taking what is
+// left. One long cooling is not better than a short one on every input (resnet18_bs8's CPU trace: 0.00 %
+// over LB in 27 000 moves, 0.36 % in one cooling of 65 000); the rounds keep what the first one found.
+void AnnealFrom(const Problem& problem, Solution start, uint64_t total_moves, Bytes target, const PlanOptions& options,
+                const common::Stopwatch& clock, common::Progress& progress, PlanResult& result) {
+  common::AnnealingSchedule schedule;
+  // The paper's schedule, in bytes: from peak_load / 300 down to min(100, start / 1000).
+  schedule.start_temperature = std::max(1.0, static_cast<double>(result.lower_bound) / 300.0);
+  schedule.end_temperature = std::min(100.0, schedule.start_temperature / 1000.0);
+  const uint64_t first_round =
+      std::clamp<uint64_t>(6'000'000ull / std::max<size_t>(problem.buffers.size(), 1), 50, 1'000'000);
+  common::Rng rng(options.seed);
+  Solution best = std::move(start);
+  Bytes best_height = Height(problem, best);
+  uint64_t round_moves = first_round;
+  for (uint64_t left = total_moves; left > 0;) {
+    // The first round as the old budget was, exactly; a later one takes the rest when the rest would not
+    // make a round of its own.
+    const uint64_t moves =
+        round_moves >= left || (round_moves > first_round && 2 * round_moves >= left) ? left : round_moves;
+    DropOrderAnnealer annealer(problem, best, target);
+    schedule.max_moves = moves;
+    schedule.time_limit_s = std::max(1e-9, options.time_limit_s - clock.Seconds());
+    const common::AnnealingResult run =
+        common::Anneal(annealer, schedule, rng, progress, "memplan alloc (" + options.method + ")");
+    result.moves += run.moves;
+    result.candidates_scored += annealer.candidates_scored();
+    result.stop_reason = run.reason;
+    const Solution solution = annealer.BestSolution();
+    const Bytes height = Height(problem, solution);
+    if (height < best_height) {
+      best = solution;
+      best_height = height;
+    }
+    if (run.reason != common::StopReason::kMoveLimit) break;
+    left -= moves;
+    round_moves *= 2;
+  }
+  result.solution = std::move(best);
+}
+
+// The exact search from first fit with a budget of `nodes`; fills the search fields of `result`.
+void SearchExactly(const Problem& problem, uint64_t nodes, Bytes good_enough, const PlanOptions& options,
+                   const common::Stopwatch& clock, common::Progress& progress, PlanResult& result) {
+  SearchLimits limits;
+  limits.max_nodes = nodes;
+  limits.time_limit_s = std::max(1e-9, options.time_limit_s - clock.Seconds());
+  ExactPlan plan = SearchLowestPlan(problem, StartingPlan(problem), limits, progress, good_enough);
+  result.solution = std::move(plan.solution);
+  result.nodes = plan.nodes;
+  result.proven_optimal = plan.optimal;
+  result.search_outcome = ToString(plan.last);
+  result.stop_reason = plan.last == SearchOutcome::kTimeLimit     ? common::StopReason::kTimeLimit
+                       : plan.last == SearchOutcome::kInterrupted ? common::StopReason::kInterrupted
+                       : plan.last == SearchOutcome::kNodeLimit   ? common::StopReason::kMoveLimit
+                                                                  : common::StopReason::kTarget;
+}
+
+}  // namespace
+
 PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, common::Progress& progress) {
   common::Stopwatch clock;
   PlanResult result;
   result.method = options.method;
   result.lower_bound = PeakLoad(problem);
   const std::string& m = options.method;
+  const size_t n = problem.buffers.size();
+  const Bytes target = options.capacity ? std::max(*options.capacity, result.lower_bound) : result.lower_bound;
   if (m == "sa") {
-    const Bytes target = options.capacity ? std::max(*options.capacity, result.lower_bound) : result.lower_bound;
-    common::AnnealingSchedule schedule;
-    // The paper's schedule, in bytes: from peak_load / 300 down to min(100, start / 1000).
-    schedule.start_temperature = std::max(1.0, static_cast<double>(result.lower_bound) / 300.0);
-    schedule.end_temperature = std::min(100.0, schedule.start_temperature / 1000.0);
-    const uint64_t total =
-        options.moves > 0 ? options.moves : DefaultAnnealingMoves(problem.buffers.size(), options.time_limit_s);
-    // Rounds, each a full cooling from the best plan so far, the first of 6·10^6 / N moves (the whole budget
-    // until 2026-11-30), each next one twice as long, the last taking what is left. One long cooling is not
-    // better than a short one on every input (resnet18_bs8's CPU trace: 0.00 % over LB in 27 000 moves, 0.36 %
-    // in one cooling of 65 000); the rounds keep what the first one found.
-    const uint64_t first_round = std::clamp<uint64_t>(6'000'000ull / std::max<size_t>(problem.buffers.size(), 1), 50,
-                                                      1'000'000);
-    common::Rng rng(options.seed);
-    Solution best = StartingPlan(problem);
-    Bytes best_height = Height(problem, best);
-    uint64_t round_moves = first_round;
-    for (uint64_t left = total; left > 0;) {
-      // The first round as the old budget was, exactly; a later one takes the rest when the rest would not
-      // make a round of its own.
-      const uint64_t moves = round_moves >= left || (round_moves > first_round && 2 * round_moves >= left)
-                                 ? left
-                                 : round_moves;
-      DropOrderAnnealer annealer(problem, best, target);
-      schedule.max_moves = moves;
-      schedule.time_limit_s = std::max(1e-9, options.time_limit_s - clock.Seconds());
-      const common::AnnealingResult run = common::Anneal(annealer, schedule, rng, progress, "memplan alloc (sa)");
-      result.moves += run.moves;
-      result.candidates_scored += annealer.candidates_scored();
-      result.stop_reason = run.reason;
-      const Solution solution = annealer.BestSolution();
-      const Bytes height = Height(problem, solution);
-      if (height < best_height) {
-        best = solution;
-        best_height = height;
-      }
-      if (run.reason != common::StopReason::kMoveLimit) break;
-      left -= moves;
-      round_moves *= 2;
-    }
-    result.solution = std::move(best);
+    AnnealFrom(problem, StartingPlan(problem), options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, options.time_limit_s),
+               target, options, clock, progress, result);
   } else if (m == "exact") {
-    const Solution start = StartingPlan(problem);
-    SearchLimits limits;
-    limits.max_nodes = options.moves > 0 ? options.moves : DefaultSearchNodes(problem.buffers.size(), options.time_limit_s);
-    limits.time_limit_s = options.time_limit_s;
-    const Bytes good_enough = options.capacity ? std::max(*options.capacity, result.lower_bound) : result.lower_bound;
-    ExactPlan plan = SearchLowestPlan(problem, start, limits, progress, good_enough);
-    result.solution = std::move(plan.solution);
-    result.nodes = plan.nodes;
-    result.proven_optimal = plan.optimal;
-    result.search_outcome = ToString(plan.last);
-    result.stop_reason = plan.last == SearchOutcome::kTimeLimit     ? common::StopReason::kTimeLimit
-                         : plan.last == SearchOutcome::kInterrupted ? common::StopReason::kInterrupted
-                         : plan.last == SearchOutcome::kNodeLimit   ? common::StopReason::kMoveLimit
-                                                                    : common::StopReason::kTarget;
+    SearchExactly(problem, options.moves > 0 ? options.moves : DefaultSearchNodes(n, options.time_limit_s), target,
+                  options, clock, progress, result);
+  } else if (m == "exact+sa") {
+    // Half the time each: the search's plan, unless it is proven lowest or low enough, is where annealing
+    // starts. Neither alone is best everywhere: on the buffers of memplan plan's schedules the search runs
+    // out of nodes above what annealing reaches on some (mobilenet_v3_large_bs8 at 75 %: 5.4 % over LB
+    // against 3.3 %) and packs others at LB where annealing stays 3.7–4.6 % above (resnet18_bs8).
+    SearchExactly(problem, options.moves > 0 ? options.moves : DefaultSearchNodes(n, options.time_limit_s / 2), target,
+                  options, clock, progress, result);
+    if (!result.proven_optimal && Height(problem, result.solution) > target &&
+        result.stop_reason != common::StopReason::kInterrupted && clock.Seconds() < options.time_limit_s) {
+      AnnealFrom(problem, std::move(result.solution),
+                 options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, options.time_limit_s / 2), target, options,
+                 clock, progress, result);
+    }
   } else if (m == "first-fit" || m == "best-fit") {
     result.solution = PlaceInOrder(problem, OrderBySize(problem), m == "first-fit" ? GapRule::kFirstFit : GapRule::kBestFit);
   } else if (m == "xla") {

@@ -31,7 +31,7 @@ namespace {
 struct AllocOptions {
   std::string input;
   std::string output;
-  std::string method = "sa";
+  std::string method = "exact+sa";
   std::string svg;
   double time_limit_s = 10;
   uint64_t moves = 0;
@@ -128,12 +128,13 @@ int RunAlloc(const AllocOptions& options) {
                  caching->peak_reserved, 100 * caching->Fragmentation(), 100 * caching->WastedShare(), caching_seconds);
     }
     for (const auto& r : results) {
-      if (r.method != "exact") continue;
+      if (r.method != "exact" && r.method != "exact+sa") continue;
       if (r.search_outcome == "too-large") {
-        fmt::print("exact: skipped, the input has more than {} overlapping pairs; the row is first fit\n",
+        fmt::print("{}: the exact search was skipped, the input has more than {} overlapping pairs\n", r.method,
                    alloc::kMaxOverlapPairs);
       } else {
-        fmt::print("exact: {} nodes, {}\n", r.nodes, r.proven_optimal ? "proven lowest" : "not proven lowest");
+        fmt::print("{}: exact search {} nodes, {}\n", r.method, r.nodes,
+                   r.proven_optimal ? "proven lowest" : "not proven lowest");
       }
     }
     if (!options.output.empty()) fmt::print("plan ({}) written to {}\n", chosen.method, options.output);
@@ -182,9 +183,9 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   CLI::App* cmd = app.add_subcommand("alloc", "Give every buffer an offset in one arena, as low as possible");
   cmd->add_option("input", plan->input, "Problem CSV (id,lower,upper,size[,alignment][,offset])")->required();
   cmd->add_option("-o,--output", plan->output, "Plan CSV to write (the input rows plus offset)");
-  cmd->add_option("--method", plan->method, "sa (annealing, default), exact (branch and bound, for a few thousand "
-                                            "buffers at most), first-fit, best-fit, xla, drop, online-first-fit, "
-                                            "online-best-fit, or all (comparison table)");
+  cmd->add_option("--method", plan->method, "exact+sa (default: the exact search, then annealing from its plan), sa "
+                                            "(annealing), exact (branch and bound), first-fit, best-fit, xla, drop, "
+                                            "online-first-fit, online-best-fit, or all (comparison table)");
   cmd->add_option("--time-limit", plan->time_limit_s, "Seconds the annealing planner or the exact search may run (default 10)")
       ->check(FinitePositive());
   cmd->add_option("--moves", plan->moves,

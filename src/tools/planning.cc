@@ -34,12 +34,12 @@ nlohmann::json PlanJson(const alloc::PlanResult& r) {
                       {"fragmentation", alloc::Fragmentation(r.height, r.lower_bound)},
                       {"wasted_share", alloc::WastedShare(r.height, r.lower_bound)},
                       {"seconds", r.seconds}};
-  if (r.method == "sa") {
+  if (r.method == "sa" || r.method == "exact+sa") {
     j["moves"] = r.moves;
     j["candidates_scored"] = r.candidates_scored;
     j["stop_reason"] = common::ToString(r.stop_reason);
   }
-  if (r.method == "exact") {
+  if (r.method == "exact" || r.method == "exact+sa") {
     j["nodes"] = r.nodes;
     j["proven_optimal"] = r.proven_optimal;
     j["search_outcome"] = r.search_outcome;
@@ -105,7 +105,8 @@ namespace {
 // How often memplan plan plans again when fragmentation pushes the arena over the budget.
 constexpr int kJointRetries = 3;
 
-// Places every buffer of a schedule in one arena (the annealing planner, stopping at the schedule's peak).
+// Places every buffer of a schedule in one arena (the exact search, then annealing, stopping at the schedule's
+// peak).
 alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, const remat::RematOptions& plan,
                              bool quiet) {
   common::Progress progress(common::ProgressWanted(quiet));
@@ -113,6 +114,7 @@ alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, c
   options.time_limit_s = plan.time_limit_s;
   options.seed = plan.seed;
   options.capacity = peak;
+  options.method = "exact+sa";
   return alloc::PlanAllocation(problem, options, progress);
 }
 

@@ -20,8 +20,9 @@ TEST_F(AllocCli, PlansValidatesAndReportsJson) {
   const std::string input = Write("p.csv", kFive);
   ASSERT_EQ(Memplan("alloc " + input + " -o " + Path("plan.csv") + " --json --validate"), common::kExitOk) << err_;
   const nlohmann::json j = nlohmann::json::parse(out_);
-  EXPECT_EQ(j["method"], "sa");
+  EXPECT_EQ(j["method"], "exact+sa");
   EXPECT_EQ(j["lb"], 12);
+  EXPECT_TRUE(j["proven_optimal"].get<bool>());
   EXPECT_EQ(j["height"], 12);
   EXPECT_DOUBLE_EQ(j["fragmentation"].get<double>(), 0.0);
   EXPECT_TRUE(j.contains("seconds"));
@@ -36,7 +37,7 @@ TEST_F(AllocCli, PlansValidatesAndReportsJson) {
 TEST_F(AllocCli, ComparisonTableHasEveryMethodAndTheCachingAllocator) {
   const std::string input = Write("p.csv", kFive);
   ASSERT_EQ(Memplan("alloc " + input + " --method all"), common::kExitOk) << err_;
-  for (const char* row : {"sa", "first-fit", "best-fit", "xla", "online-first-fit", "online-best-fit", "pytorch-caching"}) {
+  for (const char* row : {"sa", "exact", "exact+sa", "first-fit", "best-fit", "xla", "online-first-fit", "online-best-fit", "pytorch-caching"}) {
     EXPECT_NE(out_.find(std::string("\n") + row + " "), std::string::npos) << row << "\n" << out_;
   }
   EXPECT_NE(out_.find("LB (peak load) 12 B"), std::string::npos) << out_;
@@ -131,17 +132,18 @@ TEST_F(AllocCli, MiniMallocChallengingInputs) {
     };
     EXPECT_LE(height_of("sa"), height_of("first-fit")) << name;
     EXPECT_LE(height_of("exact"), height_of("first-fit")) << name;
+    EXPECT_LE(height_of("exact+sa"), height_of("exact")) << name;
     EXPECT_GE(j["height"].get<int64_t>(), j["lb"].get<int64_t>());
     EXPECT_EQ(Memplan("validate " + input + " " + Path("plan.csv")), common::kExitOk) << name << ": " << err_;
   }
 }
 
-// The exact search fits the inputs it can within MiniMalloc's capacity of 2^20, in a fixed node budget (C at
-// its peak load, 1039360); the exit status says it fits and the plan validates.
+// The exact search fits every input within MiniMalloc's capacity of 2^20 in a fixed node budget; the exit
+// status says it fits and the plan validates.
 TEST_F(AllocCli, ExactSearchFitsMiniMallocInputsWithinTheirCapacity) {
   const std::filesystem::path dir = std::filesystem::path(SHARED_DATA_DIR) / "alloc" / "minimalloc";
   if (!std::filesystem::exists(dir / "A.1048576.csv")) GTEST_SKIP() << "no MiniMalloc data at " << dir;
-  for (const char* name : {"A", "B", "C", "D", "F", "G", "J", "K"}) {
+  for (const char* name : {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"}) {
     const std::string input = (dir / (std::string(name) + ".1048576.csv")).string();
     ASSERT_EQ(Memplan("alloc " + input + " --method exact --capacity 1048576 --moves 400000 --time-limit 1000 --json -o " +
                       Path("plan.csv")),
