@@ -1,11 +1,10 @@
 #include "alloc/exact_search.h"
 
 #include <algorithm>
-#include <array>
-#include <limits>
-#include <numeric>
 #include <exception>
 #include <functional>
+#include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 
