@@ -4,12 +4,13 @@
 // Canonical packings: every buffer rests on a buffer below it (or on 0), and the buffers are placed in order
 // of offset. Any packing can be pushed down into one, so searching those alone loses nothing. A node places
 // one more buffer at its lowest offset above the buffers already placed that it overlaps in time. Pruning:
-// the offsets never decrease along a path (ties in a fixed preorder); a buffer is not placed where some
-// other one would fit wholly below it (the gap would be wasted); in every time section, the highest offset
-// placing can still start from plus the sizes not yet placed must stay within the capacity. When the
-// buffers left split into groups that share no moment, each group is searched alone. The search restarts
-// with doubling node limits, turn by turn over three preorders, since one bad early choice can cost more
-// than a fresh start.
+// the offsets never decrease along a path (ties in a preorder); a buffer is not placed where some other one
+// would fit wholly below it (the gap would be wasted); in every time section, the lowest offset the unplaced
+// buffers alive there can start from (and at least the last offset placed) plus their sizes must stay within
+// the capacity. When the buffers left split into groups that share no moment, each group is searched alone,
+// ranked afresh in the preorder from the bytes left in it. The search restarts with doubling node limits,
+// turn by turn over three preorders, since one bad early choice can cost more than a fresh start.
+// docs/alloc.md has the measurements.
 #pragma once
 
 #include <cstdint>
