@@ -134,8 +134,8 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     // or low enough, annealing from that plan with half of `sa`'s budget: both budgets are set at rate
     // models below the measured rates, so the two together stay within the time limit. Neither alone is best
     // everywhere: on the buffers of memplan plan's schedules the search runs out of nodes above what
-    // annealing reaches on some (mobilenet_v3_large_bs8 at 75 %: 5.4 % over LB against 3.3 %) and packs
-    // others at LB where annealing stays 3.7–4.6 % above (resnet18_bs8).
+    // annealing reaches on some (mobilenet_v3_large_bs8 at 75 %, before the per-part ranking: 5.4 % over LB
+    // against 3.3 %) and packs others at LB where annealing stays 3.7–4.6 % above (resnet18_bs8).
     SearchExactly(problem, options.moves > 0 ? options.moves : DefaultSearchNodes(n, options.time_limit_s), target,
                   options, clock, progress, result);
     if (!result.proven_optimal && Height(problem, result.solution) > target &&
