@@ -128,8 +128,9 @@ class PackingSearch {
   void Rank(Section lo, Section hi);
   Status Place(uint32_t b, Offset at, Section lo, Section hi);
   bool Consistent(uint32_t b, Section lo, Section hi, Offset at, size_t raised_mark);
-  // Adds `delta` to the unplaced bytes of b's sections in the range-max tree.
+  // Adds `delta` to the unplaced bytes of b's sections, in the array and in the range-max tree alike.
   void AddToUnplaced(uint32_t b, Bytes delta) {
+    ForSections(b, [&](Section s) { unplaced_[s] += delta; });
     const CompressedLifespan& l = time_.lifespans[b];
     unplaced_max_->Add(l.begin, l.end, delta);
     if (l.end2 > l.begin2) unplaced_max_->Add(l.begin2, l.end2, delta);
@@ -149,8 +150,8 @@ class PackingSearch {
 
   std::vector<Offset> offset_;      // kUnplaced or the offset given on the current path
   std::vector<Offset> min_offset_;  // lowest offset above the placed buffers it overlaps, aligned
-  std::vector<Bytes> unplaced_;     // per section: total size of the unplaced buffers alive there
-  std::optional<RangeMaxTree> unplaced_max_;  // the same, for the largest over a range
+  std::vector<Bytes> unplaced_;     // per section: total size of the unplaced buffers alive there (O(1) reads)
+  std::optional<RangeMaxTree> unplaced_max_;  // the same, for the largest over a range; see AddToUnplaced
   std::vector<uint32_t> cuts_;      // per boundary s|s+1: unplaced buffers alive on both sides
   std::vector<Saved> min_offset_trail_;
   std::vector<uint32_t> stamp_;     // per section: last visit, to touch each section once per step
@@ -354,9 +355,7 @@ void PackingSearch::Undo(size_t min_offset_mark, uint32_t b) {
     min_offset_[min_offset_trail_.back().index] = min_offset_trail_.back().value;
     min_offset_trail_.pop_back();
   }
-  const Bytes size = problem_.buffers[b].size;
-  ForSections(b, [&](Section s) { unplaced_[s] += size; });
-  AddToUnplaced(b, size);
+  AddToUnplaced(b, problem_.buffers[b].size);
   offset_[b] = kUnplaced;
 }
 
@@ -366,7 +365,6 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
   const Offset top = at + buffer.size;
   const size_t min_offset_mark = min_offset_trail_.size();
   offset_[b] = at;
-  ForSections(b, [&](Section s) { unplaced_[s] -= buffer.size; });
   AddToUnplaced(b, -buffer.size);
   // The buffers it overlaps now start above it.
   for (uint32_t k = overlap_index_[b]; k < overlap_index_[b + 1]; ++k) {

@@ -129,7 +129,7 @@ int RunAlloc(const AllocOptions& options) {
     }
     for (const auto& r : results) {
       if (r.method != "exact" && r.method != "exact+sa") continue;
-      if (r.search_outcome == "too-large") {
+      if (r.search_outcome == alloc::ToString(alloc::SearchOutcome::kTooLarge)) {
         fmt::print("{}: the exact search was skipped, the input has more than {} overlapping pairs\n", r.method,
                    alloc::kMaxOverlapPairs);
       } else {
