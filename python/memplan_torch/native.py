@@ -5,7 +5,7 @@ this is for callers that want to plan without a subprocess and files.
     from memplan_torch import native
     m = native.load()                                   # ImportError when it is not built
     problem = m.parse_problem(open("t.csv").read(), period=540)
-    plan = m.plan_allocation(problem, method="sa", time_limit_s=2)
+    plan = m.plan_allocation(problem, time_limit_s=2)   # method="exact+sa", as memplan alloc
     assert m.validate(problem, plan["offsets"])["ok"]
     graph = m.parse_graph(open("g.json").read())
     result = m.plan_remat(graph, "50%", time_limit_s=5)   # result["schedule_json"]: remat-schedule/v1

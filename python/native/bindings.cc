@@ -44,6 +44,9 @@ py::dict PlanToDict(const alloc::Problem& problem, const alloc::PlanResult& r) {
   d["moves"] = r.moves;
   d["candidates_scored"] = r.candidates_scored;
   d["stop_reason"] = std::string(common::ToString(r.stop_reason));
+  d["nodes"] = r.nodes;
+  d["proven_optimal"] = r.proven_optimal;
+  d["search_outcome"] = r.search_outcome;
   d["offsets"] = r.solution.offsets;
   std::vector<std::string> ids;
   ids.reserve(problem.buffers.size());
@@ -146,10 +149,12 @@ PYBIND11_MODULE(memplan_native, m) {
         }
         return PlanToDict(problem, Plan(problem, method, time_limit_s, moves, seed, capacity));
       },
-      py::arg("problem"), py::arg("method") = "sa", py::arg("time_limit_s") = 10.0, py::arg("moves") = 0,
+      py::arg("problem"), py::arg("method") = alloc::kDefaultMethod, py::arg("time_limit_s") = 10.0, py::arg("moves") = 0,
       py::arg("seed") = 1, py::arg("capacity") = py::none(),
-      "Plans offsets (alloc::PlanAllocation). Returns a dict: method, lower_bound, height, fragmentation, "
-      "seconds, moves, stop_reason, offsets (per buffer, input order), ids.");
+      "Plans offsets (alloc::PlanAllocation; default method 'exact+sa', as memplan alloc). Returns a dict: "
+      "method, lower_bound, height, fragmentation, seconds, moves, stop_reason, nodes, proven_optimal, "
+      "search_outcome (the last three from the exact search: 0, False, '' for other methods), offsets (per "
+      "buffer, input order), ids.");
 
   m.def(
       "validate",

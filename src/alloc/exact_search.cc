@@ -102,10 +102,12 @@ class PackingSearch {
   bool complete() const { return complete_; }
   uint64_t nodes() const { return nodes_; }
   const Solution& solution() const { return solution_; }
-  void SetClock(const common::Stopwatch* clock, double time_limit_s, common::Progress* progress) {
+  void SetClock(const common::Stopwatch* clock, double time_limit_s, common::Progress* progress,
+                const std::string* label) {
     clock_ = clock;
     time_limit_s_ = time_limit_s;
     progress_ = progress;
+    label_ = label;
   }
 
  private:
@@ -165,6 +167,7 @@ class PackingSearch {
   const common::Stopwatch* clock_ = nullptr;
   double time_limit_s_ = 0;
   common::Progress* progress_ = nullptr;
+  const std::string* label_ = nullptr;
 };
 
 bool PackingSearch::Prepare() {
@@ -304,7 +307,7 @@ bool PackingSearch::OutOfBudget(Status& why) {
     return true;
   }
   if (progress_->Due()) {
-    progress_->Show("memplan alloc (exact)", fmt::format("capacity {} B, {} nodes", capacity_, nodes_));
+    progress_->Show(*label_, fmt::format("capacity {} B, {} nodes", capacity_, nodes_));
   }
   return false;
 }
@@ -480,7 +483,7 @@ SearchResult SearchPackingWithin(const Problem& problem, Bytes capacity, const S
   }
   result.complete = search.complete();
   common::Stopwatch clock;
-  search.SetClock(&clock, limits.time_limit_s, &progress);
+  search.SetClock(&clock, limits.time_limit_s, &progress, &limits.label);
   const uint64_t budget = limits.max_nodes > 0 ? limits.max_nodes : std::numeric_limits<uint64_t>::max();
   // Round robin over the preorders with doubling node limits: an early mistake costs at most one round.
   auto round_robin = [&] {
@@ -527,7 +530,7 @@ ExactPlan SearchLowestPlan(const Problem& problem, const Solution& start, const 
   while (untried_low < plan.height && plan.height > good_enough) {
     const Bytes capacity = first ? std::max(lb, std::min(good_enough, plan.height - 1))
                                  : untried_low + (plan.height - 1 - untried_low) / 2;
-    SearchLimits probe;
+    SearchLimits probe = limits;
     if (budget > 0) {
       if (plan.nodes >= budget) break;
       probe.max_nodes = std::max<uint64_t>((budget - plan.nodes) / 2, 1);

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "alloc/problem.h"
 #include "common/progress.h"
@@ -41,6 +42,7 @@ inline constexpr uint64_t kMaxOverlapPairs = 20'000'000;
 struct SearchLimits {
   uint64_t max_nodes = 0;      // 0: none
   double time_limit_s = 10.0;  // <= 0: none
+  std::string label = "memplan alloc (exact)";  // what the progress line says is running
 };
 
 // What one search found.

@@ -102,6 +102,7 @@ void SearchExactly(const Problem& problem, uint64_t nodes, Bytes good_enough, co
   SearchLimits limits;
   limits.max_nodes = nodes;
   limits.time_limit_s = std::max(1e-9, options.time_limit_s - clock.Seconds());
+  limits.label = "memplan alloc (" + options.method + ")";
   ExactPlan plan = SearchLowestPlan(problem, StartingPlan(problem), limits, progress, good_enough);
   result.solution = std::move(plan.solution);
   result.nodes = plan.nodes;

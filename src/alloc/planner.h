@@ -13,9 +13,13 @@
 
 namespace alloc {
 
+// The method `memplan alloc`, `memplan plan` and the Python bindings use unless told otherwise: the exact
+// search, then annealing from its plan.
+inline constexpr const char* kDefaultMethod = "exact+sa";
+
 // What to run and for how long.
 struct PlanOptions {
-  std::string method = "sa";        // one of Methods()
+  std::string method = kDefaultMethod;  // one of Methods()
   double time_limit_s = 10.0;       // wall-clock budget of the annealing planner
   uint64_t moves = 0;               // annealing move budget (exact search: node budget); 0: the default
   uint64_t seed = 1;

@@ -31,7 +31,7 @@ namespace {
 struct AllocOptions {
   std::string input;
   std::string output;
-  std::string method = "exact+sa";
+  std::string method = alloc::kDefaultMethod;
   std::string svg;
   double time_limit_s = 10;
   uint64_t moves = 0;

@@ -114,7 +114,6 @@ alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, c
   options.time_limit_s = plan.time_limit_s;
   options.seed = plan.seed;
   options.capacity = peak;
-  options.method = "exact+sa";
   return alloc::PlanAllocation(problem, options, progress);
 }
 

@@ -40,13 +40,23 @@ def test_methods_are_listed():
     assert m.remat_methods()[0] == "fastsa"
 
 
-@pytest.mark.parametrize("method", ["sa", "first-fit", "online-first-fit"])
+@pytest.mark.parametrize("method", ["sa", "exact", "exact+sa", "first-fit", "online-first-fit"])
 def test_plan_allocation_gives_valid_offsets(problem, method):
     r = m.plan_allocation(problem, method=method, time_limit_s=1, seed=3)
+    assert r["method"] == method
     assert len(r["offsets"]) == len(problem) and r["ids"][0] == problem.buffers[0].id
     report = m.validate(problem, r["offsets"])
     assert report["ok"], report["errors"][:3]
     assert report["height"] == r["height"] >= r["lower_bound"] == problem.peak_load()
+
+
+def test_default_method_is_the_clis(problem):
+    r = m.plan_allocation(problem, time_limit_s=1)
+    assert r["method"] == "exact+sa"
+    # The search's fields: on this trace it packs at the peak load (docs/pytorch.md) and says so.
+    assert r["search_outcome"] == "found" and isinstance(r["nodes"], int)
+    assert r["height"] == r["lower_bound"] and r["proven_optimal"]
+    assert m.plan_allocation(problem, method="sa", moves=100)["nodes"] == 0
 
 
 def test_validate_names_overlaps_and_missing_offsets(problem):
