@@ -1,6 +1,7 @@
 #include "alloc/exact_search.h"
 
 #include <algorithm>
+#include <bit>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -26,6 +27,7 @@ const char* ToString(SearchOutcome outcome) {
     case SearchOutcome::kTimeLimit: return "time";
     case SearchOutcome::kInterrupted: return "interrupted";
     case SearchOutcome::kTooLarge: return "too-large";
+    case SearchOutcome::kOverBudget: return "over-budget";
   }
   return "?";
 }
@@ -81,6 +83,14 @@ class RangeMaxTree {
   std::vector<Bytes> max_, add_;
 };
 
+// A placement a node may try: buffer `buffer` at `offset`; tried in order of offset, then rank.
+struct Candidate {
+  Offset offset;
+  int64_t rank;
+  uint32_t buffer;
+  bool operator<(const Candidate& o) const { return std::tie(offset, rank, buffer) < std::tie(o.offset, o.rank, o.buffer); }
+};
+
 // A value saved before a change, restored when the search backtracks.
 struct Saved {
   uint32_t index;
@@ -91,16 +101,22 @@ struct Saved {
 // unplaced buffers start inside them and that no unplaced buffer crosses.
 class PackingSearch {
  public:
-  PackingSearch(const Problem& problem, Bytes capacity) : problem_(problem), capacity_(capacity) {}
+  explicit PackingSearch(const Problem& problem) : problem_(problem) {}
 
-  // Builds the indexes; false when the input is too large to index (kMaxOverlapPairs).
-  bool Prepare();
+  // Builds the indexes; false when the input is too large to index (kMaxOverlapPairs: refusal() is
+  // kTooLarge) or one descent would cost more than `work_limit` (kOverBudget).
+  bool Prepare(uint64_t work_limit);
+  SearchOutcome refusal() const { return refusal_; }
 
-  // One depth-first search under preorder `preorder` and `node_limit` nodes, over every partition.
-  Status Run(size_t preorder, uint64_t node_limit);
+  // One depth-first search for a packing within `capacity`, under preorder `preorder`, `node_limit` nodes
+  // and `work_limit` units of work, over every partition. Every placement is taken back on return, so the
+  // next run starts from the prepared state.
+  Status Run(Bytes capacity, size_t preorder, uint64_t node_limit, uint64_t work_limit);
 
   bool complete() const { return complete_; }
   uint64_t nodes() const { return nodes_; }
+  uint64_t work() const { return work_; }
+  uint64_t prepare_work() const { return prepare_work_; }
   const Solution& solution() const { return solution_; }
   void SetClock(const common::Stopwatch* clock, double time_limit_s, common::Progress* progress,
                 const std::string* label) {
@@ -113,14 +129,17 @@ class PackingSearch {
  private:
   // Calls `f(section)` for every section of buffer `i`.
   template <typename F>
-  void ForSections(uint32_t i, F&& f) const {
+  void ForSections(uint32_t i, F&& f) {
     const CompressedLifespan& l = time_.lifespans[i];
+    work_ += (l.end - l.begin) + (l.end2 - l.begin2);
+   
     for (Section s = l.begin; s < l.end; ++s) f(s);
     for (Section s = l.begin2; s < l.end2; ++s) f(s);
   }
   // Calls `f(buffer)` for every unplaced buffer of partition [lo, hi).
   template <typename F>
-  void ForMembers(Section lo, Section hi, F&& f) const {
+  void ForMembers(Section lo, Section hi, F&& f) {
+    work_ += start_index_[hi] - start_index_[lo];
     for (uint32_t k = start_index_[lo]; k < start_index_[hi]; ++k) {
       if (offset_[starts_[k]] == kUnplaced) f(starts_[k]);
     }
@@ -141,10 +160,11 @@ class PackingSearch {
   bool OutOfBudget(Status& why);
 
   const Problem& problem_;
-  const Bytes capacity_;
+  Bytes capacity_ = 0;
   CompressedTime time_;
   bool complete_ = true;
   bool decompose_ = true;  // off when a buffer wraps around the period: its two pieces bind both ends
+  SearchOutcome refusal_ = SearchOutcome::kTooLarge;  // why Prepare said no
 
   std::vector<uint32_t> overlap_index_, overlaps_;  // CSR: buffers that overlap buffer i in time
   std::vector<uint32_t> cover_index_, covers_;      // CSR: buffers alive in section s
@@ -156,7 +176,9 @@ class PackingSearch {
   std::optional<RangeMaxTree> unplaced_max_;  // the same, for the largest over a range; see AddToUnplaced
   std::vector<uint32_t> cuts_;      // per boundary s|s+1: unplaced buffers alive on both sides
   std::vector<Saved> min_offset_trail_;
+  std::vector<Candidate> candidates_;  // the candidates of every level of the current path, deepest last
   std::vector<uint32_t> stamp_;     // per section: last visit, to touch each section once per step
+  std::vector<uint32_t> witness_;   // per section: where in its cover list the last check found a buffer
   uint32_t epoch_ = 0;
 
   Solution solution_;
@@ -164,13 +186,19 @@ class PackingSearch {
   std::vector<int64_t> rank_;      // per buffer: its place in the preorder of its partition
   std::vector<uint32_t> members_;  // scratch for Rank
   uint64_t nodes_ = 0, node_limit_ = 0;
+  // Work: buffers, sections and overlap entries visited, the unit of the default budget. A node costs one
+  // to tens of thousands of units, with the size of its part and its buffers' lifespans; a unit takes about
+  // the same time on any input (planner.cc, DefaultSearchWork).
+  uint64_t work_ = 0, work_limit_ = 0;
+  uint64_t prepare_work_ = 0;  // what building the indexes cost, in the same unit
+  uint64_t clock_mask_ = 0;         // the clock is read every clock_mask_ + 1 nodes (see Prepare)
   const common::Stopwatch* clock_ = nullptr;
   double time_limit_s_ = 0;
   common::Progress* progress_ = nullptr;
   const std::string* label_ = nullptr;
 };
 
-bool PackingSearch::Prepare() {
+bool PackingSearch::Prepare(uint64_t work_limit) {
   const size_t n = problem_.buffers.size();
   time_ = CompressTime(problem_);
   const Section sections = time_.intervals;
@@ -178,6 +206,7 @@ bool PackingSearch::Prepare() {
   min_offset_.assign(n, 0);
   unplaced_.assign(sections, 0);
   stamp_.assign(sections, 0);
+  witness_.assign(sections, 0);
   solution_.offsets.assign(n, 0);
 
   // Section lists first: their size bounds the work of the overlap lists.
@@ -192,9 +221,13 @@ bool PackingSearch::Prepare() {
     if (problem_.buffers[i].alignment > 1) complete_ = false;
   }
   if (cover_entries > kMaxOverlapPairs) return false;
+  cuts_.assign(sections, 0);
   for (uint32_t i = 0; i < n; ++i) {
     ForSections(i, [&](Section s) { ++cover_index_[s + 1]; });
-    if (!problem_.buffers[i].fixed_offset) ++start_index_[time_.lifespans[i].begin + 1];
+    if (problem_.buffers[i].fixed_offset) continue;
+    const CompressedLifespan& l = time_.lifespans[i];
+    ++start_index_[l.begin + 1];
+    for (Section s = l.begin; s + 1 < l.end; ++s) ++cuts_[s];
   }
   std::partial_sum(cover_index_.begin(), cover_index_.end(), cover_index_.begin());
   std::partial_sum(start_index_.begin(), start_index_.end(), start_index_.begin());
@@ -207,6 +240,22 @@ bool PackingSearch::Prepare() {
       ForSections(i, [&](Section s) { covers_[cover_fill[s]++] = i; });
       if (!problem_.buffers[i].fixed_offset) starts_[start_fill[time_.lifespans[i].begin]++] = i;
     }
+  }
+
+  // A descent places every free buffer, and each of its nodes scans the buffers of its part twice: with the
+  // parts of the whole problem (cuts the search makes later only shrink them), at least twice the sum of
+  // their squared sizes. Where even that exceeds the budget no descent can end, so nothing is built.
+  uint64_t descent = 0;
+  for (Section s = 0, lo = 0; s < sections; ++s) {
+    if (s + 1 == sections || (decompose_ && cuts_[s] == 0)) {
+      const uint64_t m = start_index_[s + 1] - start_index_[lo];
+      descent += 2 * m * m;
+      lo = s + 1;
+    }
+  }
+  if (descent > work_limit) {
+    refusal_ = SearchOutcome::kOverBudget;
+    return false;
   }
 
   // Two buffers overlap when one is alive in the section where a piece of the other starts.
@@ -255,14 +304,12 @@ bool PackingSearch::Prepare() {
     min_offset_[i] = AlignUp(lowest, problem_.buffers[i].alignment);
   }
   unplaced_max_.emplace(unplaced_);
-  cuts_.assign(sections, 0);
-  for (uint32_t i = 0; i < n; ++i) {
-    const CompressedLifespan& l = time_.lifespans[i];
-    if (offset_[i] != kUnplaced) continue;
-    for (Section s = l.begin; s + 1 < l.end; ++s) ++cuts_[s];
-  }
 
   rank_.assign(n, 0);
+  prepare_work_ = work_ + 2 * overlaps_.size();
+  // A node scans its part of the problem: read the clock every 1024 nodes on a few hundred buffers, every
+  // node from about 10^5 on, so that a run overshoots its time limit by milliseconds at any size.
+  clock_mask_ = std::bit_floor(std::max<uint64_t>(1, (uint64_t{1} << 18) / (n + 1))) - 1;
   return true;
 }
 
@@ -288,16 +335,17 @@ void PackingSearch::Rank(Section lo, Section hi) {
       default: keyed.push_back({{-h, -length(i), -area(i), i}, i}); break;
     }
   }
+  work_ += keyed.size() * std::bit_width(keyed.size());
   std::sort(keyed.begin(), keyed.end());
   for (size_t r = 0; r < keyed.size(); ++r) rank_[keyed[r].second] = static_cast<int64_t>(r);
 }
 
 bool PackingSearch::OutOfBudget(Status& why) {
-  if (++nodes_ > node_limit_) {
+  if (++nodes_ > node_limit_ || work_ > work_limit_) {
     why = Status::kNodeLimit;
     return true;
   }
-  if ((nodes_ & 1023) != 0) return false;
+  if ((nodes_ & clock_mask_) != 0) return false;
   if (common::InterruptRequested()) {
     why = Status::kInterrupted;
     return true;
@@ -312,10 +360,13 @@ bool PackingSearch::OutOfBudget(Status& why) {
   return false;
 }
 
-Status PackingSearch::Run(size_t preorder, uint64_t node_limit) {
+Status PackingSearch::Run(Bytes capacity, size_t preorder, uint64_t node_limit, uint64_t work_limit) {
+  capacity_ = capacity;
   preorder_ = preorder;
   nodes_ = 0;
   node_limit_ = node_limit;
+  work_ = 0;
+  work_limit_ = work_limit;
   // The partitions of the whole problem, cut wherever no free buffer is alive on both sides.
   const Section sections = time_.intervals;
   Section lo = 0;
@@ -341,11 +392,23 @@ bool PackingSearch::Consistent(uint32_t b, Section lo, Section hi, Offset at, si
   auto check = [&](Section s) {
     if (!ok || stamp_[s] == epoch_ || unplaced_[s] == 0) return;
     stamp_[s] = epoch_;
-    // Some unplaced buffer alive here must be able to start low enough; the first one found will do.
+    // Some unplaced buffer alive here must be able to start low enough; the first one found will do. The
+    // scan starts at the last one found here (a watch, as SAT solvers keep): it is seldom placed or raised
+    // since, where a scan from the front would pass every buffer placed meanwhile.
     const Offset highest_start = capacity_ - unplaced_[s];
+    const uint32_t first = cover_index_[s];
+    const uint32_t count = cover_index_[s + 1] - first;
+    uint32_t k = witness_[s];
     ok = false;
-    for (uint32_t j = cover_index_[s]; !ok && j < cover_index_[s + 1]; ++j) {
-      ok = offset_[covers_[j]] == kUnplaced && min_offset_[covers_[j]] <= highest_start;
+    for (uint32_t tried = 0; tried < count; ++tried) {
+      ++work_;
+      const uint32_t j = covers_[first + k];
+      if (offset_[j] == kUnplaced && min_offset_[j] <= highest_start) {
+        witness_[s] = k;
+        ok = true;
+        break;
+      }
+      if (++k == count) k = 0;
     }
   };
   ForSections(b, check);
@@ -370,6 +433,7 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
   offset_[b] = at;
   AddToUnplaced(b, -buffer.size);
   // The buffers it overlaps now start above it.
+  work_ += overlap_index_[b + 1] - overlap_index_[b];
   for (uint32_t k = overlap_index_[b]; k < overlap_index_[b + 1]; ++k) {
     const uint32_t c = overlaps_[k];
     if (offset_[c] != kUnplaced || min_offset_[c] >= top) continue;
@@ -382,6 +446,7 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
     const CompressedLifespan& l = time_.lifespans[b];
     std::vector<Section> cuts;
     if (decompose_) {
+      work_ += 2 * (l.end - l.begin);
       for (Section s = l.begin; s + 1 < l.end; ++s) {
         if (--cuts_[s] == 0 && s + 1 > lo && s + 1 < hi) cuts.push_back(s + 1);
       }
@@ -416,32 +481,37 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
 Status PackingSearch::Partition(Section lo, Section hi, Offset last_offset, int64_t last_rank) {
   Status why;
   if (OutOfBudget(why)) return why;
-  // One pass over the unplaced buffers of the partition: the lowest top any of them can reach (placing at
-  // or above it would waste the gap under it) and the candidates, canonical ones (not below the last
-  // placement), in order of offset, then preorder.
+  // The lowest top any unplaced buffer of the partition can reach: placing at or above it would waste the
+  // gap under it.
   Offset lowest_top = std::numeric_limits<Offset>::max();
-  std::vector<std::tuple<Offset, int64_t, uint32_t>> candidates;
-  ForMembers(lo, hi, [&](uint32_t i) {
-    const Offset x = min_offset_[i];
-    const Bytes size = problem_.buffers[i].size;
-    lowest_top = std::min(lowest_top, x + size);
-    const int64_t r = rank_[i];
-    if (x < last_offset || (x == last_offset && r < last_rank) || x + size > capacity_) return;
-    candidates.emplace_back(x, r, i);
-  });
+  ForMembers(lo, hi, [&](uint32_t i) { lowest_top = std::min(lowest_top, min_offset_[i] + problem_.buffers[i].size); });
   if (lowest_top == std::numeric_limits<Offset>::max()) {
     for (uint32_t k = start_index_[lo]; k < start_index_[hi]; ++k) solution_.offsets[starts_[k]] = offset_[starts_[k]];
     return Status::kFound;
   }
-  candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                  [&](const auto& c) { return std::get<0>(c) >= lowest_top; }),
-                   candidates.end());
-  std::sort(candidates.begin(), candidates.end());
-  for (const auto& [x, r, i] : candidates) {
-    const Status status = Place(i, x, lo, hi);
-    if (status != Status::kNone) return status;
+  // The candidates, canonical ones (not below the last placement) under that top, in order of offset, then
+  // preorder. They go on one stack shared by every level, so a path of N levels holds its few candidates
+  // a level, not a list of the whole partition each (1.2 GB at 10^4 buffers before).
+  const size_t first = candidates_.size();
+  ForMembers(lo, hi, [&](uint32_t i) {
+    const Offset x = min_offset_[i];
+    const int64_t r = rank_[i];
+    if (x >= lowest_top || x < last_offset || (x == last_offset && r < last_rank) ||
+        x + problem_.buffers[i].size > capacity_) {
+      return;
+    }
+    candidates_.push_back({x, r, i});
+  });
+  const size_t end = candidates_.size();
+  work_ += (end - first) * std::bit_width(end - first);
+  std::sort(candidates_.begin() + static_cast<std::ptrdiff_t>(first), candidates_.end());
+  Status status = Status::kNone;
+  for (size_t k = first; k < end && status == Status::kNone; ++k) {
+    const Candidate c = candidates_[k];  // a copy: deeper levels grow the stack
+    status = Place(c.buffer, c.offset, lo, hi);
   }
-  return Status::kNone;
+  candidates_.resize(first);
+  return status;
 }
 
 // Runs `f` on a thread whose stack holds `bytes`, and rethrows what it throws: the search recurses once per
@@ -473,27 +543,30 @@ void RunOnStack(size_t bytes, const std::function<void()>& f) {
 
 }  // namespace
 
-SearchResult SearchPackingWithin(const Problem& problem, Bytes capacity, const SearchLimits& limits,
-                                 common::Progress& progress) {
+namespace {
+
+// A budget of SearchLimits, where 0 means none.
+uint64_t OrUnlimited(uint64_t budget) { return budget > 0 ? budget : std::numeric_limits<uint64_t>::max(); }
+
+// Looks for a packing within `capacity` with the prepared `search`; `clock` was started before the
+// preparation, and `limits.time_limit_s` counts from it.
+SearchResult SearchWithin(PackingSearch& search, const Problem& problem, Bytes capacity, const SearchLimits& limits,
+                          const common::Stopwatch& clock, common::Progress& progress) {
   SearchResult result;
-  PackingSearch search(problem, capacity);
-  if (!search.Prepare()) {
-    result.outcome = SearchOutcome::kTooLarge;
-    return result;
-  }
   result.complete = search.complete();
-  common::Stopwatch clock;
   search.SetClock(&clock, limits.time_limit_s, &progress, &limits.label);
-  const uint64_t budget = limits.max_nodes > 0 ? limits.max_nodes : std::numeric_limits<uint64_t>::max();
+  const uint64_t node_budget = OrUnlimited(limits.max_nodes);
+  const uint64_t work_budget = OrUnlimited(limits.max_work);
   // Round robin over the preorders with doubling node limits: an early mistake costs at most one round.
   auto round_robin = [&] {
     uint64_t round_limit = std::max<uint64_t>(problem.buffers.size(), 32);
     while (true) {
-      round_limit = round_limit > budget / 2 ? budget : round_limit * 2;
+      round_limit = round_limit > node_budget / 2 ? node_budget : round_limit * 2;
       for (size_t p = 0; p < kPreorders; ++p) {
-        const uint64_t limit = std::min(round_limit, budget - result.nodes);
-        const Status status = search.Run(p, limit);
+        const uint64_t limit = std::min(round_limit, node_budget - result.nodes);
+        const Status status = search.Run(capacity, p, limit, work_budget - result.work);
         result.nodes += std::min(search.nodes(), limit);
+        result.work += search.work();
         switch (status) {
           case Status::kFound:
             result.outcome = SearchOutcome::kFound;
@@ -503,7 +576,7 @@ SearchResult SearchPackingWithin(const Problem& problem, Bytes capacity, const S
           case Status::kTimeLimit: result.outcome = SearchOutcome::kTimeLimit; return;
           case Status::kInterrupted: result.outcome = SearchOutcome::kInterrupted; return;
           case Status::kNodeLimit:
-            if (result.nodes >= budget) {
+            if (result.nodes >= node_budget || result.work >= work_budget) {
               result.outcome = SearchOutcome::kNodeLimit;
               return;
             }
@@ -516,6 +589,24 @@ SearchResult SearchPackingWithin(const Problem& problem, Bytes capacity, const S
   return result;
 }
 
+}  // namespace
+
+SearchResult SearchPackingWithin(const Problem& problem, Bytes capacity, const SearchLimits& limits,
+                                 common::Progress& progress) {
+  common::Stopwatch clock;
+  PackingSearch search(problem);
+  if (!search.Prepare(OrUnlimited(limits.max_work))) {
+    SearchResult result;
+    result.outcome = search.refusal();
+    return result;
+  }
+  SearchLimits left = limits;
+  if (limits.max_work > 0) left.max_work = limits.max_work > search.prepare_work() ? limits.max_work - search.prepare_work() : 1;
+  SearchResult result = SearchWithin(search, problem, capacity, left, clock, progress);
+  result.work += search.prepare_work();
+  return result;
+}
+
 ExactPlan SearchLowestPlan(const Problem& problem, const Solution& start, const SearchLimits& limits,
                            common::Progress& progress, Bytes good_enough) {
   common::Stopwatch clock;
@@ -525,20 +616,32 @@ ExactPlan SearchLowestPlan(const Problem& problem, const Solution& start, const 
   const Bytes lb = PeakLoad(problem);
   Bytes proven_low = lb;   // no plan is lower than this
   Bytes untried_low = lb;  // lowest capacity neither searched in vain nor ruled out
-  const uint64_t budget = limits.max_nodes;
+  // The indexes are built once for every capacity tried; their cost counts against the work budget.
+  PackingSearch search(problem);
+  bool prepared = true;
+  if (untried_low < plan.height && plan.height > good_enough) {
+    prepared = search.Prepare(OrUnlimited(limits.max_work));
+    plan.work = search.prepare_work();
+    if (!prepared) plan.last = search.refusal();
+  }
   bool first = true;
-  while (untried_low < plan.height && plan.height > good_enough) {
+  while (prepared && untried_low < plan.height && plan.height > good_enough) {
     const Bytes capacity = first ? std::max(lb, std::min(good_enough, plan.height - 1))
                                  : untried_low + (plan.height - 1 - untried_low) / 2;
+    // Each capacity gets half of each budget left.
     SearchLimits probe = limits;
-    if (budget > 0) {
-      if (plan.nodes >= budget) break;
-      probe.max_nodes = std::max<uint64_t>((budget - plan.nodes) / 2, 1);
+    if (limits.max_nodes > 0) {
+      if (plan.nodes >= limits.max_nodes) break;
+      probe.max_nodes = std::max<uint64_t>((limits.max_nodes - plan.nodes) / 2, 1);
     }
-    probe.time_limit_s = limits.time_limit_s > 0 ? limits.time_limit_s - clock.Seconds() : 0;
-    if (limits.time_limit_s > 0 && probe.time_limit_s <= 0) break;
-    const SearchResult r = SearchPackingWithin(problem, capacity, probe, progress);
+    if (limits.max_work > 0) {
+      if (plan.work >= limits.max_work) break;
+      probe.max_work = std::max<uint64_t>((limits.max_work - plan.work) / 2, 1);
+    }
+    if (limits.time_limit_s > 0 && clock.Seconds() >= limits.time_limit_s) break;
+    const SearchResult r = SearchWithin(search, problem, capacity, probe, clock, progress);
     plan.nodes += r.nodes;
+    plan.work += r.work;
     plan.last = r.outcome;
     first = false;
     if (r.outcome == SearchOutcome::kFound) {

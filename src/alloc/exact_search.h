@@ -26,21 +26,26 @@ namespace alloc {
 enum class SearchOutcome {
   kFound,        // a packing within the capacity
   kNoneExists,   // the search space is exhausted: proven when the search is complete (see SearchResult)
-  kNodeLimit,    // the node budget ran out first
+  kNodeLimit,    // the node or work budget ran out first
   kTimeLimit,    // the clock ran out first
   kInterrupted,  // Ctrl-C
   kTooLarge,     // the input has more overlapping pairs than the search keeps in memory (kMaxOverlapPairs)
+  kOverBudget,   // one descent alone would cost more than the work budget (SearchLimits::max_work)
 };
 
-// "found", "none", "nodes", "time", "interrupted" or "too-large".
+// "found", "none", "nodes" (for either budget), "time", "interrupted", "too-large" or "over-budget".
 const char* ToString(SearchOutcome outcome);
 
 // Overlapping buffer pairs the search indexes at most (8 bytes each, both directions).
 inline constexpr uint64_t kMaxOverlapPairs = 20'000'000;
 
-// Budgets of one search; the node budget makes a run reproducible, the clock only caps it.
+// Budgets of one search; the node and work budgets make a run reproducible, the clock only caps it.
 struct SearchLimits {
   uint64_t max_nodes = 0;      // 0: none
+  // Work: buffers, sections and overlap entries visited, building the indexes included. Unlike a node,
+  // whose cost grows with the buffers of its part and their lifespans, a unit of work takes about the same
+  // time on any input, so a work budget sets the run time of a search (planner.cc, DefaultSearchWork).
+  uint64_t max_work = 0;       // 0: none
   double time_limit_s = 10.0;  // <= 0: none
   std::string label = "memplan alloc (exact)";  // what the progress line says is running
 };
@@ -50,6 +55,7 @@ struct SearchResult {
   SearchOutcome outcome = SearchOutcome::kNodeLimit;
   std::optional<Solution> solution;  // with kFound
   uint64_t nodes = 0;                // nodes visited
+  uint64_t work = 0;                 // work done (SearchLimits::max_work)
   // kNoneExists is a proof only when this is true: no fixed offsets and no alignment above 1 (with those,
   // the canonical packings may miss a packing that exists).
   bool complete = true;
@@ -65,12 +71,13 @@ struct ExactPlan {
   Bytes height = 0;
   bool optimal = false;   // proven lowest: at the peak load, or one byte lower proven impossible
   uint64_t nodes = 0;     // over all capacities tried
+  uint64_t work = 0;      // the same, in work (SearchLimits::max_work)
   SearchOutcome last = SearchOutcome::kFound;  // how the last search ended
 };
 
 // Searches at `good_enough` (at least the peak load) first, then bisects between the lowest capacity not
 // yet searched and the best plan so far (`start`, a valid plan, at first), until a plan is at most
-// `good_enough` high or the budget is spent. Each search gets half of the node budget that is left.
+// `good_enough` high or the budget is spent. Each search gets half of the node and work budgets left.
 ExactPlan SearchLowestPlan(const Problem& problem, const Solution& start, const SearchLimits& limits,
                            common::Progress& progress, Bytes good_enough);
 

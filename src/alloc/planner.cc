@@ -43,13 +43,14 @@ uint64_t DefaultAnnealingMoves(size_t buffers, double time_limit_s) {
   return static_cast<uint64_t>(std::clamp(affordable, 50.0, 1e8));
 }
 
-// Default node budget: what half the time limit allows at a fixed rate model of 2·10^7 / (N + 100) nodes a
-// second. A node scans the buffers of its part of the problem and, per candidate, the sections whose bound
-// changed; measured on this project's 2-core machine over MiniMalloc's inputs (150–450 buffers): 1–4·10^5
-// nodes a second. Runs then end by nodes, not the clock, on any machine up to about twice as slow.
-uint64_t DefaultSearchNodes(size_t buffers, double time_limit_s) {
-  const double nodes_per_second = 2e7 / (static_cast<double>(buffers) + 100);
-  return static_cast<uint64_t>(std::clamp(0.5 * std::max(time_limit_s, 0.0) * nodes_per_second, 1000.0, 1e12));
+// Default work budget: what half the time limit allows at a fixed rate model of 2·10^8 units of work a second.
+// Measured on this project's 2-core machine: 1.3–4.6·10^8 a second over MiniMalloc's inputs, the buffers of
+// memplan plan's schedules and generated training patterns of 10^4 buffers, so runs end by their budget, not
+// the clock. (Until 2026-12-01 the budget was in nodes, at 2·10^7 / (N + 100) a second; but a node's cost
+// grows with its part's buffers and their lifespans: 5 µs on MiniMalloc's inputs, 2.3 ms on a training
+// pattern of 10^4 buffers, whose default run took 11.4 s of a 10-s limit.)
+uint64_t DefaultSearchWork(double time_limit_s) {
+  return static_cast<uint64_t>(std::clamp(0.5 * std::max(time_limit_s, 0.0) * kSearchWorkPerSecond, 1e6, 1e15));
 }
 
 namespace {
@@ -96,22 +97,31 @@ void AnnealFrom(const Problem& problem, Solution start, uint64_t total_moves, By
   result.solution = std::move(best);
 }
 
-// The exact search from first fit with a budget of `nodes`; fills the search fields of `result`.
-void SearchExactly(const Problem& problem, uint64_t nodes, Bytes good_enough, const PlanOptions& options,
+// The exact search from first fit, with `options.moves` nodes or else the default work budget; fills the
+// search fields of `result`. True when it found a plan below first fit.
+bool SearchExactly(const Problem& problem, Bytes good_enough, const PlanOptions& options,
                    const common::Stopwatch& clock, common::Progress& progress, PlanResult& result) {
   SearchLimits limits;
-  limits.max_nodes = nodes;
+  if (options.moves > 0) {
+    limits.max_nodes = options.moves;
+  } else {
+    limits.max_work = DefaultSearchWork(options.time_limit_s);
+  }
   limits.time_limit_s = std::max(1e-9, options.time_limit_s - clock.Seconds());
   limits.label = "memplan alloc (" + options.method + ")";
-  ExactPlan plan = SearchLowestPlan(problem, StartingPlan(problem), limits, progress, good_enough);
+  const Solution start = StartingPlan(problem);
+  ExactPlan plan = SearchLowestPlan(problem, start, limits, progress, good_enough);
+  const bool improved = plan.height < Height(problem, start);
   result.solution = std::move(plan.solution);
   result.nodes = plan.nodes;
+  result.work = plan.work;
   result.proven_optimal = plan.optimal;
   result.search_outcome = ToString(plan.last);
   result.stop_reason = plan.last == SearchOutcome::kTimeLimit     ? common::StopReason::kTimeLimit
                        : plan.last == SearchOutcome::kInterrupted ? common::StopReason::kInterrupted
                        : plan.last == SearchOutcome::kNodeLimit   ? common::StopReason::kMoveLimit
                                                                   : common::StopReason::kTarget;
+  return improved;
 }
 
 }  // namespace
@@ -128,21 +138,24 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     AnnealFrom(problem, StartingPlan(problem), options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, options.time_limit_s),
                target, options, clock, progress, result);
   } else if (m == "exact") {
-    SearchExactly(problem, options.moves > 0 ? options.moves : DefaultSearchNodes(n, options.time_limit_s), target,
-                  options, clock, progress, result);
+    SearchExactly(problem, target, options, clock, progress, result);
   } else if (m == "exact+sa") {
     // The search as `exact` runs it (so this is never above `exact`), then, unless its plan is proven lowest
-    // or low enough, annealing from that plan with half of `sa`'s budget: both budgets are set at rate
-    // models below the measured rates, so the two together stay within the time limit. Neither alone is best
-    // everywhere: on the buffers of memplan plan's schedules the search runs out of nodes above what
-    // annealing reaches on some (mobilenet_v3_large_bs8 at 75 %, before the per-part ranking: 5.4 % over LB
-    // against 3.3 %) and packs others at LB where annealing stays 3.7–4.6 % above (resnet18_bs8).
-    SearchExactly(problem, options.moves > 0 ? options.moves : DefaultSearchNodes(n, options.time_limit_s), target,
-                  options, clock, progress, result);
+    // or low enough, annealing from that plan for the time limit less the time the search took at its rate
+    // model (at least half the time limit): both rate models are below the measured rates, so the two
+    // together stay within the time limit. Where the search found nothing below first fit, or was not run
+    // (kOverBudget: too large for its budget), the annealing is `sa`'s run, move for move. Neither alone is
+    // best everywhere: on the buffers of memplan plan's schedules the search ends above what annealing
+    // reaches on some (mobilenet_v3_large_bs8 at 75 %, before the per-part ranking: 5.4 % over LB against
+    // 3.3 %) and packs others at LB where annealing stays 3.7–4.6 % above (resnet18_bs8).
+    const bool improved = SearchExactly(problem, target, options, clock, progress, result);
     if (!result.proven_optimal && Height(problem, result.solution) > target &&
         result.stop_reason != common::StopReason::kInterrupted && clock.Seconds() < options.time_limit_s) {
+      const double search_seconds = static_cast<double>(result.work) / kSearchWorkPerSecond;
+      const double annealing_limit =
+          improved ? std::max(options.time_limit_s / 2, options.time_limit_s - search_seconds) : options.time_limit_s;
       AnnealFrom(problem, std::move(result.solution),
-                 options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, options.time_limit_s / 2), target, options,
+                 options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, annealing_limit), target, options,
                  clock, progress, result);
     }
   } else if (m == "first-fit" || m == "best-fit") {

@@ -37,6 +37,7 @@ struct PlanResult {
   uint64_t candidates_scored = 0;  // candidate plans scored (annealing: moves x reinsertion positions)
   common::StopReason stop_reason = common::StopReason::kMoveLimit;
   uint64_t nodes = 0;              // exact search: nodes visited over every capacity tried
+  uint64_t work = 0;               // exact search: work done (SearchLimits::max_work)
   bool proven_optimal = false;     // exact search: no plan can be lower
   std::string search_outcome;      // exact search: how its last search ended (alloc::ToString(SearchOutcome))
 };
@@ -48,9 +49,12 @@ const std::vector<std::string>& Methods();
 // fixed rate model that falls with the number of buffers (planner.cc), at least 50.
 uint64_t DefaultAnnealingMoves(size_t buffers, double time_limit_s);
 
-// The exact search's node budget when PlanOptions::moves is 0: what `time_limit_s` allows at a fixed rate
-// model that falls with the number of buffers (planner.cc), at least 1000.
-uint64_t DefaultSearchNodes(size_t buffers, double time_limit_s);
+// The rate model of the exact search: units of work (SearchLimits::max_work) a second.
+inline constexpr double kSearchWorkPerSecond = 2e8;
+
+// The exact search's work budget when PlanOptions::moves is 0 (with moves, the search gets that many
+// nodes instead): what half of `time_limit_s` allows at kSearchWorkPerSecond, at least 10^6.
+uint64_t DefaultSearchWork(double time_limit_s);
 
 // Runs one method. Throws std::invalid_argument for an unknown method name.
 PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, common::Progress& progress);

@@ -132,6 +132,9 @@ int RunAlloc(const AllocOptions& options) {
       if (r.search_outcome == alloc::ToString(alloc::SearchOutcome::kTooLarge)) {
         fmt::print("{}: the exact search was skipped, the input has more than {} overlapping pairs\n", r.method,
                    alloc::kMaxOverlapPairs);
+      } else if (r.search_outcome == alloc::ToString(alloc::SearchOutcome::kOverBudget)) {
+        fmt::print("{}: the exact search was skipped, one descent would take more than its budget "
+                   "(--time-limit, or --moves nodes)\n", r.method);
       } else {
         fmt::print("{}: exact search {} nodes, {}\n", r.method, r.nodes,
                    r.proven_optimal ? "proven lowest" : "not proven lowest");

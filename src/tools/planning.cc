@@ -41,6 +41,7 @@ nlohmann::json PlanJson(const alloc::PlanResult& r) {
   }
   if (r.method == "exact" || r.method == "exact+sa") {
     j["nodes"] = r.nodes;
+    j["work"] = r.work;
     j["proven_optimal"] = r.proven_optimal;
     j["search_outcome"] = r.search_outcome;
   }

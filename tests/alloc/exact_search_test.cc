@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "alloc/greedy.h"
 #include "alloc/validator.h"
 #include "common/rng.h"
@@ -87,21 +89,73 @@ TEST(ExactSearch, PlansWithAlignmentAndFixedOffsetsAreValidButProveNothing) {
   }
 }
 
-TEST(ExactSearch, SameNodeBudgetSamePlan) {
+TEST(ExactSearch, SameBudgetSamePlan) {
   common::Rng rng(13);
   common::Progress quiet(false);
-  SearchLimits limits;
-  limits.max_nodes = 5000;
-  limits.time_limit_s = 0;
+  SearchLimits by_nodes;
+  by_nodes.max_nodes = 5000;
+  by_nodes.time_limit_s = 0;
+  SearchLimits by_work;
+  by_work.max_work = 2'000'000;
+  by_work.time_limit_s = 0;
   for (int trial = 0; trial < 10; ++trial) {
     const Problem p = testing_support::RandomProblem(rng, {.buffers = 60, .horizon = 30});
     const Solution start = PlaceInOrder(p, OrderBySize(p), GapRule::kFirstFit);
-    const ExactPlan a = SearchLowestPlan(p, start, limits, quiet, PeakLoad(p));
-    const ExactPlan b = SearchLowestPlan(p, start, limits, quiet, PeakLoad(p));
-    EXPECT_EQ(a.solution.offsets, b.solution.offsets);
-    EXPECT_EQ(a.nodes, b.nodes);
-    EXPECT_LE(a.nodes, limits.max_nodes);
+    for (const SearchLimits& limits : {by_nodes, by_work}) {
+      const ExactPlan a = SearchLowestPlan(p, start, limits, quiet, PeakLoad(p));
+      const ExactPlan b = SearchLowestPlan(p, start, limits, quiet, PeakLoad(p));
+      EXPECT_EQ(a.solution.offsets, b.solution.offsets);
+      EXPECT_EQ(a.nodes, b.nodes);
+      EXPECT_EQ(a.work, b.work);
+      if (limits.max_nodes > 0) {
+        EXPECT_LE(a.nodes, limits.max_nodes);
+      }
+    }
   }
+}
+
+// The work budget is checked at every node: a search stops within one node (and the unwinding) of it.
+TEST(ExactSearch, StopsAtTheWorkBudget) {
+  common::Rng rng(15);
+  common::Progress quiet(false);
+  const Problem p = testing_support::RandomProblem(rng, {.buffers = 300, .horizon = 60});
+  SearchLimits limits;
+  limits.max_work = 200'000;
+  limits.time_limit_s = 0;
+  const SearchResult r = SearchPackingWithin(p, PeakLoad(p), limits, quiet);
+  EXPECT_EQ(r.outcome, SearchOutcome::kNodeLimit);
+  EXPECT_GE(r.work, limits.max_work);
+  EXPECT_LT(r.work, limits.max_work + 100'000);
+  EXPECT_FALSE(r.solution);
+}
+
+// Where one descent alone costs more than the budget (300 buffers alive together: each of its 300 nodes
+// scans 300 buffers twice), nothing is built or searched, and the plan is the start.
+TEST(ExactSearch, RefusesWhatOneDescentCannotFinish) {
+  Problem p;
+  auto add = [&](std::string id, TimeValue lower, TimeValue upper, Bytes size) {
+    Buffer b;
+    b.id = std::move(id);
+    b.lower = lower;
+    b.upper = upper;
+    b.size = size;
+    p.buffers.push_back(b);
+  };
+  for (int i = 0; i < 300; ++i) add(fmt::format("b{}", i), 0, 10, 1 + i % 7);
+  add("short", 10, 11, 5);
+  common::Progress quiet(false);
+  SearchLimits limits;
+  limits.max_work = 2 * 300 * 300 - 1;
+  const SearchResult r = SearchPackingWithin(p, PeakLoad(p), limits, quiet);
+  EXPECT_EQ(r.outcome, SearchOutcome::kOverBudget);
+  EXPECT_EQ(r.nodes, 0u);
+  Solution start;  // valid and above the peak load: 8 bytes a buffer
+  for (size_t i = 0; i < p.buffers.size(); ++i) start.offsets.push_back(8 * static_cast<Offset>(i % 300));
+  const ExactPlan plan = SearchLowestPlan(p, start, limits, quiet, PeakLoad(p));
+  EXPECT_EQ(plan.last, SearchOutcome::kOverBudget);
+  EXPECT_EQ(plan.solution.offsets, start.offsets);
+  limits.max_work = 2 * 300 * 300 + 2 * 1 * 1 + 1'000'000;  // the descent fits: the search runs
+  EXPECT_NE(SearchPackingWithin(p, PeakLoad(p), limits, quiet).outcome, SearchOutcome::kOverBudget);
 }
 
 TEST(ExactSearch, StopsAtTheNodeBudget) {

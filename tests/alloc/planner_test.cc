@@ -117,6 +117,7 @@ TEST(Planner, AnnealingIsNeverWorseThanFirstFitAndIsDeterministic) {
   for (int trial = 0; trial < 20; ++trial) {
     Problem p = RandomProblem(rng, 40 + rng.Below(60), false, false, false);
     PlanOptions options;
+    options.method = "sa";
     options.moves = 500;
     options.seed = 7;
     const PlanResult a = PlanAllocation(p, options, quiet);
@@ -134,6 +135,7 @@ TEST(Planner, AnnealingStopsAtTheLowerBoundAndAtTheCapacity) {
   // MiniMalloc's example: LB 12 is reachable.
   Problem p = ParseProblem("input.12.csv", "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
   PlanOptions options;
+  options.method = "sa";
   options.moves = 100000;
   PlanResult r = PlanAllocation(p, options, quiet);
   EXPECT_EQ(r.height, 12);
@@ -157,6 +159,34 @@ TEST(Planner, DefaultMovesFollowTheTimeLimit) {
   EXPECT_LT(DefaultAnnealingMoves(10000, 10) * 10000, DefaultAnnealingMoves(1000, 10) * 1000);
   EXPECT_EQ(DefaultAnnealingMoves(1000000, 1), 50u);
   EXPECT_EQ(DefaultAnnealingMoves(0, 0), 50u);
+}
+
+// The search's default budget is work, bought by the time limit like the annealing moves.
+TEST(Planner, DefaultSearchWorkFollowsTheTimeLimit) {
+  EXPECT_EQ(DefaultSearchWork(40), 4 * DefaultSearchWork(10));
+  EXPECT_EQ(DefaultSearchWork(10), static_cast<uint64_t>(5 * kSearchWorkPerSecond));
+  EXPECT_EQ(DefaultSearchWork(0), 1000000u);
+}
+
+// Where the search cannot end one descent within its budget it is not run, and exact+sa is sa move for
+// move: the time limit buys the same annealing.
+TEST(Planner, ExactThenAnnealingIsAnnealingAloneWhereTheSearchIsRefused) {
+  common::Rng rng(5);
+  common::Progress quiet(false);
+  const Problem p = RandomProblem(rng, 4000, false, false, false);
+  PlanOptions options;
+  options.time_limit_s = 0.2;  // 2·10^7 units of work; one descent of 4000 buffers in one part costs more
+  options.method = "exact+sa";
+  const PlanResult both = PlanAllocation(p, options, quiet);
+  EXPECT_EQ(both.search_outcome, "over-budget");
+  EXPECT_EQ(both.nodes, 0u);
+  options.method = "sa";
+  const PlanResult annealing = PlanAllocation(p, options, quiet);
+  if (both.stop_reason != common::StopReason::kMoveLimit || annealing.stop_reason != common::StopReason::kMoveLimit) {
+    GTEST_SKIP() << "the clock ended a run (a slow or instrumented build): the move budgets were not compared";
+  }
+  EXPECT_EQ(both.moves, annealing.moves);
+  EXPECT_EQ(both.solution.offsets, annealing.solution.offsets);
 }
 
 TEST(Planner, UnknownMethodIsRejected) {
