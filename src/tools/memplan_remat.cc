@@ -127,14 +127,16 @@ int RunPlan(const RematCommand& command) {
         {"pytorch_reserved_reference", reserved_reference},
         {"pytorch_reserved", reserved_schedule},
         {"seconds", result.seconds + arena.seconds},
+        {"tries", joint.tries},
     };
     fmt::print("{}\n", summary.dump());
   } else {
     fmt::print("{}: reference peak {}, schedule peak {} ({:.1f}%), arena height {} (fragmentation {:.2f}%), "
-               "budget {} {}, cost +{:.2f}%, {:.2f} s\n",
+               "budget {} {}, cost +{:.2f}%, {:.2f} s{}\n",
                command.graph_path, result.reference_peak, result.peak,
                result.reference_peak > 0 ? 100.0 * result.peak / result.reference_peak : 0.0, arena.height,
-               fragmentation, result.budget, met ? "met" : "NOT met", cost_increase, result.seconds + arena.seconds);
+               fragmentation, result.budget, met ? "met" : "NOT met", cost_increase, result.seconds + arena.seconds,
+               joint.tries > 1 ? fmt::format(" ({} schedules planned)", joint.tries) : "");
     fmt::print("PyTorch's caching allocator (simulated) would reserve {} for the reference order and {} for this "
                "schedule; the planned arena needs {} ({:.1f}% of the reference reservation)\n",
                reserved_reference, reserved_schedule, arena.height,

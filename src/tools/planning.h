@@ -57,12 +57,13 @@ struct JointPlan {
   alloc::PlanResult arena;      // the annealing planner's placement of `buffers`
   alloc::Bytes reserved_reference = 0;  // caching allocator's peak reserved memory for the reference order
   alloc::Bytes reserved_schedule = 0;   // and for the schedule
+  int tries = 0;                        // schedules planned (1 + retries)
 };
 
 // Recomputes to fit the budget, then places every buffer (memplan plan). When fragmentation pushes the arena
 // over the budget while the schedule fits, plans again for a budget lowered by the overshoot or by the
 // fragmentation, whichever is more (three times at most), and keeps the first result whose arena fits, else
-// the lowest arena. The seconds are those of every try.
+// the lowest arena. `options.time_limit_s` covers every try (planning.cc); the seconds are those of every try.
 JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
                       const remat::RematOptions& options, bool quiet);
 

@@ -197,6 +197,20 @@ TEST_F(RematCli, PlanChainsBothPlannersAndDrawsTheCurve) {
   EXPECT_GE(summary["pytorch_reserved_reference"].get<Bytes>(), summary["reference_peak"].get<Bytes>());
   EXPECT_GE(summary["pytorch_reserved"].get<Bytes>(), summary["peak"].get<Bytes>());
   EXPECT_NE(common::ReadFile(svg_path).find("<polyline"), std::string::npos);
+  EXPECT_GE(summary["tries"].get<int>(), 1);
+  EXPECT_LE(summary["tries"].get<int>(), 4);
+}
+
+// The time limit is shared by the stages, each buying its budget with its share, so the same seed and limit
+// give the same schedule and arena; the arena stops once it fits the budget.
+TEST_F(RematCli, PlanIsReproducibleUnderItsTimeLimit) {
+  const std::string command = "plan " + kExample + " --budget 70% --time-limit 4 --seed 3 --json";
+  const nlohmann::json a = nlohmann::json::parse(Memplan(command).out);
+  const nlohmann::json b = nlohmann::json::parse(Memplan(command).out);
+  for (const char* field : {"peak", "cost", "arena_height", "tries"}) EXPECT_EQ(a[field], b[field]) << field;
+  if (a["peak"].get<Bytes>() <= a["budget"].get<Bytes>()) {
+    EXPECT_LE(a["arena_height"].get<Bytes>(), a["budget"].get<Bytes>());
+  }
 }
 
 }  // namespace
