@@ -46,7 +46,7 @@ uint64_t DefaultAnnealingMoves(size_t buffers, double time_limit_s) {
 // Default work budget: what half the time limit allows at a fixed rate model of 2·10^8 units of work a second.
 // Measured on this project's 2-core machine: 1.3–4.6·10^8 a second over MiniMalloc's inputs, the buffers of
 // memplan plan's schedules and generated training patterns of 10^4 buffers, so runs end by their budget, not
-// the clock. (Until 2026-12-01 the budget was in nodes, at 2·10^7 / (N + 100) a second; but a node's cost
+// the clock. (Until 2026-11-30 the budget was in nodes, at 2·10^7 / (N + 100) a second; but a node's cost
 // grows with its part's buffers and their lifespans: 5 µs on MiniMalloc's inputs, 2.3 ms on a training
 // pattern of 10^4 buffers, whose default run took 11.4 s of a 10-s limit.)
 uint64_t DefaultSearchWork(double time_limit_s) {

@@ -192,8 +192,9 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   cmd->add_option("--time-limit", plan->time_limit_s, "Seconds the annealing planner or the exact search may run (default 10)")
       ->check(FinitePositive());
   cmd->add_option("--moves", plan->moves,
-                  "Annealing moves, or the exact search's nodes (default: what half the time limit allows at a fixed "
-                  "rate model); the same seed and moves give the same plan unless --time-limit ends the run first");
+                  "Annealing moves, or the exact search's nodes (default: what the time limit allows at fixed rate "
+                  "models, in moves for annealing and in units of work for the search); the same seed and budget "
+                  "give the same plan unless --time-limit ends the run first");
   cmd->add_option("--seed", plan->seed, "Random seed (same input and seed, same plan)");
   cmd->add_option("--capacity", plan->capacity, "Stop as soon as the height fits; exit status 1 if it does not")
       ->check(CLI::PositiveNumber);

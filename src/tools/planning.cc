@@ -108,7 +108,7 @@ constexpr int kJointRetries = 3;
 
 // Places every buffer of a schedule with peak `peak` in one arena within `time_limit_s`
 // (alloc::kDefaultMethod), stopping as soon as it fits `budget`: like FastSA, which stops lowering the peak
-// once it is within the budget, the arena only has to fit it. (Until 2026-12-01 it aimed at the schedule's
+// once it is within the budget, the arena only has to fit it. (Until 2026-11-30 it aimed at the schedule's
 // peak, and spent the time limit packing below the budget what already fitted: mobilenet_v3_large_bs8's
 // schedule at 60 %, 56.9 % of the reference, got an arena of 60.2 % after four tries.)
 alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, remat::Bytes budget,
@@ -128,7 +128,7 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   // The time limit is the whole command's: the first schedule and its arena get half of it each, a retry's
   // schedule and arena a quarter each, and no stage runs past the deadline. Each stage's budget (moves,
   // nodes, work) is bought by its share, so the result is reproducible unless the deadline cuts a stage.
-  // (Until 2026-12-01 every stage got the whole limit: four tries at --time-limit 10 took up to 43 s.)
+  // (Until 2026-11-30 every stage got the whole limit: four tries at --time-limit 10 took up to 43 s.)
   const common::Stopwatch clock;
   const double limit = options.time_limit_s;
   auto share = [&](double fraction) { return std::min(fraction * limit, limit - clock.Seconds()); };
