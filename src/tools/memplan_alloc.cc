@@ -189,7 +189,9 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   cmd->add_option("--method", plan->method, "exact+sa (default: the exact search, then annealing from its plan), sa "
                                             "(annealing), exact (branch and bound), first-fit, best-fit, xla, drop, "
                                             "online-first-fit, online-best-fit, or all (comparison table)");
-  cmd->add_option("--time-limit", plan->time_limit_s, "Seconds the annealing planner or the exact search may run (default 10)")
+  cmd->add_option("--time-limit", plan->time_limit_s,
+                  "Seconds the annealing planner or the exact search may run (with --method all: each method) "
+                  "(default 10)")
       ->check(FinitePositive());
   cmd->add_option("--moves", plan->moves,
                   "Annealing moves, or the exact search's nodes (default: what the time limit allows at fixed rate "
