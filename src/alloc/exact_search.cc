@@ -132,7 +132,6 @@ class PackingSearch {
   void ForSections(uint32_t i, F&& f) {
     const CompressedLifespan& l = time_.lifespans[i];
     work_ += (l.end - l.begin) + (l.end2 - l.begin2);
-   
     for (Section s = l.begin; s < l.end; ++s) f(s);
     for (Section s = l.begin2; s < l.end2; ++s) f(s);
   }
@@ -149,6 +148,19 @@ class PackingSearch {
   void Rank(Section lo, Section hi);
   Status Place(uint32_t b, Offset at, Section lo, Section hi);
   bool Consistent(uint32_t b, Section lo, Section hi, Offset at, size_t raised_mark);
+  // The buffer that witnesses section s (see witness_).
+  uint32_t Witness(Section s) const { return covers_[cover_index_[s] + witness_[s]]; }
+  // Whether unplaced buffer j, alive in s, can start low enough for the bytes left there.
+  bool CanWitness(uint32_t j, Section s) const {
+    return offset_[j] == kUnplaced && min_offset_[j] <= capacity_ - unplaced_[s];
+  }
+  // Moves the watch of section s to a buffer that can witness it, from where it is; false when none can.
+  bool FindWitness(Section s);
+  // Gives every section buffer `x` watches and can no longer witness another witness; false when one has
+  // none left.
+  bool Rewatch(uint32_t x);
+  // Watches every section with bytes left at the root; false when one has no witness (no packing exists).
+  bool WatchAll();
   // Adds `delta` to the unplaced bytes of b's sections, in the array and in the range-max tree alike.
   void AddToUnplaced(uint32_t b, Bytes delta) {
     ForSections(b, [&](Section s) { unplaced_[s] += delta; });
@@ -156,7 +168,7 @@ class PackingSearch {
     unplaced_max_->Add(l.begin, l.end, delta);
     if (l.end2 > l.begin2) unplaced_max_->Add(l.begin2, l.end2, delta);
   }
-  void Undo(size_t min_offset_mark, uint32_t b);
+  void Undo(size_t min_offset_mark, size_t witness_mark, uint32_t b);
   bool OutOfBudget(Status& why);
 
   const Problem& problem_;
@@ -177,9 +189,14 @@ class PackingSearch {
   std::vector<uint32_t> cuts_;      // per boundary s|s+1: unplaced buffers alive on both sides
   std::vector<Saved> min_offset_trail_;
   std::vector<Candidate> candidates_;  // the candidates of every level of the current path, deepest last
-  std::vector<uint32_t> stamp_;     // per section: last visit, to touch each section once per step
-  std::vector<uint32_t> witness_;   // per section: where in its cover list the last check found a buffer
-  uint32_t epoch_ = 0;
+  // The section bound (Consistent) as watches, the way SAT solvers watch clauses: every section with bytes
+  // left names, by its place in the section's cover list, an unplaced buffer alive there that can start
+  // low enough (its witness), and each buffer lists the sections it was made witness of. A placement or a
+  // raise can only break the sections its buffer witnesses, so only those are looked at; a watch moved is
+  // trailed, and put back when the search backtracks, so that every witness on the current path is valid.
+  std::vector<uint32_t> witness_;                // per section: place of its witness in its cover list
+  std::vector<std::vector<Section>> watchers_;  // per buffer: sections it witnesses (with stale entries)
+  std::vector<Saved> witness_trail_;            // (section, its witness before the move)
 
   Solution solution_;
   size_t preorder_ = 0;            // which preorder this run follows
@@ -205,8 +222,8 @@ bool PackingSearch::Prepare(uint64_t work_limit) {
   offset_.assign(n, kUnplaced);
   min_offset_.assign(n, 0);
   unplaced_.assign(sections, 0);
-  stamp_.assign(sections, 0);
   witness_.assign(sections, 0);
+  watchers_.assign(n, {});
   solution_.offsets.assign(n, 0);
 
   // Section lists first: their size bounds the work of the overlap lists.
@@ -393,6 +410,7 @@ Status PackingSearch::Run(Bytes capacity, size_t preorder, uint64_t node_limit, 
   node_limit_ = node_limit;
   work_ = 0;
   work_limit_ = work_limit;
+  if (!WatchAll()) return Status::kNone;
   // The partitions of the whole problem, cut wherever no free buffer is alive on both sides.
   const Section sections = time_.intervals;
   Section lo = 0;
@@ -407,42 +425,68 @@ Status PackingSearch::Run(Bytes capacity, size_t preorder, uint64_t node_limit, 
   return Status::kFound;
 }
 
-// Every section must hold the bytes not yet placed above where they can start: the lowest offset of the
-// unplaced buffers alive there, and `at`, since offsets never decrease along a path. Where neither the
-// bytes nor those offsets changed (off the sections of b and of the buffers it raised), only `at` can break
-// the bound, and the range maximum checks that for the whole partition at once.
-bool PackingSearch::Consistent(uint32_t b, Section lo, Section hi, Offset at, size_t raised_mark) {
-  if (at + unplaced_max_->Max(lo, hi) > capacity_) return false;
-  ++epoch_;
-  bool ok = true;
-  auto check = [&](Section s) {
-    if (!ok || stamp_[s] == epoch_ || unplaced_[s] == 0) return;
-    stamp_[s] = epoch_;
-    // Some unplaced buffer alive here must be able to start low enough; the first one found will do. The
-    // scan starts at the last one found here (a watch, as SAT solvers keep): it is seldom placed or raised
-    // since, where a scan from the front would pass every buffer placed meanwhile.
-    const Offset highest_start = capacity_ - unplaced_[s];
-    const uint32_t first = cover_index_[s];
-    const uint32_t count = cover_index_[s + 1] - first;
-    uint32_t k = witness_[s];
-    ok = false;
-    for (uint32_t tried = 0; tried < count; ++tried) {
-      ++work_;
-      const uint32_t j = covers_[first + k];
-      if (offset_[j] == kUnplaced && min_offset_[j] <= highest_start) {
-        witness_[s] = k;
-        ok = true;
-        break;
-      }
-      if (++k == count) k = 0;
+bool PackingSearch::FindWitness(Section s) {
+  const uint32_t first = cover_index_[s];
+  const uint32_t count = cover_index_[s + 1] - first;
+  uint32_t k = witness_[s];
+  for (uint32_t tried = 0; tried < count; ++tried) {
+    ++work_;
+    const uint32_t j = covers_[first + k];
+    if (CanWitness(j, s)) {
+      witness_[s] = k;
+      watchers_[j].push_back(s);
+      return true;
     }
-  };
-  ForSections(b, check);
-  for (size_t k = raised_mark; ok && k < min_offset_trail_.size(); ++k) ForSections(min_offset_trail_[k].index, check);
-  return ok;
+    if (++k == count) k = 0;
+  }
+  return false;
 }
 
-void PackingSearch::Undo(size_t min_offset_mark, uint32_t b) {
+bool PackingSearch::WatchAll() {
+  for (auto& sections : watchers_) sections.clear();
+  witness_trail_.clear();
+  for (Section s = 0; s < time_.intervals; ++s) {
+    if (unplaced_[s] > 0 && !FindWitness(s)) return false;
+  }
+  return true;
+}
+
+bool PackingSearch::Rewatch(uint32_t x) {
+  // Indexed, not iterated: FindWitness appends to other buffers' lists, never to x's (x cannot witness).
+  const std::vector<Section>& watched = watchers_[x];
+  work_ += watched.size();
+  for (size_t k = 0; k < watched.size(); ++k) {
+    const Section s = watched[k];
+    if (unplaced_[s] == 0 || Witness(s) != x || CanWitness(x, s)) continue;
+    const uint32_t before = witness_[s];
+    if (!FindWitness(s)) return false;
+    witness_trail_.push_back({s, before});
+  }
+  return true;
+}
+
+// Every section must hold the bytes not yet placed above where they can start: the lowest offset of the
+// unplaced buffers alive there (some witness can start low enough), and `at`, since offsets never decrease
+// along a path. Placing b and raising the buffers it overlaps can break the first only where b or a raised
+// buffer was the witness (elsewhere the bytes left only shrank), and `at` is checked against the largest
+// bytes left in the partition at once.
+bool PackingSearch::Consistent(uint32_t b, Section lo, Section hi, Offset at, size_t raised_mark) {
+  if (at + unplaced_max_->Max(lo, hi) > capacity_) return false;
+  if (!Rewatch(b)) return false;
+  for (size_t k = raised_mark; k < min_offset_trail_.size(); ++k) {
+    if (!Rewatch(min_offset_trail_[k].index)) return false;
+  }
+  return true;
+}
+
+void PackingSearch::Undo(size_t min_offset_mark, size_t witness_mark, uint32_t b) {
+  // A watch moved deeper was appended last to its new witness's list.
+  while (witness_trail_.size() > witness_mark) {
+    const Saved& moved = witness_trail_.back();
+    watchers_[Witness(moved.index)].pop_back();
+    witness_[moved.index] = static_cast<uint32_t>(moved.value);
+    witness_trail_.pop_back();
+  }
   while (min_offset_trail_.size() > min_offset_mark) {
     min_offset_[min_offset_trail_.back().index] = min_offset_trail_.back().value;
     min_offset_trail_.pop_back();
@@ -456,6 +500,7 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
   const Buffer& buffer = problem_.buffers[b];
   const Offset top = at + buffer.size;
   const size_t min_offset_mark = min_offset_trail_.size();
+  const size_t witness_mark = witness_trail_.size();
   offset_[b] = at;
   AddToUnplaced(b, -buffer.size);
   // The buffers it overlaps now start above it.
@@ -498,7 +543,7 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
       for (Section s = l.begin; s + 1 < l.end; ++s) ++cuts_[s];
     }
   }
-  Undo(min_offset_mark, b);
+  Undo(min_offset_mark, witness_mark, b);
   return status;
 }
 
