@@ -44,7 +44,7 @@ uint64_t DefaultAnnealingMoves(size_t buffers, double time_limit_s) {
 }
 
 // Default work budget: what half the time limit allows at a fixed rate model of 2·10^8 units of work a second.
-// Measured on this project's 2-core machine: 1.3–4.6·10^8 a second over MiniMalloc's inputs, the buffers of
+// Measured on this project's 2-core machine: 1.7–4.1·10^8 a second over MiniMalloc's inputs, the buffers of
 // memplan plan's schedules and generated training patterns of 10^4 buffers, so runs end by their budget, not
 // the clock. (Until 2026-11-30 the budget was in nodes, at 2·10^7 / (N + 100) a second; but a node's cost
 // grows with its part's buffers and their lifespans: 5 µs on MiniMalloc's inputs, 2.3 ms on a training
@@ -144,7 +144,7 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     // or low enough, annealing from that plan for the time limit less the time the search took at its rate
     // model (at least half the time limit): both rate models are below the measured rates, so the two
     // together stay within the time limit. Where the search found nothing below first fit, or was not run
-    // (kOverBudget: too large for its budget), the annealing is `sa`'s run, move for move. Neither alone is
+    // (kTooLarge, kOverBudget), the annealing is `sa`'s run, move for move. Neither alone is
     // best everywhere: on the buffers of memplan plan's schedules the search ends above what annealing
     // reaches on some (mobilenet_v3_large_bs8 at 75 %, before the per-part ranking: 5.4 % over LB against
     // 3.3 %) and packs others at LB where annealing stays 3.7–4.6 % above (resnet18_bs8).

@@ -20,7 +20,7 @@ inline constexpr const char* kDefaultMethod = "exact+sa";
 // What to run and for how long.
 struct PlanOptions {
   std::string method = kDefaultMethod;  // one of Methods()
-  double time_limit_s = 10.0;       // wall-clock budget of the annealing planner
+  double time_limit_s = 10.0;       // wall-clock cap; the default budgets (moves, work) follow it
   uint64_t moves = 0;               // annealing move budget (exact search: node budget); 0: the default
   uint64_t seed = 1;
   std::optional<Bytes> capacity;    // stop as soon as the height is at most this
