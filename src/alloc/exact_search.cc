@@ -118,6 +118,8 @@ class PackingSearch {
   uint64_t work() const { return work_; }
   uint64_t prepare_work() const { return prepare_work_; }
   const Solution& solution() const { return solution_; }
+  // Checks the watched bound against BoundHolds at every node (SearchLimits::verify_bound).
+  void VerifyBound(bool on) { verify_bound_ = on; }
   void SetClock(const common::Stopwatch* clock, double time_limit_s, common::Progress* progress,
                 const std::string* label) {
     clock_ = clock;
@@ -161,6 +163,8 @@ class PackingSearch {
   bool Rewatch(uint32_t x);
   // Watches every section with bytes left at the root; false when one has no witness (no packing exists).
   bool WatchAll();
+  // The section bound from its definition, every section scanned: what Consistent must agree with.
+  bool BoundHolds(Section lo, Section hi, Offset at) const;
   // Adds `delta` to the unplaced bytes of b's sections, in the array and in the range-max tree alike.
   void AddToUnplaced(uint32_t b, Bytes delta) {
     ForSections(b, [&](Section s) { unplaced_[s] += delta; });
@@ -197,6 +201,7 @@ class PackingSearch {
   std::vector<uint32_t> witness_;                // per section: place of its witness in its cover list
   std::vector<std::vector<Section>> watchers_;  // per buffer: sections it witnesses (with stale entries)
   std::vector<Saved> witness_trail_;            // (section, its witness before the move)
+  bool verify_bound_ = false;
 
   Solution solution_;
   size_t preorder_ = 0;            // which preorder this run follows
@@ -465,6 +470,19 @@ bool PackingSearch::Rewatch(uint32_t x) {
   return true;
 }
 
+bool PackingSearch::BoundHolds(Section lo, Section hi, Offset at) const {
+  for (Section s = lo; s < hi; ++s) {
+    if (unplaced_[s] == 0) continue;
+    if (at + unplaced_[s] > capacity_) return false;
+    bool witnessed = false;
+    for (uint32_t k = cover_index_[s]; !witnessed && k < cover_index_[s + 1]; ++k) {
+      witnessed = CanWitness(covers_[k], s);
+    }
+    if (!witnessed) return false;
+  }
+  return true;
+}
+
 // Every section must hold the bytes not yet placed above where they can start: the lowest offset of the
 // unplaced buffers alive there (some witness can start low enough), and `at`, since offsets never decrease
 // along a path. Placing b and raising the buffers it overlaps can break the first only where b or a raised
@@ -512,7 +530,12 @@ Status PackingSearch::Place(uint32_t b, Offset at, Section lo, Section hi) {
     min_offset_[c] = AlignUp(top, problem_.buffers[c].alignment);
   }
   Status status = Status::kNone;
-  if (Consistent(b, lo, hi, at, min_offset_mark)) {
+  const bool consistent = Consistent(b, lo, hi, at, min_offset_mark);
+  if (verify_bound_ && consistent != BoundHolds(lo, hi, at)) {
+    throw std::logic_error(fmt::format("exact search: the watched section bound says {} where a full scan says {}",
+                                       consistent, !consistent));
+  }
+  if (consistent) {
     // Boundaries inside b's lifespan that nothing unplaced crosses any more split the partition.
     const CompressedLifespan& l = time_.lifespans[b];
     std::vector<Section> cuts;
@@ -626,6 +649,7 @@ SearchResult SearchWithin(PackingSearch& search, const Problem& problem, Bytes c
   SearchResult result;
   result.complete = search.complete();
   search.SetClock(&clock, limits.time_limit_s, &progress, &limits.label);
+  search.VerifyBound(limits.verify_bound);
   const uint64_t node_budget = OrUnlimited(limits.max_nodes);
   const uint64_t work_budget = OrUnlimited(limits.max_work);
   // Round robin over the preorders with doubling node limits: an early mistake costs at most one round.

@@ -48,6 +48,9 @@ struct SearchLimits {
   uint64_t max_work = 0;       // 0: none
   double time_limit_s = 10.0;  // <= 0: none
   std::string label = "memplan alloc (exact)";  // what the progress line says is running
+  // Tests: at every node, check the section bound the search keeps incrementally against its definition
+  // (every section scanned), and throw std::logic_error where they differ.
+  bool verify_bound = false;
 };
 
 // What one search found.

@@ -1,6 +1,7 @@
 // The exact search against brute force: on small problems it finds a packing at the optimum and proves
 // that none exists one byte lower; its plans are valid with periods, alignment and fixed offsets; it is
-// deterministic under a node budget.
+// deterministic under a node and a work budget. Throughout, its incremental section bound is checked
+// against the bound's definition at every node (SearchLimits::verify_bound).
 #include "alloc/exact_search.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +47,7 @@ TEST(ExactSearch, FindsTheOptimumAndProvesNothingIsLower) {
   common::Progress quiet(false);
   SearchLimits unlimited;
   unlimited.time_limit_s = 0;
+  unlimited.verify_bound = true;  // the watched bound prunes exactly as its definition, at every node
   for (int trial = 0; trial < 200; ++trial) {
     // Short horizons give ties and parts that share no moment (the decomposition); periodic ones wrap.
     const Problem p = testing_support::RandomProblem(
@@ -76,6 +78,7 @@ TEST(ExactSearch, PlansWithAlignmentAndFixedOffsetsAreValidButProveNothing) {
   common::Progress quiet(false);
   SearchLimits limits;
   limits.max_nodes = 20000;
+  limits.verify_bound = true;
   for (int trial = 0; trial < 40; ++trial) {
     Problem p = testing_support::RandomProblem(rng, {.buffers = 5 + rng.Below(30), .aligned = true});
     if (trial % 2 == 0) p.buffers[0].fixed_offset = AlignUp(37, p.buffers[0].alignment);
