@@ -149,7 +149,8 @@ PYBIND11_MODULE(memplan_native, m) {
         }
         return PlanToDict(problem, Plan(problem, method, time_limit_s, moves, seed, capacity));
       },
-      py::arg("problem"), py::arg("method") = alloc::kDefaultMethod, py::arg("time_limit_s") = 10.0, py::arg("moves") = 0,
+      py::arg("problem"), py::arg("method") = alloc::kDefaultMethod, py::arg("time_limit_s") = 10.0,
+      py::arg("moves") = 0,
       py::arg("seed") = 1, py::arg("capacity") = py::none(),
       "Plans offsets (alloc::PlanAllocation; default method 'exact+sa', as memplan alloc). Returns a dict: "
       "method, lower_bound, height, fragmentation, seconds, moves, stop_reason, nodes, proven_optimal, "

@@ -88,7 +88,9 @@ struct Candidate {
   Offset offset;
   int64_t rank;
   uint32_t buffer;
-  bool operator<(const Candidate& o) const { return std::tie(offset, rank, buffer) < std::tie(o.offset, o.rank, o.buffer); }
+  bool operator<(const Candidate& o) const {
+    return std::tie(offset, rank, buffer) < std::tie(o.offset, o.rank, o.buffer);
+  }
 };
 
 // A value saved before a change, restored when the search backtracks.
@@ -635,10 +637,6 @@ void RunOnStack(size_t bytes, const std::function<void()>& f) {
   if (call.error) std::rethrow_exception(call.error);
 }
 
-}  // namespace
-
-namespace {
-
 // A budget of SearchLimits, where 0 means none.
 uint64_t OrUnlimited(uint64_t budget) { return budget > 0 ? budget : std::numeric_limits<uint64_t>::max(); }
 
@@ -696,7 +694,9 @@ SearchResult SearchPackingWithin(const Problem& problem, Bytes capacity, const S
     return result;
   }
   SearchLimits left = limits;
-  if (limits.max_work > 0) left.max_work = limits.max_work > search.prepare_work() ? limits.max_work - search.prepare_work() : 1;
+  if (limits.max_work > 0) {
+    left.max_work = limits.max_work > search.prepare_work() ? limits.max_work - search.prepare_work() : 1;
+  }
   SearchResult result = SearchWithin(search, problem, capacity, left, clock, progress);
   result.work += search.prepare_work();
   return result;
