@@ -2,11 +2,12 @@
 // fragmentation and time of every greedy baseline, of the simulated PyTorch caching allocator and of the
 // annealing planner, all measured in the same run. Prints Markdown (the README's table comes from here).
 //
-//   alloc_bench [--sizes 1000,10000,100000] [--million] [--data DIR] [--skip-slow-best-fit N]
+//   alloc_bench [--sizes 1000,10000,100000] [--million] [--data DIR] [--schedules DIR] [--skip-slow-best-fit N]
 #include <fmt/core.h>
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -86,6 +87,8 @@ int main(int argc, char** argv) {
   sa_options.time_limit_s = 60;
   app.add_option("--sizes", sizes, "Generated instance sizes")->delimiter(',');
   app.add_option("--data", data, "Shared data folder (MiniMalloc inputs under alloc/minimalloc)");
+  std::string schedules = SCHEDULES_DIR;
+  app.add_option("--schedules", schedules, "Buffers of recomputation schedules, one CSV each (\"\": none)");
   app.add_flag("--million", million, "Also run the 1M-buffer read / greedy plan / validate check");
   app.add_option("--skip-slow-best-fit", skip_best_fit_above, "Skip best-fit variants above this many buffers");
   app.add_option("--time-limit", sa_options.time_limit_s, "Annealing time cap per input (s)");
@@ -107,6 +110,17 @@ int main(int argc, char** argv) {
     const std::filesystem::path file = minimalloc / (std::string(name) + ".1048576.csv");
     if (!std::filesystem::exists(file)) continue;
     Row({std::string("minimalloc ") + name, alloc::ReadProblem(file.string())}, methods, skip_best_fit_above, sa_options);
+  }
+  if (!schedules.empty()) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(schedules)) {
+      if (entry.path().extension() == ".csv") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      Row({"schedule " + file.stem().string(), alloc::ReadProblem(file.string())}, methods, skip_best_fit_above,
+          sa_options);
+    }
   }
   for (int64_t n : sizes) {
     for (const char* family : {"uniform", "heavy", "training", "training+recompute"}) {

@@ -219,12 +219,17 @@ std::vector<BufferIndex> FreeBuffers(const Problem& problem) {
 
 }  // namespace
 
-std::vector<BufferIndex> OrderBySize(const Problem& problem) {
+std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties) {
   std::vector<BufferIndex> order = FreeBuffers(problem);
   const auto& b = problem.buffers;
   std::stable_sort(order.begin(), order.end(), [&](BufferIndex x, BufferIndex y) {
     if (b[x].size != b[y].size) return b[x].size > b[y].size;
-    return b[x].upper - b[x].lower > b[y].upper - b[y].lower;
+    switch (ties) {
+      case SizeTies::kLongerLifespan: return b[x].upper - b[x].lower > b[y].upper - b[y].lower;
+      case SizeTies::kEarlierAllocation: return b[x].lower < b[y].lower;
+      case SizeTies::kLaterFree: return b[x].upper > b[y].upper;
+    }
+    return false;
   });
   return order;
 }

@@ -19,8 +19,15 @@ enum class GapRule { kFirstFit, kBestFit };
 // Places the free buffers of `order` (fixed buffers are placed at their offsets first).
 Solution PlaceInOrder(const Problem& problem, std::span<const BufferIndex> order, GapRule rule);
 
-// Free buffers by decreasing size; ties by longer lifespan, then input order (TFLite, XLA "size").
-std::vector<BufferIndex> OrderBySize(const Problem& problem);
+// How OrderBySize orders buffers of one size.
+enum class SizeTies {
+  kLongerLifespan,     // longer lifespan first (TFLite, XLA "size")
+  kEarlierAllocation,  // allocated earlier first
+  kLaterFree,          // freed later first
+};
+
+// Free buffers by decreasing size; ties by `ties`, then input order.
+std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties = SizeTies::kLongerLifespan);
 // Free buffers by decreasing lifespan length; ties by size, then input order (XLA "temporal").
 std::vector<BufferIndex> OrderByLifespan(const Problem& problem);
 // Free buffers by allocation time (lower), ties by input order: an online allocator's view.
