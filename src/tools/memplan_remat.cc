@@ -18,6 +18,7 @@
 #include "remat/simulator.h"
 #include "remat/svg.h"
 #include "remat/views.h"
+#include "report/format.h"
 #include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/planning.h"
@@ -74,9 +75,10 @@ int RunRemat(const RematCommand& command) {
     };
     fmt::print("{}\n", summary.dump());
   } else {
-    fmt::print("{}: {} peak {} ({:.1f}% of reference {}), budget {} {}, cost +{:.2f}% ({} steps for {} nodes), "
-               "{:.2f} s\n",
-               command.graph_path, result.method, result.peak, memory_percent, result.reference_peak, result.budget,
+    fmt::print("{}: {} peak {} B ({}, {:.1f}% of the reference {}), budget {} {}, cost +{:.2f}% ({} steps for {} "
+               "nodes), {:.2f} s\n",
+               command.graph_path, result.method, result.peak, report::CompactBytes(result.peak), memory_percent,
+               report::CompactBytes(result.reference_peak), report::HumanBytes(result.budget),
                result.budget_met ? "met" : "NOT met", cost_increase, result.sequence.size(), graph.nodes.size(),
                result.seconds);
   }
@@ -104,8 +106,8 @@ int RunPlan(const RematCommand& command) {
                                                       remat::Simulate(graph, result.sequence).memory, result.budget));
   }
   const double cost_increase = PercentIncrease(result.cost, result.reference_cost);
-  const double fragmentation =
-      arena.height > 0 ? 100.0 * static_cast<double>(arena.height - result.peak) / arena.height : 0.0;
+  // As memplan alloc reports it, H / LB - 1: the schedule's peak is the lower bound of its arena.
+  const double fragmentation = 100.0 * alloc::Fragmentation(arena.height, result.peak);
   const bool met = arena.height <= result.budget;
   const alloc::Bytes reserved_reference = joint.reserved_reference;
   const alloc::Bytes reserved_schedule = joint.reserved_schedule;
@@ -131,15 +133,17 @@ int RunPlan(const RematCommand& command) {
     };
     fmt::print("{}\n", summary.dump());
   } else {
-    fmt::print("{}: reference peak {}, schedule peak {} ({:.1f}%), arena height {} (fragmentation {:.2f}%), "
+    fmt::print("{}: reference peak {}, schedule peak {} ({:.1f}%), arena height {} B ({}, fragmentation {:.2f}%), "
                "budget {} {}, cost +{:.2f}%, {:.2f} s{}\n",
-               command.graph_path, result.reference_peak, result.peak,
+               command.graph_path, report::CompactBytes(result.reference_peak), report::CompactBytes(result.peak),
                result.reference_peak > 0 ? 100.0 * result.peak / result.reference_peak : 0.0, arena.height,
-               fragmentation, result.budget, met ? "met" : "NOT met", cost_increase, result.seconds + arena.seconds,
+               report::CompactBytes(arena.height), fragmentation, report::HumanBytes(result.budget),
+               met ? "met" : "NOT met", cost_increase, result.seconds + arena.seconds,
                joint.tries > 1 ? fmt::format(" ({} schedules planned)", joint.tries) : "");
     fmt::print("PyTorch's caching allocator (simulated) would reserve {} for the reference order and {} for this "
                "schedule; the planned arena needs {} ({:.1f}% of the reference reservation)\n",
-               reserved_reference, reserved_schedule, arena.height,
+               report::CompactBytes(reserved_reference), report::CompactBytes(reserved_schedule),
+               report::CompactBytes(arena.height),
                reserved_reference > 0 ? 100.0 * static_cast<double>(arena.height) / reserved_reference : 0.0);
   }
   if (common::InterruptRequested()) return common::kExitInterrupted;

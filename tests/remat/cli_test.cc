@@ -125,6 +125,16 @@ TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
   EXPECT_EQ(run.status, 1) << run.out;
   EXPECT_NE(run.out.find("below what any schedule can reach"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("NOT met"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("budget 1000 B NOT met"), std::string::npos) << run.out;  // bytes, exactly
+}
+
+TEST_F(RematCli, PlanSaysSizesInBytesAndBinaryUnits) {
+  const Outcome run = Memplan("plan " + kExample + " --budget 80% --time-limit 1");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("reference peak "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" B ("), std::string::npos) << run.out;   // the arena height and budget, exactly
+  EXPECT_NE(run.out.find("iB"), std::string::npos) << run.out;     // and in KiB, MiB or GiB
+  EXPECT_NE(run.out.find("would reserve"), std::string::npos) << run.out;
 }
 
 TEST_F(RematCli, BadInputExitsWithStatus2AndAMessage) {
@@ -192,7 +202,9 @@ TEST_F(RematCli, PlanChainsBothPlannersAndDrawsTheCurve) {
   EXPECT_GE(summary["arena_height"].get<Bytes>(), summary["peak"].get<Bytes>());
   EXPECT_LE(summary["arena_height"].get<Bytes>(), summary["budget"].get<Bytes>());
   EXPECT_LT(summary["peak"].get<Bytes>(), summary["reference_peak"].get<Bytes>());
-  EXPECT_GE(summary["fragmentation_percent"].get<double>(), 0);
+  // Fragmentation as memplan alloc reports it, H / LB - 1, the schedule's peak being the arena's LB.
+  EXPECT_NEAR(summary["fragmentation_percent"].get<double>(),
+              100.0 * (summary["arena_height"].get<double>() / summary["peak"].get<double>() - 1), 1e-9);
   // The caching allocator reserves at least the peak load of what it serves.
   EXPECT_GE(summary["pytorch_reserved_reference"].get<Bytes>(), summary["reference_peak"].get<Bytes>());
   EXPECT_GE(summary["pytorch_reserved"].get<Bytes>(), summary["peak"].get<Bytes>());
