@@ -119,8 +119,8 @@ void AnnealFrom(const Problem& problem, Solution start, uint64_t total_moves, By
   result.solution = std::move(best);
 }
 
-// The exact search from first fit, with `options.moves` nodes or else the default work budget; fills the
-// search fields of `result`. True when it found a plan below first fit.
+// The exact search from StartingPlan, with `options.moves` nodes or else the default work budget; fills the
+// search fields of `result`. True when it found a plan below that start.
 bool SearchExactly(const Problem& problem, Bytes good_enough, const PlanOptions& options,
                    const common::Stopwatch& clock, common::Progress& progress, PlanResult& result) {
   SearchLimits limits;
@@ -165,7 +165,7 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     // The search as `exact` runs it (so this is never above `exact`), then, unless its plan is proven lowest
     // or low enough, annealing from that plan for the time limit less the time the search took at its rate
     // model (at least half the time limit): both rate models are below the measured rates, so the two
-    // together stay within the time limit. Where the search found nothing below first fit, or was not run
+    // together stay within the time limit. Where the search found nothing below its start, or was not run
     // (kTooLarge, kOverBudget), the annealing is `sa`'s run, move for move. Neither alone is
     // best everywhere: on the buffers of memplan plan's schedules the search ends above what annealing
     // reaches on some (mobilenet_v3_large_bs8 at 75 %, before the per-part ranking: 5.4 % over LB against
