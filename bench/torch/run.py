@@ -9,11 +9,15 @@
   which have none (`scripts/export-real-data --train-batch`);
 * every trace `*.csv` (period from its `.meta.json`): `memplan alloc --method all`: arena height and
   fragmentation (height / peak load - 1) of the annealing planner, offline first-fit, online first-fit
-  and the simulated PyTorch caching allocator.
+  and the simulated PyTorch caching allocator;
+* every graph again through `memplan plan` (the schedule, then an arena for its buffers, within one time
+  limit): the small-batch graphs at 75, 60 and 50 %, the training-batch graphs at 50 and 25 %; whether the
+  arena fits the budget, schedule and arena against the reference peak, fragmentation (arena / schedule
+  peak - 1), schedules planned, seconds reported and wall-clock.
 
 Everything comes from the memplan CLI's --json output; nothing is computed here but averages.
 Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--seed N] [--soft-peak K]
-                          [--only small|train|traces ...] [--json OUT.json] [--markdown OUT.md]
+                          [--only small|train|traces|plan ...] [--json OUT.json] [--markdown OUT.md]
 Prints the Markdown tables on stdout (of the parts run: --only train, e.g., for the training-batch graphs
 alone at a longer time limit). Needs no torch.
 """
@@ -26,11 +30,15 @@ import os
 import platform
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUDGETS = ("50%", "25%")
 ALLOC_COLUMNS = ("sa", "first-fit", "online-first-fit", "pytorch-caching")
-PARTS = ("small", "train", "traces")  # what --only can select
+PARTS = ("small", "train", "traces", "plan")  # what --only can select
+PLAN_BUDGETS = {"small": ("75%", "60%", "50%"), "train": ("50%", "25%")}
+PLAN_FIELDS = ("reference_peak", "peak", "arena_height", "budget", "budget_met", "fragmentation_percent",
+               "cost_increase_percent", "tries", "seconds")
 
 
 def find_memplan(explicit):
@@ -88,6 +96,47 @@ def bench_traces(memplan, data, time_limit):
                          "seconds": m["seconds"], "out_of_memory": m.get("out_of_memory", False)}
         rows.append(row)
     return rows
+
+
+def bench_plans(memplan, sets, time_limit, extra):
+    """`memplan plan` on each graph set ("small", "train") at its budgets, one row per graph and budget."""
+    rows = []
+    for kind, paths in sets:
+        for path in paths:
+            for budget in PLAN_BUDGETS[kind]:
+                start = time.monotonic()
+                # exit 1: the arena misses the budget (the plan is still reported)
+                s = run_json([memplan, "plan", path, "--budget", budget, "--time-limit", str(time_limit), "--quiet",
+                              "--json"] + extra, ok_codes=(0, 1))
+                row = {"graph": os.path.basename(path)[:-len(".graph.json")], "set": kind, "budget_text": budget,
+                       "wall_seconds": time.monotonic() - start}
+                row.update({k: s[k] for k in PLAN_FIELDS})
+                rows.append(row)
+    return rows
+
+
+def plan_table(plans):
+    """The memplan plan table, with a summary line per graph set."""
+    out = ["**Recomputation and arena** (`memplan plan G --budget B`: the schedule, then an arena for its buffers; "
+           "the time limit covers both): schedule and arena as a share of the reference peak, fragmentation = "
+           "arena / schedule peak - 1, schedules planned (tries), seconds reported and wall-clock.", "",
+           "| graph | budget | met | schedule | arena | fragmentation | cost | tries | s | wall s |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in plans:
+        ref = r["reference_peak"]
+        out.append("| " + " | ".join([
+            r["graph"], r["budget_text"], "yes" if r["budget_met"] else "**no**", f"{100 * r['peak'] / ref:.2f} %",
+            f"{100 * r['arena_height'] / ref:.2f} %", f"{r['fragmentation_percent']:.2f} %",
+            f"+{r['cost_increase_percent']:.1f} %", str(r["tries"]), f"{r['seconds']:.1f}",
+            f"{r['wall_seconds']:.1f}"]) + " |")
+    out.append("")
+    for kind, name in (("small", "small batches"), ("train", "training batches")):
+        rows = [r for r in plans if r["set"] == kind]
+        if rows:
+            out.append(f"{name}: budget met in {sum(r['budget_met'] for r in rows)} of {len(rows)}, mean "
+                       f"fragmentation {mean(r['fragmentation_percent'] for r in rows):.2f} %, longest run "
+                       f"{max(r['wall_seconds'] for r in rows):.1f} s.")
+    return out
 
 
 def data_rows(data, paths, graphs):
@@ -152,11 +201,11 @@ def remat_targets(graphs, name):
             + ("yes" if met50 == len(graphs) else f"**no** ({met50} of {len(graphs)})"))
 
 
-def markdown(graphs, traces, info, models=(), train_graphs=()):
+def markdown(graphs, traces, info, models=(), train_graphs=(), plans=()):
     mib = 2 ** 20
     knobs = f", seed {info.get('seed', 1)}" + (f", --soft-peak {info['soft_peak']:g}" if info.get("soft_peak") is not None else "")
     out = [f"Run {info['date']} on {info['machine']}; memplan {info['memplan']}, time limit {info['time_limit']} s "
-           f"per planner run{knobs}.", ""]
+           f"per memplan run{knobs}.", ""]
     if models:
         out += ["**Data**: joint graph size and reference-order peak (memplan's simulation); CPU traces: buffers "
                 "and peak load of one iteration, plain / with torch.utils.checkpoint; persistent = parameters, "
@@ -194,6 +243,8 @@ def markdown(graphs, traces, info, models=(), train_graphs=()):
             f"{100 * mean(r[c]['fragmentation'] for r in traces if not r[c]['out_of_memory']):.2f} %"
             for c in ALLOC_COLUMNS] + [f"{mean(r['sa']['seconds'] for r in traces):.2f}"]) + " |")
         out.append("")
+    if plans:
+        out += plan_table(plans) + [""]
     targets = [remat_targets(g, name) for g, name in ((graphs, "small batches"), (train_graphs, "training batches"))
                if g]
     if traces:
@@ -213,7 +264,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="memplan remat --seed (default 1)")
     ap.add_argument("--soft-peak", type=float, help="memplan remat --soft-peak (default: memplan's)")
     ap.add_argument("--only", nargs="+", choices=PARTS, default=PARTS,
-                    help="run only these parts: small (small-batch graphs), train (training-batch graphs), traces")
+                    help="run only these parts: small (small-batch graphs), train (training-batch graphs), traces, "
+                         "plan (memplan plan on both graph sets)")
     ap.add_argument("--json", help="write the raw figures here")
     ap.add_argument("--markdown", help="also write the tables here")
     ap.add_argument("--from-json", help="print the tables of an earlier run's --json output (runs nothing)")
@@ -221,7 +273,7 @@ def main():
     if args.from_json:
         res = json.load(open(args.from_json))
         sys.stdout.write(markdown(res["graphs"], res["traces"], res["info"], res.get("models", ()),
-                                  res.get("train_graphs", ())))
+                                  res.get("train_graphs", ()), res.get("plans", ())))
         return
     memplan = find_memplan(args.memplan)
     info = {"date": datetime.date.today().isoformat(),
@@ -233,12 +285,14 @@ def main():
     graphs = bench_graphs(memplan, small, args.time_limit, extra) if "small" in args.only else []
     train_graphs = bench_graphs(memplan, train, args.time_limit, extra) if "train" in args.only else []
     traces = bench_traces(memplan, args.data, args.time_limit) if "traces" in args.only else []
+    plans = bench_plans(memplan, (("small", small), ("train", train)), args.time_limit, extra) \
+        if "plan" in args.only else []
     models = data_rows(args.data, small, graphs) if graphs else []
-    text = markdown(graphs, traces, info, models, train_graphs)
+    text = markdown(graphs, traces, info, models, train_graphs, plans)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"info": info, "models": models, "graphs": graphs, "train_graphs": train_graphs,
-                       "traces": traces}, f, indent=1)
+                       "traces": traces, "plans": plans}, f, indent=1)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)

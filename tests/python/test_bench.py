@@ -40,6 +40,15 @@ def test_bench_on_resnet18(tmp_path):
         assert t["lb"] == meta["peak_load"]
         assert all(t[m]["height"] >= t["lb"] for m in ("sa", "first-fit", "online-first-fit", "pytorch-caching"))
         assert t["sa"]["height"] <= t["first-fit"]["height"]
+    # memplan plan: the small-batch graph at 75, 60 and 50 %, the training-batch one at 50 and 25 %
+    assert [(p["graph"], p["budget_text"]) for p in res["plans"]] == [
+        ("resnet18_bs8", "75%"), ("resnet18_bs8", "60%"), ("resnet18_bs8", "50%"),
+        ("resnet18_bs64", "50%"), ("resnet18_bs64", "25%")]
+    for p in res["plans"]:
+        assert p["peak"] <= p["arena_height"] and p["budget_met"] == (p["arena_height"] <= p["budget"])
+        assert p["fragmentation_percent"] == pytest.approx(100 * (p["arena_height"] / p["peak"] - 1))
+        assert 1 <= p["tries"] <= 4
+    assert "**Recomputation and arena**" in run.stdout and "| resnet18_bs64 | 25% |" in run.stdout
     assert "| resnet18_bs8 |" in run.stdout and "**Targets**" in run.stdout
     assert "**Recomputation, training batches**" in run.stdout and "| resnet18_bs64 |" in run.stdout
     # --only train runs the training-batch graphs alone (the longer-time-limit runs)
@@ -48,6 +57,8 @@ def test_bench_on_resnet18(tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     res = json.loads(out.read_text())
-    assert not res["graphs"] and not res["traces"] and [t["graph"] for t in res["train_graphs"]] == ["resnet18_bs64"]
+    assert not res["graphs"] and not res["traces"] and not res["plans"]
+    assert [t["graph"] for t in res["train_graphs"]] == ["resnet18_bs64"]
     assert "| resnet18_bs64 |" in run.stdout and "| resnet18_bs8 |" not in run.stdout
     assert "**Allocation**" not in run.stdout and "training batches: at 25 %" in run.stdout
+    assert "**Recomputation and arena**" not in run.stdout
