@@ -77,6 +77,11 @@ uint64_t DefaultSearchWork(double time_limit_s) {
 
 namespace {
 
+// The seconds the default budgets of a run with `options` are sized for.
+double EffortSeconds(const PlanOptions& options) {
+  return options.effort_s > 0 ? options.effort_s : options.time_limit_s;
+}
+
 // The annealing planner from `start`: rounds, each a full cooling from the best plan so far, the first of
 // 6·10^6 / N moves (the whole budget until 2026-11-30), each next one twice as long, the last taking what is
 // left. One long cooling is not better than a short one on every input (resnet18_bs8's CPU trace: 0.00 %
@@ -127,7 +132,7 @@ bool SearchExactly(const Problem& problem, Bytes good_enough, const PlanOptions&
   if (options.moves > 0) {
     limits.max_nodes = options.moves;
   } else {
-    limits.max_work = DefaultSearchWork(options.time_limit_s);
+    limits.max_work = DefaultSearchWork(EffortSeconds(options));
   }
   limits.time_limit_s = std::max(1e-9, options.time_limit_s - clock.Seconds());
   limits.label = "memplan alloc (" + options.method + ")";
@@ -157,8 +162,9 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
   const size_t n = problem.buffers.size();
   const Bytes target = options.capacity ? std::max(*options.capacity, result.lower_bound) : result.lower_bound;
   if (m == "sa") {
-    AnnealFrom(problem, StartingPlan(problem), options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, options.time_limit_s),
-               target, options, clock, progress, result);
+    AnnealFrom(problem, StartingPlan(problem),
+               options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, EffortSeconds(options)), target, options,
+               clock, progress, result);
   } else if (m == "exact") {
     SearchExactly(problem, target, options, clock, progress, result);
   } else if (m == "exact+sa") {
@@ -173,9 +179,9 @@ PlanResult PlanAllocation(const Problem& problem, const PlanOptions& options, co
     const bool improved = SearchExactly(problem, target, options, clock, progress, result);
     if (!result.proven_optimal && Height(problem, result.solution) > target &&
         result.stop_reason != common::StopReason::kInterrupted && clock.Seconds() < options.time_limit_s) {
+      const double effort = EffortSeconds(options);
       const double search_seconds = static_cast<double>(result.work) / kSearchWorkPerSecond;
-      const double annealing_limit =
-          improved ? std::max(options.time_limit_s / 2, options.time_limit_s - search_seconds) : options.time_limit_s;
+      const double annealing_limit = improved ? std::max(effort / 2, effort - search_seconds) : effort;
       AnnealFrom(problem, std::move(result.solution),
                  options.moves > 0 ? options.moves : DefaultAnnealingMoves(n, annealing_limit), target, options,
                  clock, progress, result);

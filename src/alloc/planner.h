@@ -21,6 +21,10 @@ inline constexpr const char* kDefaultMethod = "exact+sa";
 struct PlanOptions {
   std::string method = kDefaultMethod;  // one of Methods()
   double time_limit_s = 10.0;       // wall-clock cap; the default budgets (moves, work) follow it
+  // The seconds the default budgets are sized for instead, when positive. A caller that gives a stage what
+  // is left of a deadline sets it, so that the budgets, and with them the plan, do not depend on when the
+  // stage started (memplan plan).
+  double effort_s = 0;
   uint64_t moves = 0;               // annealing move budget (exact search: node budget); 0: the default
   uint64_t seed = 1;
   std::optional<Bytes> capacity;    // stop as soon as the height is at most this

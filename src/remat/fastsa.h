@@ -26,6 +26,9 @@ inline constexpr double kSoftPeakMinMovesPerNode = 1000;
 struct FastsaOptions {
   Bytes budget = 0;               // peak memory to reach; the objective is max(budget, M) × C
   double time_limit_s = 10;       // for all stages together
+  // The seconds the default move budget is sized for instead, when positive: a caller that gives the run what
+  // is left of a deadline sets it, so that the schedule does not depend on when the run started (memplan plan).
+  double effort_s = 0;
   uint64_t seed = 1;
   bool reorder_only = false;      // move steps only: minimise the peak over topological orders
   uint64_t moves = 0;             // moves over all stages; 0: DefaultFastsaMoves

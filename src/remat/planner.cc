@@ -34,6 +34,7 @@ RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::P
     const FastsaResult run = RunFastsa(graph,
                                        {.budget = options.budget,
                                         .time_limit_s = options.time_limit_s,
+                                        .effort_s = options.effort_s,
                                         .seed = options.seed,
                                         .reorder_only = options.reorder_only,
                                         .moves = options.moves,

@@ -17,6 +17,7 @@ struct RematOptions {
   std::string method = "fastsa";  // one of RematMethods()
   Bytes budget = 0;               // peak memory to reach
   double time_limit_s = 10;
+  double effort_s = 0;            // FastsaOptions::effort_s
   uint64_t seed = 1;
   bool reorder_only = false;      // FastSA without recomputation
   uint64_t moves = 0;             // FastSA's move budget; 0: DefaultFastsaMoves

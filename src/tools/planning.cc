@@ -106,16 +106,28 @@ namespace {
 // How often memplan plan plans again when fragmentation pushes the arena over the budget.
 constexpr int kJointRetries = 3;
 
-// Places every buffer of a schedule with peak `peak` in one arena within `time_limit_s`
-// (alloc::kDefaultMethod), stopping as soon as it fits `budget`: like FastSA, which stops lowering the peak
-// once it is within the budget, the arena only has to fit it. (Until 2026-11-30 it aimed at the schedule's
-// peak, and spent the time limit packing below the budget what already fitted: mobilenet_v3_large_bs8's
+// The shares of the time limit that size the budgets (moves, work) of memplan plan's stages: the first
+// schedule, its arena, and each retry's schedule and arena. On this project's 2-core machine a try whose
+// arena does not fit takes about half of its two shares (the first try 4.7–5.2 s of 10), so four tries fit
+// the limit with room: resnet50_bs32 at 50 %, four tries, 7.7 s
+// (bench/torch/results/2026-11-30-cpu-vm-plan-effort.md). With a quarter of the limit a retry, the fourth try
+// would not fit, and results would depend on the clock. Fewer, larger retries (two of 15 %, or 20/10/6 %)
+// met fewer budgets on the same benchmark (3 of 14 training-batch budgets against 5).
+constexpr double kFirstScheduleShare = 0.5;
+constexpr double kFirstArenaShare = 0.5;
+constexpr double kRetryShare = 0.12;
+
+// Places every buffer of a schedule with peak `peak` in one arena within `time_limit_s`, its budgets sized by
+// `effort_s` (alloc::kDefaultMethod), stopping as soon as it fits `budget`: like FastSA, which stops lowering
+// the peak once it is within the budget, the arena only has to fit it. (Until 2026-11-30 it aimed at the
+// schedule's peak, and spent the time limit packing below the budget what already fitted: mobilenet_v3_large_bs8's
 // schedule at 60 %, 56.9 % of the reference, got an arena of 60.2 % after four tries.)
 alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, remat::Bytes budget,
-                             double time_limit_s, uint64_t seed, bool quiet) {
+                             double time_limit_s, double effort_s, uint64_t seed, bool quiet) {
   common::Progress progress(common::ProgressWanted(quiet));
   alloc::PlanOptions options;
   options.time_limit_s = time_limit_s;
+  options.effort_s = effort_s;
   options.seed = seed;
   options.capacity = std::max(peak, budget);
   return alloc::PlanAllocation(problem, options, progress);
@@ -125,15 +137,18 @@ alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, r
 
 JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
                       const remat::RematOptions& options, bool quiet) {
-  // The time limit is the whole command's: the first schedule and its arena get half of it each, a retry's
-  // schedule and arena a quarter each, and no stage runs past the deadline. Each stage's budget (moves,
-  // nodes, work) is bought by its share, so the result is reproducible unless the deadline cuts a stage.
+  // The time limit is the whole command's. Each stage's budget is sized by a fixed share of it (effort_s), and
+  // what is left of the limit only caps its wall clock, so the same graph, budget, seed and limit give the
+  // same plan unless the machine is too slow for the shares and the deadline cuts a stage. Until the evening
+  // of 2026-11-30 a retry's share was a quarter of the limit or what was left of it, whichever was less: from
+  // the third try on the budgets followed the clock, and resnet50_bs32 at 50 % was met in two runs of four.
   // (Until 2026-11-30 every stage got the whole limit: four tries at --time-limit 10 took up to 43 s.)
   const common::Stopwatch clock;
   const double limit = options.time_limit_s;
-  auto share = [&](double fraction) { return std::min(fraction * limit, limit - clock.Seconds()); };
+  auto left = [&] { return std::max(limit - clock.Seconds(), 1e-3); };
   remat::RematOptions stage = options;
-  stage.time_limit_s = share(0.5);
+  stage.time_limit_s = left();
+  stage.effort_s = kFirstScheduleShare * limit;
   JointPlan joint;
   remat::RematResult& result = joint.schedule;
   result = Plan(graph, budget_text, lower_bound, stage, quiet);
@@ -141,7 +156,8 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   joint.buffers = remat::ScheduleToBuffers(graph, result.sequence);
   // What a training step needs is the arena, not the schedule's peak.
   const remat::Bytes budget = result.budget;
-  joint.arena = PlaceArena(joint.buffers, result.peak, budget, std::max(share(0.5), 1e-3), options.seed, quiet);
+  joint.arena =
+      PlaceArena(joint.buffers, result.peak, budget, left(), kFirstArenaShare * limit, options.seed, quiet);
   joint.tries = 1;
   remat::Bytes schedule_budget = budget;
   // Retries are for fragmentation: when the first schedule is over the budget, a lower budget will not bring
@@ -160,13 +176,14 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
     const double packing = static_cast<double>(last_peak) / static_cast<double>(last_height);
     schedule_budget = std::min(schedule_budget - (last_height - budget),
                                static_cast<remat::Bytes>(packing * static_cast<double>(budget)));
-    if (schedule_budget < lower_bound || share(0.25) <= 0) break;
-    stage.time_limit_s = share(0.25);
+    if (schedule_budget < lower_bound || clock.Seconds() >= limit) break;
+    stage.time_limit_s = left();
+    stage.effort_s = kRetryShare * limit;
     remat::RematResult tighter = PlanFor(graph, schedule_budget, lower_bound, stage, quiet);
     CheckResult(graph, tighter);
     alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
     alloc::PlanResult tighter_arena =
-        PlaceArena(tighter_problem, tighter.peak, budget, std::max(share(0.25), 1e-3), options.seed, quiet);
+        PlaceArena(tighter_problem, tighter.peak, budget, left(), kRetryShare * limit, options.seed, quiet);
     ++joint.tries;
     last_peak = tighter.peak;
     last_height = tighter_arena.height;

@@ -64,7 +64,8 @@ struct JointPlan {
 // over the budget while the schedule fits, plans again for a budget lowered by the overshoot or by the
 // fragmentation, whichever is more (three times at most, and not after a schedule over its lowered budget),
 // and keeps the first result whose arena fits, else the lowest arena. `options.time_limit_s` covers every
-// try (planning.cc); the seconds are those of every try.
+// try; each stage's budgets are sized by a fixed share of it, so the same inputs give the same plan unless
+// the deadline cuts a stage (planning.cc). The seconds are those of every try.
 JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
                       const remat::RematOptions& options, bool quiet);
 

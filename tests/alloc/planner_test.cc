@@ -212,6 +212,29 @@ TEST(Planner, DefaultSearchWorkFollowsTheTimeLimit) {
   EXPECT_EQ(DefaultSearchWork(0), 1000000u);
 }
 
+// effort_s, where given, sizes the default budgets in place of the time limit, which then only caps the wall
+// clock: a stage given what is left of a deadline (memplan plan) plans the same whenever it starts.
+TEST(Planner, EffortSizesTheDefaultBudgetsNotTheTimeLimit) {
+  common::Rng rng(6);
+  common::Progress quiet(false);
+  const Problem p = RandomProblem(rng, 300, false, false, false);
+  PlanOptions options;
+  options.method = "sa";
+  options.time_limit_s = 60;
+  options.effort_s = 0.01;
+  const PlanResult annealed = PlanAllocation(p, options, quiet);
+  ASSERT_EQ(annealed.stop_reason, common::StopReason::kMoveLimit);
+  EXPECT_EQ(annealed.moves, DefaultAnnealingMoves(p.buffers.size(), 0.01));
+  options.method = "exact+sa";
+  const PlanResult a = PlanAllocation(p, options, quiet);
+  EXPECT_LE(a.work, DefaultSearchWork(0.01) + DefaultSearchWork(0.01) / 10);  // a node's work may overrun
+  options.time_limit_s = 30;
+  const PlanResult b = PlanAllocation(p, options, quiet);
+  EXPECT_EQ(a.solution.offsets, b.solution.offsets);
+  EXPECT_EQ(a.moves, b.moves);
+  EXPECT_EQ(a.work, b.work);
+}
+
 // Where the search cannot end one descent within its budget it is not run, and exact+sa is sa move for
 // move: the time limit buys the same annealing.
 TEST(Planner, ExactThenAnnealingIsAnnealingAloneWhereTheSearchIsRefused) {

@@ -213,6 +213,20 @@ TEST(RematFastsa, MeetsReachableBudgetsAndIsDeterministic) {
   EXPECT_TRUE(report.budget_met || !chen_met) << report.peak << " > " << budget;
 }
 
+// effort_s, where given, sizes the default move budget in place of the time limit, which then only caps the
+// wall clock: the same schedule whatever time is left (memplan plan's retries).
+TEST(RematFastsa, EffortSizesTheMoveBudgetNotTheTimeLimit) {
+  const Graph graph = testing::RandomGraph(60, 7);
+  common::Progress progress(false);
+  FastsaOptions options{.budget = 1, .time_limit_s = 60, .effort_s = 0.05, .seed = 2};
+  const FastsaResult a = RunFastsa(graph, options, progress);
+  EXPECT_EQ(a.moves, DefaultFastsaMoves(graph, 0.05));
+  EXPECT_LT(a.moves, DefaultFastsaMoves(graph, 60));
+  options.time_limit_s = 30;
+  const FastsaResult b = RunFastsa(graph, options, progress);
+  EXPECT_EQ(a.sequence, b.sequence);
+}
+
 // The lower bound is one: FastSA asked for a budget below it, on graphs with nodes that run only once,
 // never finds a schedule under it, and gets within a few percent of it on some.
 TEST(RematFastsa, NeverGoesBelowTheLowerBound) {
