@@ -171,7 +171,7 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
   cmd->add_option("--soft-peak", command.plan.soft_peak,
                   "FastSA: over the budget, anneal log(sum over time of exp(K * memory / budget)) * budget / K, "
                   "which sees every step near the peak, instead of the peak itself (0); used when the move "
-                  "budget allows 1000 moves per node")
+                  "budget allows 100 moves per node")
       ->capture_default_str()
       ->check(FiniteNumber(0, remat::kMaxSoftPeak));
   cmd->add_flag("--views-alias", command.alias_views,

@@ -323,9 +323,10 @@ TEST(RematFastsa, SoftPeakOnlyWithEnoughMovesPerNode) {
     return RunFastsa(graph, {.budget = budget, .time_limit_s = 60, .moves = moves, .soft_peak = soft_peak}, progress)
         .soft_peak;
   };
-  EXPECT_EQ(soft_peak_used(80 * 1000, kDefaultSoftPeak), kDefaultSoftPeak);
-  EXPECT_EQ(soft_peak_used(80 * 1000 - 1, kDefaultSoftPeak), 0);
-  EXPECT_EQ(soft_peak_used(80 * 1000, 0), 0);
+  const uint64_t enough = 80 * static_cast<uint64_t>(kSoftPeakMinMovesPerNode);
+  EXPECT_EQ(soft_peak_used(enough, kDefaultSoftPeak), kDefaultSoftPeak);
+  EXPECT_EQ(soft_peak_used(enough - 1, kDefaultSoftPeak), 0);
+  EXPECT_EQ(soft_peak_used(enough, 0), 0);
   for (double bad : {-1.0, std::nan(""), kMaxSoftPeak * 2}) {
     EXPECT_THROW(RunFastsa(graph, {.budget = budget, .soft_peak = bad}, progress), std::invalid_argument) << bad;
   }
