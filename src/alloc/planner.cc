@@ -79,7 +79,7 @@ namespace {
 
 // The seconds the default budgets of a run with `options` are sized for.
 double EffortSeconds(const PlanOptions& options) {
-  return options.effort_s > 0 ? options.effort_s : options.time_limit_s;
+  return common::EffortSeconds(options.effort_s, options.time_limit_s);
 }
 
 // The annealing planner from `start`: rounds, each a full cooling from the best plan so far, the first of

@@ -36,6 +36,11 @@ struct AnnealingSchedule {
   double time_limit_s = 10.0;   // wall-clock cap; <= 0 means none (then max_moves must be set)
 };
 
+// The seconds the default budgets (moves, work) of a run are sized for: `effort_s` where a caller set it (a
+// stage given what is left of a deadline, whose budgets must not depend on when it started), else the run's
+// time limit.
+inline double EffortSeconds(double effort_s, double time_limit_s) { return effort_s > 0 ? effort_s : time_limit_s; }
+
 // Why an annealing run ended.
 enum class StopReason { kTarget, kMoveLimit, kTimeLimit, kInterrupted };
 

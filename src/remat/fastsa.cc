@@ -100,8 +100,9 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   FastsaResult result;
   common::Stopwatch clock;
   common::Rng rng(options.seed);
-  const double effort_s = options.effort_s > 0 ? options.effort_s : options.time_limit_s;
-  const uint64_t total_moves = options.moves > 0 ? options.moves : DefaultFastsaMoves(graph, effort_s);
+  const uint64_t total_moves =
+      options.moves > 0 ? options.moves
+                        : DefaultFastsaMoves(graph, common::EffortSeconds(options.effort_s, options.time_limit_s));
   // The time is shared among the stages still to run in proportion to their moves, so that a move budget
   // the clock cannot keep up with still leaves time to every stage (the reordering stage alone would
   // otherwise take it all). A stage that ends at its share makes the run depend on the clock: `clocked`.
