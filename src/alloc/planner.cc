@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <stdexcept>
 
 #include "alloc/annealing_planner.h"
@@ -35,9 +36,9 @@ constexpr size_t kMaxBuffersForThreeStarts = 20000;
 constexpr std::array kStartingTies{SizeTies::kLongerLifespan, SizeTies::kEarlierAllocation, SizeTies::kLaterFree};
 Solution StartingPlan(const Problem& problem) {
   const size_t orders = problem.buffers.size() <= kMaxBuffersForThreeStarts ? kStartingTies.size() : 1;
-  Solution best = PlaceInOrder(problem, OrderBySize(problem, kStartingTies[0]), GapRule::kFirstFit);
-  Bytes best_height = Height(problem, best);
-  for (size_t k = 1; k < orders; ++k) {
+  Solution best;
+  Bytes best_height = std::numeric_limits<Bytes>::max();
+  for (size_t k = 0; k < orders; ++k) {
     Solution plan = PlaceInOrder(problem, OrderBySize(problem, kStartingTies[k]), GapRule::kFirstFit);
     const Bytes height = Height(problem, plan);
     if (height < best_height) {
