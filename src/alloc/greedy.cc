@@ -3,8 +3,11 @@
 #include "alloc/time_axis.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace alloc {
@@ -217,6 +220,21 @@ std::vector<BufferIndex> FreeBuffers(const Problem& problem) {
   return order;
 }
 
+// floor(classes_per_octave * log2(size)) for 1 or 2 classes per octave, in integers so that every machine
+// sorts alike. The upper half of octave k starts at 2^k * sqrt(2): size^2 >= 2^(2k+1), compared on the top
+// 31 bits of size where size^2 would not fit in 64 bits (sizes of 2 GiB and more).
+int SizeClass(Bytes size, int classes_per_octave) {
+  uint64_t s = static_cast<uint64_t>(std::max<Bytes>(size, 1));
+  const int octave = std::bit_width(s) - 1;
+  if (classes_per_octave == 1) return octave;
+  int k = octave;
+  if (k > 30) {
+    s >>= k - 30;
+    k = 30;
+  }
+  return 2 * octave + (s * s >= (uint64_t{1} << (2 * k + 1)) ? 1 : 0);
+}
+
 }  // namespace
 
 std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties) {
@@ -230,6 +248,22 @@ std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties) {
       case SizeTies::kLaterFree: return b[x].upper > b[y].upper;
     }
     return false;
+  });
+  return order;
+}
+
+std::vector<BufferIndex> OrderBySizeClass(const Problem& problem, int classes_per_octave) {
+  if (classes_per_octave != 1 && classes_per_octave != 2) {
+    throw std::invalid_argument("OrderBySizeClass: classes_per_octave must be 1 or 2");
+  }
+  std::vector<BufferIndex> order = FreeBuffers(problem);
+  const auto& b = problem.buffers;
+  std::vector<int> size_class(b.size(), 0);
+  for (const BufferIndex i : order) size_class[i] = SizeClass(b[i].size, classes_per_octave);
+  std::stable_sort(order.begin(), order.end(), [&](BufferIndex x, BufferIndex y) {
+    if (size_class[x] != size_class[y]) return size_class[x] > size_class[y];
+    if (b[x].upper - b[x].lower != b[y].upper - b[y].lower) return b[x].upper - b[x].lower > b[y].upper - b[y].lower;
+    return b[x].size > b[y].size;
   });
   return order;
 }

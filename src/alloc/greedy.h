@@ -28,6 +28,11 @@ enum class SizeTies {
 
 // Free buffers by decreasing size; ties by `ties`, then input order.
 std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties = SizeTies::kLongerLifespan);
+// Free buffers by decreasing size class, `classes_per_octave` (1 or 2) classes between consecutive powers of
+// two; within a class longer lifespan first, then larger, then input order. Sizes within a class count as one
+// so that a long-lived buffer goes below slightly larger short-lived ones, as an activation saved for the
+// backward pass should go below the gradients and temporaries that come and go above it.
+std::vector<BufferIndex> OrderBySizeClass(const Problem& problem, int classes_per_octave);
 // Free buffers by decreasing lifespan length; ties by size, then input order (XLA "temporal").
 std::vector<BufferIndex> OrderByLifespan(const Problem& problem);
 // Free buffers by allocation time (lower), ties by input order: an online allocator's view.
