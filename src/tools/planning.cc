@@ -114,6 +114,7 @@ constexpr int kJointRetries = 3;
 // training-batch runs, mean arena of the seven 25 % training-batch runs, longest run):
 //   50/50 %, retries 12 %: 12 and 5, 36.5 %, 9.5 s        50/50 %, retries 10 %: 11 and 5, 36.5 %, 7.1 s
 //   70/30 %, retries 10 %: 11 and 5, 35.3 %, 6.2 s (bench/torch/results/2026-11-30-cpu-vm-plan-first70.md)
+//   the same with the allocation planner's size-class starts: 11 and 5, 35.3 %, 8.7 s (…-2026-12-01-cpu-vm-plan-size-classes.md)
 //   80/20 %, retries 10 %: 11 and 5, 35.1 %, 7.1 s        one retry of 30 %: 10 and 3
 // and, before the soft peak's threshold went from 1000 to 100 moves per node: 50/50 % with retries of 25 %,
 // 12 and 5 in up to 10.0 s (the fourth try would not fit, and results followed the clock); two retries of
