@@ -220,6 +220,24 @@ std::vector<BufferIndex> FreeBuffers(const Problem& problem) {
   return order;
 }
 
+// The free buffers stably sorted by `before`, a strict weak order on buffers: input order on ties.
+template <typename Before>
+std::vector<BufferIndex> FreeBuffersSorted(const Problem& problem, Before before) {
+  std::vector<BufferIndex> order = FreeBuffers(problem);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](BufferIndex x, BufferIndex y) { return before(problem.buffers[x], problem.buffers[y]); });
+  return order;
+}
+
+// How long a buffer is alive.
+TimeValue Lifespan(const Buffer& b) { return b.upper - b.lower; }
+
+// Longer lifespan first, then larger.
+bool LongerThenLarger(const Buffer& x, const Buffer& y) {
+  if (Lifespan(x) != Lifespan(y)) return Lifespan(x) > Lifespan(y);
+  return x.size > y.size;
+}
+
 // floor(classes_per_octave * log2(size)) for 1 or 2 classes per octave, in integers so that every machine
 // sorts alike. The upper half of octave k starts at 2^k * sqrt(2): size^2 >= 2^(2k+1), compared on the top
 // 31 bits of size where size^2 would not fit in 64 bits (sizes of 2 GiB and more).
@@ -238,51 +256,33 @@ int SizeClass(Bytes size, int classes_per_octave) {
 }  // namespace
 
 std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties) {
-  std::vector<BufferIndex> order = FreeBuffers(problem);
-  const auto& b = problem.buffers;
-  std::stable_sort(order.begin(), order.end(), [&](BufferIndex x, BufferIndex y) {
-    if (b[x].size != b[y].size) return b[x].size > b[y].size;
+  return FreeBuffersSorted(problem, [&](const Buffer& x, const Buffer& y) {
+    if (x.size != y.size) return x.size > y.size;
     switch (ties) {
-      case SizeTies::kLongerLifespan: return b[x].upper - b[x].lower > b[y].upper - b[y].lower;
-      case SizeTies::kEarlierAllocation: return b[x].lower < b[y].lower;
-      case SizeTies::kLaterFree: return b[x].upper > b[y].upper;
+      case SizeTies::kLongerLifespan: return Lifespan(x) > Lifespan(y);
+      case SizeTies::kEarlierAllocation: return x.lower < y.lower;
+      case SizeTies::kLaterFree: return x.upper > y.upper;
     }
     return false;
   });
-  return order;
 }
 
 std::vector<BufferIndex> OrderBySizeClass(const Problem& problem, int classes_per_octave) {
   if (classes_per_octave != 1 && classes_per_octave != 2) {
     throw std::invalid_argument("OrderBySizeClass: classes_per_octave must be 1 or 2");
   }
-  std::vector<BufferIndex> order = FreeBuffers(problem);
-  const auto& b = problem.buffers;
-  std::vector<int> size_class(b.size(), 0);
-  for (const BufferIndex i : order) size_class[i] = SizeClass(b[i].size, classes_per_octave);
-  std::stable_sort(order.begin(), order.end(), [&](BufferIndex x, BufferIndex y) {
-    if (size_class[x] != size_class[y]) return size_class[x] > size_class[y];
-    if (b[x].upper - b[x].lower != b[y].upper - b[y].lower) return b[x].upper - b[x].lower > b[y].upper - b[y].lower;
-    return b[x].size > b[y].size;
+  return FreeBuffersSorted(problem, [&](const Buffer& x, const Buffer& y) {
+    const int class_x = SizeClass(x.size, classes_per_octave);
+    const int class_y = SizeClass(y.size, classes_per_octave);
+    if (class_x != class_y) return class_x > class_y;
+    return LongerThenLarger(x, y);
   });
-  return order;
 }
 
-std::vector<BufferIndex> OrderByLifespan(const Problem& problem) {
-  std::vector<BufferIndex> order = FreeBuffers(problem);
-  const auto& b = problem.buffers;
-  std::stable_sort(order.begin(), order.end(), [&](BufferIndex x, BufferIndex y) {
-    if (b[x].upper - b[x].lower != b[y].upper - b[y].lower) return b[x].upper - b[x].lower > b[y].upper - b[y].lower;
-    return b[x].size > b[y].size;
-  });
-  return order;
-}
+std::vector<BufferIndex> OrderByLifespan(const Problem& problem) { return FreeBuffersSorted(problem, LongerThenLarger); }
 
 std::vector<BufferIndex> OrderByAllocationTime(const Problem& problem) {
-  std::vector<BufferIndex> order = FreeBuffers(problem);
-  const auto& b = problem.buffers;
-  std::stable_sort(order.begin(), order.end(), [&](BufferIndex x, BufferIndex y) { return b[x].lower < b[y].lower; });
-  return order;
+  return FreeBuffersSorted(problem, [](const Buffer& x, const Buffer& y) { return x.lower < y.lower; });
 }
 
 }  // namespace alloc
