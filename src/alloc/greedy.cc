@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <stdexcept>
 #include <vector>
 
 namespace alloc {
@@ -238,13 +237,14 @@ bool LongerThenLarger(const Buffer& x, const Buffer& y) {
   return x.size > y.size;
 }
 
-// floor(classes_per_octave * log2(size)) for 1 or 2 classes per octave, in integers so that every machine
-// sorts alike. The upper half of octave k starts at 2^k * sqrt(2): size^2 >= 2^(2k+1), compared on the top
-// 31 bits of size where size^2 would not fit in 64 bits (sizes of 2 GiB and more).
-int SizeClass(Bytes size, int classes_per_octave) {
+// The class of `size`: the size itself, or floor(log2(size)) or floor(2 log2(size)), in integers so that every
+// machine sorts alike. The upper half of octave k starts at 2^k * sqrt(2): size^2 >= 2^(2k+1), compared on the
+// top 31 bits of size where size^2 would not fit in 64 bits (sizes of 2 GiB and more).
+int64_t SizeClass(Bytes size, SizeClasses classes) {
+  if (classes == SizeClasses::kExact) return size;
   uint64_t s = static_cast<uint64_t>(std::max<Bytes>(size, 1));
   const int octave = std::bit_width(s) - 1;
-  if (classes_per_octave == 1) return octave;
+  if (classes == SizeClasses::kOctave) return octave;
   int k = octave;
   if (k > 30) {
     s >>= k - 30;
@@ -255,27 +255,23 @@ int SizeClass(Bytes size, int classes_per_octave) {
 
 }  // namespace
 
-std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties) {
+std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties, SizeClasses classes) {
   return FreeBuffersSorted(problem, [&](const Buffer& x, const Buffer& y) {
-    if (x.size != y.size) return x.size > y.size;
-    switch (ties) {
-      case SizeTies::kLongerLifespan: return Lifespan(x) > Lifespan(y);
-      case SizeTies::kEarlierAllocation: return x.lower < y.lower;
-      case SizeTies::kLaterFree: return x.upper > y.upper;
-    }
-    return false;
-  });
-}
-
-std::vector<BufferIndex> OrderBySizeClass(const Problem& problem, int classes_per_octave) {
-  if (classes_per_octave != 1 && classes_per_octave != 2) {
-    throw std::invalid_argument("OrderBySizeClass: classes_per_octave must be 1 or 2");
-  }
-  return FreeBuffersSorted(problem, [&](const Buffer& x, const Buffer& y) {
-    const int class_x = SizeClass(x.size, classes_per_octave);
-    const int class_y = SizeClass(y.size, classes_per_octave);
+    const int64_t class_x = SizeClass(x.size, classes);
+    const int64_t class_y = SizeClass(y.size, classes);
     if (class_x != class_y) return class_x > class_y;
-    return LongerThenLarger(x, y);
+    switch (ties) {
+      case SizeTies::kLongerLifespan:
+        if (Lifespan(x) != Lifespan(y)) return Lifespan(x) > Lifespan(y);
+        break;
+      case SizeTies::kEarlierAllocation:
+        if (x.lower != y.lower) return x.lower < y.lower;
+        break;
+      case SizeTies::kLaterFree:
+        if (x.upper != y.upper) return x.upper > y.upper;
+        break;
+    }
+    return x.size > y.size;
   });
 }
 

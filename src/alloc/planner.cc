@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "alloc/annealing_planner.h"
 #include "alloc/drop_order.h"
@@ -21,39 +22,41 @@ const std::vector<std::string>& Methods() {
 
 namespace {
 
-// Where the annealing planner and the exact search start: the lowest first fit over five orders, all
-// by decreasing size. Longer lifespan first among buffers of one size (TFLite, XLA) does as well as the
-// others on the MiniMalloc inputs and the PyTorch traces, but on the buffers of recomputation schedules
+// Where the annealing planner and the exact search start: the lowest first fit over six orders, all by
+// decreasing size. Longer lifespan first among buffers of one size (TFLite, XLA) does as well as the others
+// on the MiniMalloc inputs and the PyTorch traces, but on the buffers of recomputation schedules
 // (data/schedules), where many activations share a size, it can end far higher, and neither annealing nor the
 // search moves far from their start there: taking them in allocation order, or latest freed first, stacks
 // each layer's tensors the way they come and go. Over those 14 schedules `exact+sa` at the default 10 s went
 // from 2.93 % over the peak load on average to 1.40 % (mobilenet_v3_large_bs64 at 25 %: 19.4 % to 1.1 %).
-// Sizes by octave or half octave, longer lifespan first within one (OrderBySizeClass), put the activations
-// saved for the backward pass below the slightly larger gradients of its end: on densenet121_bs32's schedule
-// at 40 % of its peak `exact+sa` went from 9.28 % to 6.37 % over the peak load, at 50 % (data/schedules)
-// from 3.58 % to 1.59 %, the other 13 schedules as before; of the MiniMalloc inputs, J ends at 6.00 % instead
-// of 4.35 % (still within 2^20) and D at 5.30 % instead of 5.40 %, the others as before (2026-12-01).
-// Above kMaxBuffersForAllStarts only the first order is tried: first fit takes 4.7 s on a generated
-// training pattern of 10^5 buffers (33 000 alive at once), and three of them overran the default limit.
-// (Best fit is seldom lower on the MiniMalloc inputs and costs far more on training patterns with thousands
-// of live buffers, where its gap search dominates.)
+// Sizes by octave or half octave (SizeClasses) put the activations saved for the backward pass below the
+// slightly larger gradients at its end: with longer lifespan first within an octave or half octave, and
+// earlier allocation first within an octave, `exact+sa` went from 3.58 to 1.59 % over the peak load on
+// densenet121_bs32's schedule at 50 %, from 6.44 to 4.13 % at 25 %, from 9.28 to 6.37 % at 40 % (not in
+// data/schedules), convnext_tiny_bs32's at 25 % from 0.23 to 0.05 %, the others and the MiniMalloc inputs as
+// before but D (5.40 to 5.30 %); without the sixth order J ended at 6.00 % instead of 4.35 % (2026-12-01,
+// docs/alloc.md). Above kMaxBuffersForAllStarts only the first order is tried: first fit takes 4.7 s on a
+// generated training pattern of 10^5 buffers (33 000 alive at once), and three of them overran the default
+// limit; six at 2·10^4 take 0.1–0.2 s more than one. (Best fit is seldom lower on the MiniMalloc inputs and
+// costs far more on training patterns with thousands of live buffers, where its gap search dominates.)
 constexpr size_t kMaxBuffersForAllStarts = 20000;
 // The orders StartingPlan tries, the one for large inputs first.
-using StartingOrder = std::vector<BufferIndex> (*)(const Problem&);
-constexpr std::array<StartingOrder, 5> kStartingOrders{
-    [](const Problem& p) { return OrderBySize(p, SizeTies::kLongerLifespan); },
-    [](const Problem& p) { return OrderBySize(p, SizeTies::kEarlierAllocation); },
-    [](const Problem& p) { return OrderBySize(p, SizeTies::kLaterFree); },
-    [](const Problem& p) { return OrderBySizeClass(p, 1); },
-    [](const Problem& p) { return OrderBySizeClass(p, 2); },
-};
+constexpr std::array<std::pair<SizeTies, SizeClasses>, 6> kStartingOrders{{
+    {SizeTies::kLongerLifespan, SizeClasses::kExact},
+    {SizeTies::kEarlierAllocation, SizeClasses::kExact},
+    {SizeTies::kLaterFree, SizeClasses::kExact},
+    {SizeTies::kLongerLifespan, SizeClasses::kOctave},
+    {SizeTies::kLongerLifespan, SizeClasses::kHalfOctave},
+    {SizeTies::kEarlierAllocation, SizeClasses::kOctave},
+}};
 
 Solution StartingPlan(const Problem& problem) {
   const size_t orders = problem.buffers.size() <= kMaxBuffersForAllStarts ? kStartingOrders.size() : 1;
   Solution best;
   Bytes best_height = std::numeric_limits<Bytes>::max();
   for (size_t k = 0; k < orders; ++k) {
-    Solution plan = PlaceInOrder(problem, kStartingOrders[k](problem), GapRule::kFirstFit);
+    const auto [ties, classes] = kStartingOrders[k];
+    Solution plan = PlaceInOrder(problem, OrderBySize(problem, ties, classes), GapRule::kFirstFit);
     const Bytes height = Height(problem, plan);
     if (height < best_height) {
       best = std::move(plan);
