@@ -275,7 +275,9 @@ std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties, Size
   });
 }
 
-std::vector<BufferIndex> OrderByLifespan(const Problem& problem) { return FreeBuffersSorted(problem, LongerThenLarger); }
+std::vector<BufferIndex> OrderByLifespan(const Problem& problem) {
+  return FreeBuffersSorted(problem, LongerThenLarger);
+}
 
 std::vector<BufferIndex> OrderByAllocationTime(const Problem& problem) {
   return FreeBuffersSorted(problem, [](const Buffer& x, const Buffer& y) { return x.lower < y.lower; });

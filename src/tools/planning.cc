@@ -114,16 +114,18 @@ constexpr int kJointRetries = 3;
 // training-batch runs, mean arena of the seven 25 % training-batch runs, longest run):
 //   50/50 %, retries 12 %: 12 and 5, 36.5 %, 9.5 s        50/50 %, retries 10 %: 11 and 5, 36.5 %, 7.1 s
 //   70/30 %, retries 10 %: 11 and 5, 35.3 %, 6.2 s (bench/torch/results/2026-11-30-cpu-vm-plan-first70.md)
-//   the same with the allocation planner's size-class starts: 11 and 5, 35.3 %, 8.7 s (…-2026-12-01-cpu-vm-plan-size-classes.md)
+//   the same with the allocation planner's size-class starts: 11 and 5, 35.3 %, 8.6 s
+//   (…-2026-12-01-cpu-vm-plan-size-classes.md)
 //   80/20 %, retries 10 %: 11 and 5, 35.1 %, 7.1 s        one retry of 30 %: 10 and 3
 // and, before the soft peak's threshold went from 1000 to 100 moves per node: 50/50 % with retries of 25 %,
 // 12 and 5 in up to 10.0 s (the fourth try would not fit, and results followed the clock); two retries of
 // 15 %, or of 20/10/6 %: 11–12 and 3; 40/40 % with retries of 15 %: 12 and 4. Several small retries meet more
 // budgets than one large one: fragmentation varies from schedule to schedule. Retries that go on from the
 // last schedule instead of the reference order (FastSA's single-node stage alone, from that schedule, its
-// cooling from 10^-2, 10^-3 or 10^-4 of the objective; 2026-12-01, with the size-class starts) met 14, 16 and
-// 16 of the 35 budgets against 16, at a mean cost of +10.05, +9.68 and +9.71 % against +9.47 %: they keep the
-// last schedule's recomputations, and which budgets they meet changes from row to row.
+// cooling from 10^-2, 10^-3 or 10^-4 of the objective; 2026-12-01, the arenas from five starting orders) met
+// 14, 16 and 16 of the 35 budgets against 16, at a mean cost of +10.05, +9.68 and +9.71 % against +9.47 %
+// (+9.37 % with six starting orders): they keep the last schedule's recomputations, and which budgets they
+// meet changes from row to row.
 constexpr double kFirstScheduleShare = 0.7;
 constexpr double kFirstArenaShare = 0.3;
 constexpr double kRetryShare = 0.10;
