@@ -262,8 +262,7 @@ std::vector<BufferIndex> OrderBySize(const Problem& problem, SizeTies ties, Size
     if (class_x != class_y) return class_x > class_y;
     switch (ties) {
       case SizeTies::kLongerLifespan:
-        if (Lifespan(x) != Lifespan(y)) return Lifespan(x) > Lifespan(y);
-        break;
+        return LongerThenLarger(x, y);
       case SizeTies::kEarlierAllocation:
         if (x.lower != y.lower) return x.lower < y.lower;
         break;

@@ -129,8 +129,10 @@ TEST(Greedy, OrderBySizeTakesSizeClassesAsOne) {
     p.buffers.push_back(b);
   }
   EXPECT_EQ(OrderBySize(p), (std::vector<BufferIndex>{3, 2, 1, 0}));
-  EXPECT_EQ(OrderBySize(p, SizeTies::kLongerLifespan, SizeClasses::kOctave), (std::vector<BufferIndex>{3, 0, 1, 2}));
-  EXPECT_EQ(OrderBySize(p, SizeTies::kEarlierAllocation, SizeClasses::kOctave), (std::vector<BufferIndex>{3, 1, 2, 0}));
+  EXPECT_EQ(OrderBySize(p, SizeTies::kLongerLifespan, SizeClasses::kOctave),
+            (std::vector<BufferIndex>{3, 0, 1, 2}));
+  EXPECT_EQ(OrderBySize(p, SizeTies::kEarlierAllocation, SizeClasses::kOctave),
+            (std::vector<BufferIndex>{3, 1, 2, 0}));
   // 1449 and 1500 share a half octave and are freed together: the larger goes first.
   EXPECT_EQ(OrderBySize(p, SizeTies::kLaterFree, SizeClasses::kHalfOctave), (std::vector<BufferIndex>{3, 2, 1, 0}));
   // Sizes beyond 2^31 (their squares overflow 64 bits): 1.3 * 2^40 and 2^40 share a half octave, 1.5 * 2^40
@@ -143,12 +145,19 @@ TEST(Greedy, OrderBySizeTakesSizeClassesAsOne) {
             (std::vector<BufferIndex>{2, 0, 1, 3}));
 }
 
-// The lowest first fit of the planners' six starting orders.
-Bytes LowestFirstFit(const Problem& p) {
+// The lowest first fit of the three orders by exact size.
+Bytes LowestByExactSize(const Problem& p) {
   Bytes lowest = std::numeric_limits<Bytes>::max();
-  for (const auto& order : {OrderBySize(p, SizeTies::kLongerLifespan), OrderBySize(p, SizeTies::kEarlierAllocation),
-                            OrderBySize(p, SizeTies::kLaterFree),
-                            OrderBySize(p, SizeTies::kLongerLifespan, SizeClasses::kOctave),
+  for (const SizeTies ties : {SizeTies::kLongerLifespan, SizeTies::kEarlierAllocation, SizeTies::kLaterFree}) {
+    lowest = std::min(lowest, Height(p, PlaceInOrder(p, OrderBySize(p, ties), GapRule::kFirstFit)));
+  }
+  return lowest;
+}
+
+// The lowest first fit of the planners' six starting orders: the three by exact size and three by classes.
+Bytes LowestFirstFit(const Problem& p) {
+  Bytes lowest = LowestByExactSize(p);
+  for (const auto& order : {OrderBySize(p, SizeTies::kLongerLifespan, SizeClasses::kOctave),
                             OrderBySize(p, SizeTies::kLongerLifespan, SizeClasses::kHalfOctave),
                             OrderBySize(p, SizeTies::kEarlierAllocation, SizeClasses::kOctave)}) {
     lowest = std::min(lowest, Height(p, PlaceInOrder(p, order, GapRule::kFirstFit)));
@@ -178,15 +187,6 @@ TEST(Planner, StartsFromTheLowestFirstFit) {
   EXPECT_GT(Fragmentation(by_lifespan, PeakLoad(p)), 0.1);
   EXPECT_LT(Fragmentation(lowest, PeakLoad(p)), 0.02);
   ExpectStartNoHigherThan(p, lowest);
-}
-
-// The lowest first fit of the three orders by exact size.
-Bytes LowestByExactSize(const Problem& p) {
-  Bytes lowest = std::numeric_limits<Bytes>::max();
-  for (const SizeTies ties : {SizeTies::kLongerLifespan, SizeTies::kEarlierAllocation, SizeTies::kLaterFree}) {
-    lowest = std::min(lowest, Height(p, PlaceInOrder(p, OrderBySize(p, ties), GapRule::kFirstFit)));
-  }
-  return lowest;
 }
 
 // densenet121_bs32's schedules (data/schedules): by octave or half octave the saved activations go below the
