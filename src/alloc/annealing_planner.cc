@@ -94,8 +94,7 @@ void DropOrderAnnealer::KeepBest() {
 }
 
 std::string DropOrderAnnealer::Describe(double best) const {
-  return fmt::format("height {} (LB {}, fragmentation {:.3f} %)", static_cast<Bytes>(best), lower_bound_,
-                     lower_bound_ > 0 ? 100.0 * (best / static_cast<double>(lower_bound_) - 1) : 0.0);
+  return DescribeHeight(static_cast<Bytes>(best), lower_bound_);
 }
 
 Solution DropOrderAnnealer::BestSolution() const { return Solution{best_offsets_}; }

@@ -1,5 +1,7 @@
 #include "alloc/problem.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -44,6 +46,10 @@ Bytes Height(const Problem& problem, const Solution& solution) {
 
 double Fragmentation(Bytes height, Bytes lb) {
   return lb == 0 ? 0.0 : static_cast<double>(height) / static_cast<double>(lb) - 1.0;
+}
+
+std::string DescribeHeight(Bytes height, Bytes lb) {
+  return fmt::format("height {} (LB {}, fragmentation {:.3f} %)", height, lb, 100.0 * Fragmentation(height, lb));
 }
 
 double WastedShare(Bytes height, Bytes lb) {

@@ -54,6 +54,9 @@ Bytes Height(const Problem& problem, const Solution& solution);
 
 // Fragmentation of an arena of `height` for a pattern of peak load `lb`: height / lb - 1 (0 when lb is 0).
 double Fragmentation(Bytes height, Bytes lb);
+// How progress lines show a plan of `height` for a pattern of peak load `lb`:
+// "height H (LB L, fragmentation F %)".
+std::string DescribeHeight(Bytes height, Bytes lb);
 
 // The share of an arena of `height` that is never needed at once: (height - lb) / height (0 when empty).
 double WastedShare(Bytes height, Bytes lb);

@@ -74,7 +74,7 @@ namespace {
 
 // Plans for `budget` bytes, warning on stderr when no schedule can reach it.
 remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::Bytes lower_bound,
-                           remat::RematOptions options, bool quiet) {
+                           remat::RematOptions options, common::Progress& progress) {
   options.budget = budget;
   if (options.budget < lower_bound) {
     fmt::print(stderr,
@@ -83,16 +83,20 @@ remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat
                "returning the best schedule found\n",
                options.budget, lower_bound);
   }
-  common::Progress progress(common::ProgressWanted(quiet));
   return remat::PlanRemat(graph, options, progress);
+}
+
+// The budget that `budget_text` (bytes, or a share of the reference order's peak) names.
+remat::Bytes BudgetFor(const remat::Graph& graph, const std::string& budget_text) {
+  return remat::ParseBudget(budget_text, remat::Simulate(graph, graph.order).peak, "--budget");
 }
 
 }  // namespace
 
 remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
                         const remat::RematOptions& options, bool quiet) {
-  const remat::Bytes reference_peak = remat::Simulate(graph, graph.order).peak;
-  return PlanFor(graph, remat::ParseBudget(budget_text, reference_peak, "--budget"), lower_bound, options, quiet);
+  common::Progress progress(common::ProgressWanted(quiet));
+  return PlanFor(graph, BudgetFor(graph, budget_text), lower_bound, options, progress);
 }
 
 void CheckResult(const remat::Graph& graph, const remat::RematResult& result) {
@@ -136,8 +140,7 @@ constexpr double kRetryShare = 0.10;
 // schedule's peak, and spent the time limit packing below the budget what already fitted: mobilenet_v3_large_bs8's
 // schedule at 60 %, 56.9 % of the reference, got an arena of 60.2 % after four tries.)
 alloc::PlanResult PlaceArena(const alloc::Problem& problem, remat::Bytes peak, remat::Bytes budget,
-                             double time_limit_s, double effort_s, uint64_t seed, bool quiet) {
-  common::Progress progress(common::ProgressWanted(quiet));
+                             double time_limit_s, double effort_s, uint64_t seed, common::Progress& progress) {
   alloc::PlanOptions options;
   options.time_limit_s = time_limit_s;
   options.effort_s = effort_s;
@@ -157,6 +160,8 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   // the third try on the budgets followed the clock, and resnet50_bs32 at 50 % was met in two runs of four.
   // (Until 2026-11-30 every stage got the whole limit: four tries at --time-limit 10 took up to 43 s.)
   const common::Stopwatch clock;
+  // One line for the whole command, so that its elapsed time is the command's across stages and tries.
+  common::Progress progress(common::ProgressWanted(quiet));
   const double limit = options.time_limit_s;
   auto left = [&] { return std::max(limit - clock.Seconds(), 1e-3); };
   remat::RematOptions stage = options;
@@ -164,13 +169,13 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   stage.effort_s = kFirstScheduleShare * limit;
   JointPlan joint;
   remat::RematResult& result = joint.schedule;
-  result = Plan(graph, budget_text, lower_bound, stage, quiet);
+  result = PlanFor(graph, BudgetFor(graph, budget_text), lower_bound, stage, progress);
   CheckResult(graph, result);
   joint.buffers = remat::ScheduleToBuffers(graph, result.sequence);
   // What a training step needs is the arena, not the schedule's peak.
   const remat::Bytes budget = result.budget;
   joint.arena =
-      PlaceArena(joint.buffers, result.peak, budget, left(), kFirstArenaShare * limit, options.seed, quiet);
+      PlaceArena(joint.buffers, result.peak, budget, left(), kFirstArenaShare * limit, options.seed, progress);
   joint.tries = 1;
   remat::Bytes schedule_budget = budget;
   // Retries are for fragmentation: when the first schedule is over the budget, a lower budget will not bring
@@ -192,11 +197,11 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
     if (schedule_budget < lower_bound || clock.Seconds() >= limit) break;
     stage.time_limit_s = left();
     stage.effort_s = kRetryShare * limit;
-    remat::RematResult tighter = PlanFor(graph, schedule_budget, lower_bound, stage, quiet);
+    remat::RematResult tighter = PlanFor(graph, schedule_budget, lower_bound, stage, progress);
     CheckResult(graph, tighter);
     alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
     alloc::PlanResult tighter_arena =
-        PlaceArena(tighter_problem, tighter.peak, budget, left(), kRetryShare * limit, options.seed, quiet);
+        PlaceArena(tighter_problem, tighter.peak, budget, left(), kRetryShare * limit, options.seed, progress);
     ++joint.tries;
     last_peak = tighter.peak;
     last_height = tighter_arena.height;
