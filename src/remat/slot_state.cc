@@ -9,9 +9,10 @@
 namespace remat {
 namespace {
 
-// The most levels of producers an add move recomputes with its node (SlotState::AddChain); each move draws
-// its depth from 0 to this.
-constexpr int kMaxChainDepth = 1;
+// The most levels of producers an add move recomputes with its node (SlotState::AddChain). Half the add
+// moves chain, up to this depth; a chain ends where a producer's inputs are live anyway, or where
+// regenerating its outputs would keep more alive than they take, so the depth is seldom reached.
+constexpr int kChainDepth = 20;
 
 // Enough nop slots between two reference steps for many recomputations, rounded to a power of two so
 // that the segment tree's root covers every slot.
@@ -59,10 +60,8 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
     });
     if (!aliased_views_only || node.outputs.empty()) addable_.push_back(u);
   }
-  // A producer joins an add move's chain only when its outputs can be regenerated from no more memory than
-  // they take (the grouping rule): otherwise its inputs, kept alive instead, cost more.
   chainable_.assign(graph.nodes.size(), 0);
-  for (int u : addable_) chainable_[u] = graph.Regenerable(graph.nodes[u].inputs, graph.nodes[u].outputs);
+  for (int u : addable_) chainable_[u] = 1;
   cost_offset_ = 1e-9 * std::max<Cost>(min_cost_, 1);
   // Node i of k at slot (i + 1)·T/(k + 1): evenly spread, never in the last slot (which stands for "the end"
   // of a graph output's life).
@@ -210,11 +209,25 @@ void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<in
     const int low = std::max(InputsReadyAfter(producer) + 1, slot - kSearch);
     for (int s = slot - 1; s >= low; --s) {
       if (slot_node_[s] < 0) {
-        AddChain(producer, s, depth - 1, added);
+        if (RegeneratesAt(producer, s)) AddChain(producer, s, depth - 1, added);
         break;
       }
     }
   }
+}
+
+bool SlotState::RegeneratesAt(int node, int slot) const {
+  Bytes lengthened = 0;
+  for (int v : graph_.nodes[node].inputs) {
+    const Bytes size = graph_.values[v].size;
+    if (size == 0 || graph_.IsGraphInput(v)) continue;
+    const std::vector<int>& productions = node_slots_[graph_.values[v].producer];
+    const auto it = std::upper_bound(productions.begin(), productions.end(), slot);
+    if (it == productions.begin() || InstanceEnd(v, *(it - 1), it == productions.end() ? -1 : *it) < slot) {
+      lengthened += size;
+    }
+  }
+  return lengthened <= graph_.TotalBytes(graph_.nodes[node].outputs);
 }
 
 void SlotState::Move(double temperature, common::Rng& rng) {
@@ -240,7 +253,7 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     // Within budget, an added step costs its cost at least: the objective cannot fall below budget × C.
     if (Peak() <= budget_ && !accepts(ObjectiveOf(0, cost_ + graph_.nodes[node].cost) - before)) return;
     chain_.clear();
-    AddChain(node, to, static_cast<int>(rng.Below(kMaxChainDepth + 1)), chain_);
+    AddChain(node, to, rng.Below(2) ? kChainDepth : 0, chain_);
   } else if (kind == 1) {  // remove a copy
     if (recomputable_.empty()) return;
     node = recomputable_[rng.Below(recomputable_.size())];

@@ -66,6 +66,13 @@ class SlotState {
   // that lower memory away from the peak only; they cost compute and buy nothing. Returns how many went.
   int PruneCopies(Bytes limit);
 
+  // True when a copy of `node` at `slot` (an empty slot after its inputs exist) would lengthen the lives of
+  // inputs that take no more bytes than its outputs, graph inputs left out (they stay resident): the
+  // grouping rule, counting only the inputs not live at `slot` anyway. An add move's chain (AddChain) goes
+  // on through such producers only, so it goes through a bottleneck convolution whose wide input is a kept
+  // checkpoint (resnet50: a block recomputed from the block before it), where the static rule stops.
+  bool RegeneratesAt(int node, int slot) const;
+
  private:
   // The objective of a memory figure and a cost: the paper's max(budget, M) × C, with the excess over the
   // budget raised to a power, so that a schedule within budget beats one over it that is cheaper by a few
@@ -97,8 +104,9 @@ class SlotState {
   // Latest slot at which a copy of `node` can serve anything.
   int LastUsefulSlot(int node) const;
   // Adds `node` at `slot` and, up to `depth` levels back, a copy of each input's producer in the nearest
-  // free slot before its reader wherever the reader would otherwise lengthen that input's life: the chain
-  // that recomputes a value from further back instead of keeping its inputs. Appends every step added.
+  // free slot before its reader wherever the reader would otherwise lengthen that input's life and the
+  // producer RegeneratesAt that slot: the chain that recomputes a value from further back instead of keeping
+  // its inputs. Appends every step added.
   void AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added);
 
   const Graph& graph_;
@@ -108,7 +116,7 @@ class SlotState {
   std::vector<std::vector<int>> use_slots_;       // slots of each value's readers, ascending
   std::vector<int> recomputable_;                 // nodes whose copies may be removed
   std::vector<int> addable_;                      // recomputable nodes whose outputs hold memory: may be added
-  std::vector<char> chainable_;                   // by node: may be added to an add move's chain (AddChain)
+  std::vector<char> chainable_;                   // by node: addable, so may join an add move's chain
   std::vector<std::pair<int, int>> chain_;        // (node, slot) of the steps the current add move added
   MaxSegmentTree tree_;
   MoveSet moves_;

@@ -27,11 +27,13 @@ void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uin
   const Bytes lower_bound = graph.PeakLowerBound();
   common::Rng rng(seed);
   size_t steps = graph.order.size();
-  bool chained = false;  // some move added a copy together with a copy of its input's producer
+  bool chained = false;       // some move added a copy together with a copy of its input's producer
+  bool chained_deep = false;  // some move added three steps or more: a chain of two producers at least
   for (int i = 0; i < 3000; ++i) {
     state.Move(temperature, rng);
     const Sequence sequence = state.Current();
     chained = chained || sequence.size() == steps + 2;
+    chained_deep = chained_deep || sequence.size() >= steps + 3;
     steps = sequence.size();
     const ScheduleReport report = ValidateSchedule(graph, sequence, {});
     ASSERT_TRUE(report.ok()) << "move " << i << ": " << report.errors.front();
@@ -49,6 +51,7 @@ void CheckIncremental(const Graph& graph, MoveSet moves, double temperature, uin
   EXPECT_GT(state.AcceptedMoves(), 100u);
   if (moves == MoveSet::kFull && temperature > 1e100) {
     EXPECT_TRUE(chained);
+    EXPECT_TRUE(chained_deep);
   }
 }
 
@@ -97,6 +100,35 @@ TEST(RematSlotState, PruningKeepsTheCopiesThatHoldThePeakDown) {
   SlotState needless(graph, {0, 0, 1, 2, 3, 0, 4}, 52, MoveSet::kFull, false);
   EXPECT_EQ(needless.PruneCopies(52), 1);
   EXPECT_EQ(needless.Current(), recomputed);
+}
+
+// A bottleneck block: x (input) -> p -> k (150) -> q -> a (100) -> r -> b (100) -> s -> c (1); t reads c, k
+// and b late. q narrows k, so it is not Regenerable; but where k is kept anyway, a copy of q lengthens nothing.
+Graph Bottleneck() {
+  Graph graph;
+  graph.values = {{.name = "x", .size = 1, .kind = ValueKind::kInput}, {.name = "k", .size = 150},
+                  {.name = "a", .size = 100}, {.name = "b", .size = 100}, {.name = "c", .size = 1},
+                  {.name = "d", .size = 1}};
+  graph.nodes = {{.key = "0", .name = "p", .cost = 1, .inputs = {0}, .outputs = {1}},
+                 {.key = "1", .name = "q", .cost = 1, .inputs = {1}, .outputs = {2}},
+                 {.key = "2", .name = "r", .cost = 1, .inputs = {2}, .outputs = {3}},
+                 {.key = "3", .name = "s", .cost = 1, .inputs = {3}, .outputs = {4}},
+                 {.key = "4", .name = "t", .cost = 1, .inputs = {4, 1, 3}, .outputs = {5}}};
+  LinkAndCheck(graph, "bottleneck");
+  return graph;
+}
+
+TEST(RematSlotState, ChainsGoThroughProducersWhoseWideInputsAreLiveAnyway) {
+  const Graph graph = Bottleneck();
+  ASSERT_FALSE(graph.Regenerable(graph.nodes[1].inputs, graph.nodes[1].outputs));
+  // Five steps spread over T = 1024 slots: step i at (i + 1) · 1024 / 6, so s at 682 and t at 853.
+  const SlotState state(graph, graph.order, 0, MoveSet::kFull, false);
+  ASSERT_EQ(state.Current(), graph.order);
+  EXPECT_TRUE(state.RegeneratesAt(1, 800));   // k is read at 853: live at 800
+  EXPECT_TRUE(state.RegeneratesAt(2, 800));   // a (100, last read at 512) for b (100)
+  EXPECT_FALSE(state.RegeneratesAt(1, 900));  // k's life ends at 853: 150 bytes lengthened for 100
+  EXPECT_TRUE(state.RegeneratesAt(3, 800));   // b is read at 853 too
+  EXPECT_FALSE(state.RegeneratesAt(3, 900));  // but not after it: 100 bytes lengthened for c (1)
 }
 
 TEST(RematSlotState, PruningOnRandomSchedulesStaysValidWithinTheLimit) {
