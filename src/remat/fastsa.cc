@@ -82,11 +82,11 @@ StageRun AnnealStage(SlotState& state, double start_temperature, uint64_t moves,
 uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s) {
   // Enough moves for the quality: 10^5 per node up to 3·10^7, which the Moccasin graphs of 250 to 1000 nodes
   // need. As many as half the time limit allows at a fixed rate model of 1 M/s at a few hundred nodes,
-  // divided by 1 + nodes / 2·10^4 (a move costs O(degree · log T); with the soft peak and chained add moves,
-  // 1.0–1.4 M/s on the training-batch graphs of data/torch on this project's 2-core machine, 1.2 M/s on
-  // RL n1000), so that the moves, not the clock, end a run and the same seed gives the same schedule. A fixed
-  // rate, not a measured one, since a measured rate would make the budget, and so the schedule, depend on
-  // the machine's load.
+  // divided by 1 + nodes / 2·10^4 (a move costs O(degree · log T); with the soft peak and chains 6 deep,
+  // 0.6–1.0 M/s on the training-batch graphs of data/torch at 25 % on this project's 2-core machine, 0.8–1.2
+  // at 50 %, 1.2 M/s on RL n1000), so that the moves, not the clock, end a run and the same seed gives the
+  // same schedule: here a default run takes 50–75 % of its limit. A fixed rate, not a measured one, since a
+  // measured rate would make the budget, and so the schedule, depend on the machine's load.
   const double nodes = static_cast<double>(std::max<size_t>(graph.nodes.size(), 1));
   const double enough = std::clamp(1e5 * nodes, 2e5, 3e7);
   const double affordable = 0.5 * std::max(time_limit_s, 0.0) * 1e6 / (1 + nodes / 2e4);
@@ -105,12 +105,17 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
                         : DefaultFastsaMoves(graph, common::EffortSeconds(options.effort_s, options.time_limit_s));
   // The time is shared among the stages still to run in proportion to their moves, so that a move budget
   // the clock cannot keep up with still leaves time to every stage (the reordering stage alone would
-  // otherwise take it all). A stage that ends at its share makes the run depend on the clock: `clocked`.
+  // otherwise take it all). A stage may take twice its share: the last rounds run on longer schedules, with
+  // more copies, and are slower per move than the first (with chains 20 deep, convnext_tiny_bs32 at 25 %
+  // ended its last round at its share 7.2 s into a 10-s run). A stage that ends at its share makes the run
+  // depend on the clock: `clocked`.
   uint64_t unspent = total_moves;
   bool clocked = false;
   const auto stage_seconds = [&](uint64_t moves) {
+    constexpr double kShareSlack = 2;
     const double remaining = options.time_limit_s - clock.Seconds();
-    return std::max(1e-3, remaining * static_cast<double>(moves) / static_cast<double>(std::max<uint64_t>(unspent, 1)));
+    const double share = static_cast<double>(moves) / static_cast<double>(std::max<uint64_t>(unspent, 1));
+    return std::max(1e-3, remaining * std::min(1.0, kShareSlack * share));
   };
   // Runs one stage of `moves` and accounts for it; true when the run must stop (Ctrl-C, or no time left).
   const auto run_stage = [&](SlotState& state, double temperature, uint64_t moves, const std::string& phase,
