@@ -85,7 +85,7 @@ uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s) {
   // divided by 1 + nodes / 2·10^4 (a move costs O(degree · log T); with the soft peak and chains 6 deep,
   // 0.6–1.0 M/s on the training-batch graphs of data/torch at 25 % on this project's 2-core machine, 0.8–1.2
   // at 50 %, 1.2 M/s on RL n1000), so that the moves, not the clock, end a run and the same seed gives the
-  // same schedule: here a default run takes 50–75 % of its limit. A fixed rate, not a measured one, since a
+  // same schedule: here a default run takes 40–75 % of its limit. A fixed rate, not a measured one, since a
   // measured rate would make the budget, and so the schedule, depend on the machine's load.
   const double nodes = static_cast<double>(std::max<size_t>(graph.nodes.size(), 1));
   const double enough = std::clamp(1e5 * nodes, 2e5, 3e7);

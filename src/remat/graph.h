@@ -60,7 +60,8 @@ struct Graph {
   Bytes TotalBytes(const std::vector<int>& values) const;
   // Whether a node or group reading `inputs` can regenerate `outputs` from no more memory than they take:
   // its inputs other than the graph inputs (which a schedule cannot free) hold no more bytes than its
-  // outputs. The rule of FastSA's grouping and of its chained add moves.
+  // outputs. The rule of FastSA's grouping (its chained add moves count only the inputs a copy keeps alive:
+  // SlotState::RegeneratesAt).
   bool Regenerable(const std::vector<int>& inputs, const std::vector<int>& outputs) const;
   // No schedule can peak lower than this: resident bytes plus the larger of the graph outputs (all live at
   // the last step) and the largest single step (its node's non-resident inputs, outputs and workspace, and

@@ -13,7 +13,7 @@ namespace {
 // moves chain, up to this depth; a chain also ends where a producer's inputs are live anyway, or where
 // regenerating its outputs would keep more alive than they take. Training-batch graphs at 25 %, default
 // moves at 10 s, seeds 1-2: depth 4, 6, 8, 10, 20: 33.65, 33.49, 33.86, 33.90, 33.90 % of the reference
-// (one level with the static rule: 34.4 %, docs/remat.md).
+// (one level with the static rule, seeds 1-3: 34.4 %; docs/remat.md).
 constexpr int kChainDepth = 6;
 
 // Enough nop slots between two reference steps for many recomputations, rounded to a power of two so
