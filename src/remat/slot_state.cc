@@ -85,13 +85,17 @@ int SlotState::InstanceEnd(int value, int production, int next) const {
   return LastUseBetween(value, production, next < 0 ? slots_ : next);
 }
 
+int SlotState::EndOfInstanceBefore(int value, int slot) const {
+  const std::vector<int>& productions = node_slots_[graph_.values[value].producer];
+  const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
+  if (it == productions.begin()) return -1;
+  return InstanceEnd(value, *(it - 1), it == productions.end() ? -1 : *it);
+}
+
 void SlotState::AddUse(int value, int slot) {
   const Bytes size = graph_.values[value].size;
   if (size != 0) {
-    const std::vector<int>& productions = node_slots_[graph_.values[value].producer];
-    const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
-    const int next = it == productions.end() ? -1 : *it;
-    const int end = InstanceEnd(value, *(it - 1), next);
+    const int end = EndOfInstanceBefore(value, slot);
     if (slot > end) tree_.Add(end + 1, slot, size);
   }
   InsertSorted(use_slots_[value], slot);
@@ -203,11 +207,8 @@ void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<in
   for (int v : graph_.nodes[node].inputs) {
     const int producer = graph_.values[v].producer;
     if (graph_.values[v].size == 0 || producer < 0 || !chainable_[producer]) continue;
-    const std::vector<int>& productions = node_slots_[producer];
-    const auto it = std::lower_bound(productions.begin(), productions.end(), slot);
-    if (it == productions.begin()) continue;
     // Only where the read at `slot` is now the end of the instance's life, i.e. lengthened it.
-    if (InstanceEnd(v, *(it - 1), it == productions.end() ? -1 : *it) != slot) continue;
+    if (EndOfInstanceBefore(v, slot) != slot) continue;
     const int low = std::max(InputsReadyAfter(producer) + 1, slot - kSearch);
     for (int s = slot - 1; s >= low; --s) {
       if (slot_node_[s] < 0) {
@@ -222,12 +223,7 @@ bool SlotState::RegeneratesAt(int node, int slot) const {
   Bytes lengthened = 0;
   for (int v : graph_.nodes[node].inputs) {
     const Bytes size = graph_.values[v].size;
-    if (size == 0 || graph_.IsGraphInput(v)) continue;
-    const std::vector<int>& productions = node_slots_[graph_.values[v].producer];
-    const auto it = std::upper_bound(productions.begin(), productions.end(), slot);
-    if (it == productions.begin() || InstanceEnd(v, *(it - 1), it == productions.end() ? -1 : *it) < slot) {
-      lengthened += size;
-    }
+    if (size != 0 && !graph_.IsGraphInput(v) && EndOfInstanceBefore(v, slot) < slot) lengthened += size;
   }
   return lengthened <= graph_.TotalBytes(graph_.nodes[node].outputs);
 }

@@ -95,6 +95,9 @@ class SlotState {
   // (-1: none): its last use before `next`, the end of time for a graph output's last production, else
   // `production` itself.
   int InstanceEnd(int value, int production, int next) const;
+  // The last slot of the instance of `value` that a read at `slot` takes, the one produced last before it
+  // (-1 when none is).
+  int EndOfInstanceBefore(int value, int slot) const;
   // The latest use of `value` in (after, before), or `after` when there is none.
   int LastUseBetween(int value, int after, int before) const;
   // Earliest slot at which all of `node`'s inputs exist, minus one.
