@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "common/error.h"
 #include "common/stopwatch.h"
@@ -21,29 +22,56 @@ const std::vector<std::string>& RematMethods() {
   return kMethods;
 }
 
-RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::Progress& progress) {
+namespace {
+
+// A result for `options` with its reference figures, before a method runs.
+RematResult StartResult(const Graph& graph, const RematOptions& options) {
   RematResult result;
   result.method = options.method;
   result.budget = options.budget;
   const Evaluation reference = Simulate(graph, graph.order);
   result.reference_peak = reference.peak;
   result.reference_cost = reference.cost;
-  common::Stopwatch clock;
   result.status = "done";
+  return result;
+}
+
+// FastSA's options for `options`.
+FastsaOptions ToFastsa(const RematOptions& options) {
+  return {.budget = options.budget,
+          .time_limit_s = options.time_limit_s,
+          .effort_s = options.effort_s,
+          .seed = options.seed,
+          .reorder_only = options.reorder_only,
+          .moves = options.moves,
+          .soft_peak = options.soft_peak};
+}
+
+// Takes FastSA's schedule and figures into `result`.
+void TakeFastsa(FastsaResult run, RematResult& result) {
+  result.sequence = std::move(run.sequence);
+  result.moves = run.moves;
+  result.soft_peak = run.soft_peak;
+  result.status = common::ToString(run.stop_reason);
+}
+
+// Re-makes the stale views of `result.sequence` and fills in its figures.
+void FinishResult(const Graph& graph, const common::Stopwatch& clock, RematResult& result) {
+  result.sequence = RefreshViews(graph, result.sequence);
+  result.seconds = clock.Seconds();
+  const Evaluation planned = Simulate(graph, result.sequence);
+  result.peak = planned.peak;
+  result.cost = planned.cost;
+  result.budget_met = result.peak <= result.budget;
+}
+
+}  // namespace
+
+RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::Progress& progress) {
+  RematResult result = StartResult(graph, options);
+  common::Stopwatch clock;
   if (options.method == "fastsa") {
-    const FastsaResult run = RunFastsa(graph,
-                                       {.budget = options.budget,
-                                        .time_limit_s = options.time_limit_s,
-                                        .effort_s = options.effort_s,
-                                        .seed = options.seed,
-                                        .reorder_only = options.reorder_only,
-                                        .moves = options.moves,
-                                        .soft_peak = options.soft_peak},
-                                       progress);
-    result.sequence = run.sequence;
-    result.moves = run.moves;
-    result.soft_peak = run.soft_peak;
-    result.status = common::ToString(run.stop_reason);
+    TakeFastsa(RunFastsa(graph, ToFastsa(options), progress), result);
   } else if (options.method == "none") {
     result.sequence = graph.order;
   } else if (options.method == "chen") {
@@ -56,12 +84,19 @@ RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::P
   } else {
     throw std::invalid_argument("unknown method '" + options.method + "'");
   }
-  result.sequence = RefreshViews(graph, result.sequence);
-  result.seconds = clock.Seconds();
-  const Evaluation planned = Simulate(graph, result.sequence);
-  result.peak = planned.peak;
-  result.cost = planned.cost;
-  result.budget_met = result.peak <= options.budget;
+  FinishResult(graph, clock, result);
+  return result;
+}
+
+RematResult ContinueRemat(const Graph& graph, const Sequence& start, const RematOptions& options,
+                          common::Progress& progress) {
+  if (options.method != "fastsa") {
+    throw std::invalid_argument("only FastSA goes on from a schedule, not '" + options.method + "'");
+  }
+  RematResult result = StartResult(graph, options);
+  common::Stopwatch clock;
+  TakeFastsa(ContinueFastsa(graph, start, ToFastsa(options), progress), result);
+  FinishResult(graph, clock, result);
   return result;
 }
 

@@ -47,6 +47,11 @@ const std::vector<std::string>& RematMethods();
 // Runs one method. Throws std::invalid_argument for an unknown method name.
 RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::Progress& progress);
 
+// Goes on from `start`, a valid schedule of `graph`, towards `options.budget` (remat::ContinueFastsa; FastSA
+// only). Throws std::invalid_argument for another method.
+RematResult ContinueRemat(const Graph& graph, const Sequence& start, const RematOptions& options,
+                          common::Progress& progress);
+
 // Parses a budget: bytes ("123456789") or a percentage of `reference_peak` ("80%", rounded up, as
 // Moccasin's budgets are). `source` names the option in the InputError thrown for anything else.
 Bytes ParseBudget(const std::string& text, Bytes reference_peak, const std::string& source);

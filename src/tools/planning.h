@@ -60,12 +60,14 @@ struct JointPlan {
   int tries = 0;                        // schedules planned (1 + retries)
 };
 
-// Recomputes to fit the budget, then places every buffer (memplan plan). When fragmentation pushes the arena
-// over the budget while the schedule fits, plans again for a budget lowered by the overshoot or by the
-// fragmentation, whichever is more (three times at most, and not after a schedule over its lowered budget),
-// and keeps the first result whose arena fits, else the lowest arena. `options.time_limit_s` covers every
-// try; each stage's budgets are sized by a fixed share of it, so the same inputs give the same plan unless
-// the deadline cuts a stage (planning.cc). The seconds are those of every try.
+// Recomputes to fit the budget, then places every buffer (memplan plan). When the arena is over the budget,
+// plans again (three times at most) for a budget lowered by the overshoot or by the fragmentation, whichever
+// is more: afresh while the schedules meet their lowered budgets, then going on from the best schedule so far
+// (remat::ContinueRemat; at once when the first schedule is over the budget, FastSA only), until one of those
+// is over its budget and no better. Keeps the first result whose arena fits, else the lowest arena.
+// `options.time_limit_s` covers every try; each stage's budgets are sized by a fixed share of it, so the same
+// inputs give the same plan unless the deadline cuts a stage (planning.cc). The seconds are those of every
+// try.
 JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
                       const remat::RematOptions& options, bool quiet);
 

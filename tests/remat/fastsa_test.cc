@@ -8,6 +8,8 @@
 
 #include "remat/chen.h"
 #include "remat/grouping.h"
+#include "remat/planner.h"
+#include "remat/reader.h"
 #include "remat/simulator.h"
 #include "remat/slot_state.h"
 #include "remat/validator.h"
@@ -243,6 +245,50 @@ TEST(RematFastsa, MeetsReachableBudgetsAndIsDeterministic) {
   // Wherever √n checkpointing reaches the budget, FastSA does too.
   const bool chen_met = Simulate(graph, ChenSchedule(graph, budget)).peak <= budget;
   EXPECT_TRUE(report.budget_met || !chen_met) << report.peak << " > " << budget;
+}
+
+// memplan plan's retries: a schedule found for one budget, wanted a little lower. Going on from it reaches a
+// budget 4 % below its peak, the same way twice; at its own budget it stays within it and costs no more (the
+// walk starts cold, and its best state is never worse than where it began). Exported graphs, not random
+// ones: on a random graph of a few hundred bytes one recomputation moves the peak by several percent.
+TEST(RematFastsa, GoingOnFromAScheduleReachesALowerBudgetAndKeepsAMetOne) {
+  for (const char* name : {"resnet18_bs8", "mobilenet_v3_large_bs8"}) {
+    const Graph graph = ReadGraph(fmt::format("{}/../data/torch/{}.graph.json", EXAMPLES_DIR, name));
+    const Bytes reference = Simulate(graph, graph.order).peak;
+    common::Progress progress(false);
+    const Bytes first_budget = reference * 75 / 100;
+    const FastsaResult first =
+        RunFastsa(graph, {.budget = first_budget, .time_limit_s = 60, .seed = 1, .moves = 300000}, progress);
+    const Evaluation start = Simulate(graph, first.sequence);
+    ASSERT_LE(start.peak, first_budget) << name;
+
+    const FastsaOptions same{.budget = first_budget, .time_limit_s = 60, .seed = 2, .moves = 50000};
+    const Evaluation kept = Simulate(graph, ContinueFastsa(graph, first.sequence, same, progress).sequence);
+    EXPECT_LE(kept.peak, first_budget) << name;
+    EXPECT_LE(kept.cost, start.cost) << name;
+
+    const Bytes lower_budget = start.peak * 96 / 100;
+    const FastsaOptions lower{.budget = lower_budget, .time_limit_s = 60, .seed = 2, .moves = 100000};
+    const FastsaResult a = ContinueFastsa(graph, first.sequence, lower, progress);
+    const FastsaResult b = ContinueFastsa(graph, first.sequence, lower, progress);
+    EXPECT_EQ(a.sequence, b.sequence) << name;
+    EXPECT_LE(a.moves, 100000u) << name;
+    const ScheduleReport report = ValidateSchedule(graph, a.sequence, {.budget = lower_budget});
+    ASSERT_TRUE(report.ok()) << name << ": " << report.errors.front();
+    EXPECT_TRUE(report.budget_met) << name << ": " << report.peak << " > " << lower_budget;
+  }
+}
+
+// Only FastSA goes on from a schedule; a soft peak out of range is refused as RunFastsa refuses it.
+TEST(RematFastsa, GoingOnRejectsOtherMethodsAndAnOutOfRangeSoftPeak) {
+  const Graph graph = testing::RandomGraph(20, 1);
+  common::Progress progress(false);
+  EXPECT_THROW(ContinueFastsa(graph, graph.order, {.budget = 1, .soft_peak = -1}, progress), std::invalid_argument);
+  EXPECT_THROW(ContinueRemat(graph, graph.order, {.method = "chen", .budget = 1}, progress), std::invalid_argument);
+  const RematResult result = ContinueRemat(graph, graph.order, {.budget = 1, .moves = 1000}, progress);
+  EXPECT_TRUE(ValidateSchedule(graph, result.sequence, {}).ok());
+  EXPECT_EQ(result.peak, Simulate(graph, result.sequence).peak);
+  EXPECT_EQ(result.reference_peak, Simulate(graph, graph.order).peak);
 }
 
 // effort_s, where given, sizes the default move budget in place of the time limit, which then only caps the
