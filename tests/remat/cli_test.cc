@@ -225,5 +225,18 @@ TEST_F(RematCli, PlanIsReproducibleUnderItsTimeLimit) {
   }
 }
 
+// Only FastSA's schedules are gone on from: with another method a first schedule over the budget ends the
+// command, as a miss (exit 1), not an error.
+TEST_F(RematCli, PlanWithAnotherMethodStopsAtAScheduleOverTheBudget) {
+  const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
+  for (const char* method : {"chen", "none"}) {
+    const Outcome run = Memplan(fmt::format("plan {} --method {} --budget 55% --time-limit 5 --json", graph, method));
+    ASSERT_EQ(run.status, 1) << method << ": " << run.out;
+    const nlohmann::json summary = nlohmann::json::parse(run.out);
+    EXPECT_FALSE(summary["budget_met"].get<bool>()) << method;
+    EXPECT_EQ(summary["tries"].get<int>(), 1) << method;
+  }
+}
+
 }  // namespace
 }  // namespace remat
