@@ -120,6 +120,7 @@ constexpr int kJointRetries = 3;
 //     60/20 %, retries 10 %: 12 and 7, 33.7 %, 7.3 s; 12 and 6, 33.7 %, 8.3 s
 //     70/30 %, retries 10 %: 12 and 7, 33.8 %, 9.3 s; 12 and 8, 33.8 %, 10.6 s (the deadline cut stages)
 //     70/20 %, retries 10 %: 12 and 6, 33.9 %, 10.2 s        70/30 %, retries 6 %: 12 and 6, 34.0 %, 7.0 s
+//     60/20 %, four retries, those going on with 5 % for FastSA: 12 and 5, 34.4 %, 9.7 s
 //   before, every retry planned afresh (2026-11-30 and 2026-12-01):
 //     70/30 %, retries 10 %: 11 and 5, 35.3 %, 6.2 s (bench/torch/results/2026-11-30-cpu-vm-plan-first70.md)
 //     50/50 %, retries 12 %: 12 and 5, 36.5 %, 9.5 s        50/50 %, retries 10 %: 11 and 5, 36.5 %, 7.1 s
