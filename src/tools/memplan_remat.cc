@@ -112,6 +112,14 @@ int RunPlan(const RematCommand& command) {
   const alloc::Bytes reserved_reference = joint.reserved_reference;
   const alloc::Bytes reserved_schedule = joint.reserved_schedule;
   if (command.json) {
+    nlohmann::json schedules = nlohmann::json::array();
+    for (const JointTry& t : joint.tries) {
+      schedules.push_back({{"from", t.gone_on ? "best schedule" : "reference order"},
+                           {"aim", t.aim},
+                           {"peak", t.peak},
+                           {"arena_height", t.arena_height},
+                           {"cost_increase_percent", PercentIncrease(t.cost, result.reference_cost)}});
+    }
     const nlohmann::json summary = {
         {"graph", graph.name},
         {"method", result.method},
@@ -129,7 +137,8 @@ int RunPlan(const RematCommand& command) {
         {"pytorch_reserved_reference", reserved_reference},
         {"pytorch_reserved", reserved_schedule},
         {"seconds", result.seconds + arena.seconds},
-        {"tries", joint.tries},
+        {"tries", joint.tries.size()},
+        {"schedules", schedules},
     };
     fmt::print("{}\n", summary.dump());
   } else {
@@ -139,7 +148,7 @@ int RunPlan(const RematCommand& command) {
                result.reference_peak > 0 ? 100.0 * result.peak / result.reference_peak : 0.0, arena.height,
                report::CompactBytes(arena.height), fragmentation, report::HumanBytes(result.budget),
                met ? "met" : "NOT met", cost_increase, result.seconds + arena.seconds,
-               joint.tries > 1 ? fmt::format(" ({} schedules planned)", joint.tries) : "");
+               joint.tries.size() > 1 ? fmt::format(" ({} schedules planned)", joint.tries.size()) : "");
     fmt::print("PyTorch's caching allocator (simulated) would reserve {} for the reference order and {} for this "
                "schedule; the planned arena needs {} ({:.1f}% of the reference reservation)\n",
                report::CompactBytes(reserved_reference), report::CompactBytes(reserved_schedule),

@@ -178,7 +178,7 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   const remat::Bytes budget = result.budget;
   joint.arena =
       PlaceArena(joint.buffers, result.peak, budget, left(), kFirstArenaShare * limit, options.seed, progress);
-  joint.tries = 1;
+  joint.tries.push_back({.aim = budget, .peak = result.peak, .arena_height = joint.arena.height, .cost = result.cost});
   // Retries are for fragmentation. The next schedule aims at the budget less the last arena's overshoot, or
   // less its fragmentation in proportion where that is lower (only the latter after a schedule over the
   // budget, whose overshoot is mostly its own). Fragmentation varies from schedule to schedule, even between
@@ -191,9 +191,9 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   // that fits. A first schedule over the budget is gone on from at once (FastSA with more time, and its
   // arena's fragmentation subtracted): convnext_tiny_bs32 at 25 % met on seeds 1–3 instead of one,
   // resnet50_bs32 31.4 → 27.1–28.9 % of the reference, mobilenet_v3_large_bs64 28.1 → 25.8–26.3 %
-  // (2026-12-01, with the first stages' shares at 70/30 %). Going on from the first retry on, instead of planning afresh first, met two more of the 35
-  // budgets of bench/torch/run.py --only plan (cooling from 10^-3), but raised the cost where a fresh run fits
-  // (resnet18_bs8 at 75 %: +8.8 to +22.9 %).
+  // (2026-12-01, with the first stages' shares at 70/30 %). Going on from the first retry on, instead of
+  // planning afresh first, met two more of the 35 budgets of bench/torch/run.py --only plan (cooling from
+  // 10^-3), but raised the cost where a fresh run fits (resnet18_bs8 at 75 %: +8.8 to +22.9 %).
   const bool can_go_on = options.method == "fastsa";
   bool go_on = can_go_on && result.peak > budget;  // retries go on from the best schedule so far
   const bool retry = result.peak <= budget || go_on;
@@ -219,7 +219,11 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
     alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
     alloc::PlanResult tighter_arena =
         PlaceArena(tighter_problem, tighter.peak, budget, left(), kRetryShare * limit, options.seed, progress);
-    ++joint.tries;
+    joint.tries.push_back({.gone_on = go_on,
+                           .aim = schedule_budget,
+                           .peak = tighter.peak,
+                           .arena_height = tighter_arena.height,
+                           .cost = tighter.cost});
     last_peak = tighter.peak;
     last_height = tighter_arena.height;
     remat_seconds += tighter.seconds;

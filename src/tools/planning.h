@@ -49,6 +49,15 @@ remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_tex
 // Checks a result with the independent validator; throws std::logic_error (an internal error) if invalid.
 void CheckResult(const remat::Graph& graph, const remat::RematResult& result);
 
+// One schedule memplan plan planned, and its arena.
+struct JointTry {
+  bool gone_on = false;          // gone on from the best schedule so far, not planned from the reference order
+  remat::Bytes aim = 0;          // the budget the schedule was planned for
+  remat::Bytes peak = 0;         // the schedule's peak
+  alloc::Bytes arena_height = 0;  // the height of its arena
+  remat::Cost cost = 0;          // the schedule's cost
+};
+
 // What memplan plan finds: a schedule, its buffers placed in one arena, and what PyTorch's caching
 // allocator (simulated, PYTORCH_CUDA_ALLOC_CONF honoured) would reserve instead.
 struct JointPlan {
@@ -57,7 +66,7 @@ struct JointPlan {
   alloc::PlanResult arena;      // the annealing planner's placement of `buffers`
   alloc::Bytes reserved_reference = 0;  // caching allocator's peak reserved memory for the reference order
   alloc::Bytes reserved_schedule = 0;   // and for the schedule
-  int tries = 0;                        // schedules planned (1 + retries)
+  std::vector<JointTry> tries;          // every schedule planned, in order (the first, then the retries)
 };
 
 // Recomputes to fit the budget, then places every buffer (memplan plan). When the arena is over the budget,
