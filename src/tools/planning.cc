@@ -197,18 +197,18 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   const bool can_go_on = options.method == "fastsa";
   bool go_on = can_go_on && result.peak > budget;  // retries go on from the best schedule so far
   const bool retry = result.peak <= budget || go_on;
-  remat::Bytes schedule_budget = budget;
-  remat::Bytes best_schedule_budget = budget;  // what the best schedule so far was planned for
-  remat::Bytes last_peak = result.peak;
-  alloc::Bytes last_height = joint.arena.height;
+  size_t best = 0;  // the try whose schedule and arena are kept
+  size_t base = 0;  // the try the next aim is lowered from: the last, or the best when the retries start going on
   double remat_seconds = result.seconds;
   double arena_seconds = joint.arena.seconds;
-  for (int round = 0; round < kJointRetries && retry && last_height > budget && !common::InterruptRequested();
+  for (int round = 0; round < kJointRetries && retry && joint.tries[base].arena_height > budget &&
+                      !common::InterruptRequested();
        ++round) {
-    const double packing = static_cast<double>(last_peak) / static_cast<double>(last_height);
+    const JointTry from = joint.tries[base];
+    const double packing = static_cast<double>(from.peak) / static_cast<double>(from.arena_height);
     const auto in_proportion = static_cast<remat::Bytes>(packing * static_cast<double>(budget));
-    schedule_budget =
-        last_peak > budget ? in_proportion : std::min(schedule_budget - (last_height - budget), in_proportion);
+    const remat::Bytes schedule_budget =
+        from.peak > budget ? in_proportion : std::min(from.aim - (from.arena_height - budget), in_proportion);
     if (schedule_budget < lower_bound || clock.Seconds() >= limit) break;
     stage.time_limit_s = left();
     stage.effort_s = kRetryShare * limit;
@@ -224,8 +224,7 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
                            .peak = tighter.peak,
                            .arena_height = tighter_arena.height,
                            .cost = tighter.cost});
-    last_peak = tighter.peak;
-    last_height = tighter_arena.height;
+    base = joint.tries.size() - 1;
     remat_seconds += tighter.seconds;
     arena_seconds += tighter_arena.seconds;
     const bool fits = tighter_arena.height <= budget;
@@ -239,14 +238,12 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
       result = std::move(tighter);
       joint.buffers = std::move(tighter_problem);
       joint.arena = std::move(tighter_arena);
-      best_schedule_budget = schedule_budget;
+      best = base;
     }
     if (fits || (over_own_budget && (!can_go_on || (go_on && !improved)))) break;
     if (over_own_budget && !go_on) {
       go_on = true;
-      schedule_budget = best_schedule_budget;
-      last_peak = result.peak;
-      last_height = joint.arena.height;
+      base = best;
     }
   }
   result.seconds = remat_seconds;
