@@ -2,10 +2,19 @@
 
 Exports the joint forward+backward graph of a torch.nn.Module as remat-graph/v1 JSON (graph_export),
 records the allocation pattern of one training iteration as MiniMalloc CSV (trace), imports CUDA memory
-snapshots (snapshot), and rebuilds a joint graph in the order of a remat-schedule/v1 to check it
-(schedule). The command line (`python3 -m memplan_torch`, cli.py) is the primary interface.
+snapshots (snapshot), rebuilds a joint graph in the order of a remat-schedule/v1 to check it (schedule), and
+trains with a schedule (training.ScheduledStep). The command line (`python3 -m memplan_torch`, cli.py) is the
+primary interface.
 """
 
-__all__ = ["MemplanTorchError"]
+__all__ = ["MemplanTorchError", "ScheduledStep"]
 
 from .errors import MemplanTorchError  # noqa: E402
+
+
+def __getattr__(name):
+    # ScheduledStep needs torch; the command line's --help and the torch-free modules must not.
+    if name == "ScheduledStep":
+        from .training import ScheduledStep
+        return ScheduledStep
+    raise AttributeError(f"module 'memplan_torch' has no attribute '{name}'")

@@ -85,11 +85,7 @@ def _cmd_apply_schedule(args):
     model = models.load_model(args.model)
     shape = models.parse_shape(args.input_shape) if args.input_shape else None
     x = models.example_input(model, args.batch, shape, args.input_dtype)
-    try:
-        with open(args.graph) as f:
-            graph = json.load(f)
-    except (OSError, ValueError) as e:
-        raise MemplanTorchError(f"{args.graph}: cannot read the graph: {e}") from e
+    graph = schedule.read_graph(args.graph)
     sched = schedule.read_schedule(args.schedule)
     model, inputs = graph_export.with_loss(model, (x,), args.loss)
     report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)

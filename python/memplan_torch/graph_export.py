@@ -122,11 +122,30 @@ def split_fused_dropout(gm):
         gm.recompile()
 
 
+def _forget_proxies(tensors):
+    """torch 1.13's make_fx leaves on every tensor it traced a map from its tracers to their proxies (in the
+    tensor's __dict__, under proxy_tensor.proxy_slot), and on a buffer that the module updates in Python
+    (batch norm's num_batches_tracked) a `proxy` attribute; copy.deepcopy of the traced model then fails
+    inside fx. They are dropped here: the trace is finished."""
+    try:
+        from torch.fx.experimental.proxy_tensor import proxy_slot
+    except ImportError:  # pragma: no cover - a torch without it keeps no such map
+        proxy_slot = None
+    for t in tensors:
+        if not isinstance(t, torch.Tensor):
+            continue
+        t.__dict__.pop(proxy_slot, None)
+        if isinstance(t.__dict__.get("proxy"), torch.fx.Proxy):
+            del t.__dict__["proxy"]
+
+
 def capture_joint(model, inputs, fake=True, dropout="fused"):
     """Trace `model(*inputs)` into its joint forward+backward fx graph with functorch's aot_module.
     Returns (GraphModule, joint_inputs, num_primals). With fake=True (torch 1.13's
     functorch.compile.config.use_fake_tensor; torch 2.x always traces with fake tensors) no real compute
-    happens; joint_inputs are then fake and only good for their shapes. `dropout`: see DROPOUTS."""
+    happens; joint_inputs are then fake and only good for their shapes. `dropout`: see DROPOUTS. Tracing
+    runs the model (with fake=False on real tensors); its buffers (running statistics) and the CPU generator
+    are put back as they were."""
     try:
         from functorch.compile import aot_module, config
     except ImportError:  # pragma: no cover - a torch 2.x without the functorch shim: its home in torch
@@ -146,6 +165,8 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     old = getattr(config, "use_fake_tensor", None)
     if old is not None:
         config.use_fake_tensor = fake
+    buffers = [(b, b.clone()) for b in model.buffers()]
+    rng = torch.get_rng_state()
     model.train()
     try:
         compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
@@ -158,13 +179,18 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
         raise
     except Exception as e:  # torch wraps user errors in various types; keep the original text
         if "gm" not in captured:
-            raise MemplanTorchError(f"model {type(model).__name__} cannot be traced by aot_module: "
+            raise MemplanTorchError(f"model {model_name(model)} cannot be traced by aot_module: "
                                     f"{type(e).__name__}: {e}") from e
     finally:
         if old is not None:
             config.use_fake_tensor = old
+        _forget_proxies(list(model.parameters()) + list(model.buffers()) + list(inputs))
+        with torch.no_grad():  # tracing ran the model: put back what its forward pass updated
+            for b, saved in buffers:
+                b.copy_(saved)
+        torch.set_rng_state(rng)
     if "gm" not in captured:
-        raise MemplanTorchError(f"model {type(model).__name__}: aot_module produced no joint graph")
+        raise MemplanTorchError(f"model {model_name(model)}: aot_module produced no joint graph")
     if dropout == "fused":
         split_fused_dropout(captured["gm"])
     joint_inputs = captured["inputs"]
@@ -442,6 +468,11 @@ class WithLoss(nn.Module):
         *inputs, target = inputs_and_target
         logits = self.model(*inputs)
         return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+
+
+def model_name(model):
+    """The class name of the user's model, also when it is wrapped in WithLoss (for messages)."""
+    return type(model.model if isinstance(model, WithLoss) else model).__name__
 
 
 def with_loss(model, inputs, loss):

@@ -20,18 +20,36 @@ from .graph_export import is_random_op, is_stateful
 from .memory import free_plan, simulate_peak
 
 
-def read_schedule(path):
-    """Load a remat-schedule/v1 JSON file; a clear error for anything else."""
+def _read_json(path, what):
+    """The JSON document in `path`; an error naming the file and `what` it should hold if it cannot be read."""
     try:
         with open(path) as f:
-            sched = json.load(f)
+            return json.load(f)
     except (OSError, ValueError) as e:
-        raise MemplanTorchError(f"{path}: cannot read a schedule: {e}") from e
-    if not isinstance(sched, dict) or sched.get("format") != "remat-schedule/v1":
-        raise MemplanTorchError(f"{path}: format: expected 'remat-schedule/v1'")
-    if not isinstance(sched.get("sequence"), list):
-        raise MemplanTorchError(f"{path}: sequence: expected an array of node ids")
+        raise MemplanTorchError(f"{path}: cannot read {what}: {e}") from e
+
+
+def read_graph(path):
+    """Load a remat-graph/v1 JSON file; a clear error for anything else."""
+    graph = _read_json(path, "the graph")
+    if not isinstance(graph, dict) or graph.get("format") != "remat-graph/v1":
+        raise MemplanTorchError(f"{path}: format: expected 'remat-graph/v1'")
+    return graph
+
+
+def read_schedule(path):
+    """Load a remat-schedule/v1 JSON file; a clear error for anything else."""
+    sched = _read_json(path, "a schedule")
+    check_schedule(sched, path)
     return sched
+
+
+def check_schedule(sched, where):
+    """A clear error (naming `where`) unless `sched` is a remat-schedule/v1 dict with a sequence array."""
+    if not isinstance(sched, dict) or sched.get("format") != "remat-schedule/v1":
+        raise MemplanTorchError(f"{where}: format: expected 'remat-schedule/v1'")
+    if not isinstance(sched.get("sequence"), list):
+        raise MemplanTorchError(f"{where}: sequence: expected an array of node ids")
 
 
 def check_sequence(graph, sequence, where="schedule"):
@@ -125,6 +143,45 @@ class _Null:
         return False
 
 
+def graph_outputs(gm):
+    """The joint fx graph's outputs: the forward pass's, then one gradient (or None) per primal input."""
+    return [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
+
+
+def retrace(model, inputs, graph_json, dropout="fused"):
+    """Trace `model(*inputs)` with real tensors into its joint fx graph (`dropout`: graph_export.DROPOUTS, as
+    the graph was exported) and check that it is `graph_json` node for node. Returns (gm, graph, mapping,
+    primals, tangents): the fx graph, its remat-graph/v1 dict and fx names, the primal inputs it was traced
+    with (the module's parameters, its buffers, then `inputs`, the same tensor objects) and one all-ones
+    tangent per forward output: the backward of the sum of the outputs."""
+    from .graph_export import capture_joint, joint_to_graph, model_name
+
+    name = model_name(model)
+    gm, joint_inputs, _ = capture_joint(model, inputs, fake=False, dropout=dropout)
+    graph, mapping = joint_to_graph(gm, graph_json.get("name", "graph"))
+    mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
+    theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
+    if mine != theirs:
+        first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+        raise MemplanTorchError(f"the graph file does not match {name} as traced here "
+                                f"(first difference at node {first}); export it again with real tensors (export-graph "
+                                "--real-tensors) and the same --loss and --dropout")
+    sizes = [(v["size"], w["size"]) for v, w in zip(graph["values"], graph_json["values"])]
+    if len(graph["values"]) != len(graph_json["values"]) or any(a != b for a, b in sizes):
+        k = next((k for k, (a, b) in enumerate(sizes) if a != b), min(len(sizes), len(graph_json["values"])))
+        here, there = (f"{sizes[k][0]} bytes", f"{sizes[k][1]}") if k < len(sizes) else ("no value", "a value")
+        raise MemplanTorchError(f"the graph file does not match {name} on these inputs: value {k} holds {here} here "
+                                f"and {there} in the file; export it at this batch size and input shape")
+    primals = list(joint_inputs[0])
+    if any(type(p).__name__ == "FakeTensor" for p in primals):
+        raise MemplanTorchError("this torch version handed fake tensors to the partitioner; applying schedules "
+                                "needs torch 1.13's functorch.compile.config.use_fake_tensor = False")
+    tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
+    tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
+                           dtype=primals[0].dtype, device=primals[0].device) for n in tangent_phs]
+    return gm, graph, mapping, primals, tangents
+
+
 def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dropout="fused"):
     """Re-trace `model` on real `inputs` (`dropout` as the graph was exported: graph_export.DROPOUTS), check
     the trace matches `graph_json` node for node, run the reference order and `sequence`, and compare: the
@@ -132,11 +189,9 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     autograd on a copy of the model. Dropout draws the same numbers in all three runs (the reference order
     starts from autograd's generator state; run_sequence replays it per node).
     Returns a report dict (allclose results, max differences, measured and predicted peaks)."""
-    from .graph_export import capture_joint, joint_to_graph
     from .trace import AllocationRecorder
 
-    # Autograd on the model itself first (tracing leaves proxies on the parameters, so no deepcopy later);
-    # then restore the running statistics that this step updated.
+    # Autograd on the model itself first; then restore the running statistics that this step updated.
     state = {k: v.clone() for k, v in model.state_dict().items()}
     params = list(model.parameters())
     model.zero_grad(set_to_none=True)
@@ -146,26 +201,10 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     autograd = [None if p.grad is None else p.grad.clone() for p in params]
     model.zero_grad(set_to_none=True)
     model.load_state_dict(state)
-    gm, joint_inputs, num_primals = capture_joint(model, inputs, fake=False, dropout=dropout)
-    graph, mapping = joint_to_graph(gm, graph_json.get("name", "graph"))
-    mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
-    theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
-    if mine != theirs:
-        first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-        raise MemplanTorchError(f"the graph file does not match {type(model).__name__} traced at this batch size "
-                                f"(first difference at node {first}); export it again with the same options")
+    gm, graph, mapping, primals, tangents = retrace(model, inputs, graph_json, dropout)
     # The file's recomputable flags are what the planner obeyed (the structure is the same, checked above).
     check_sequence(graph_json, sequence)
-    primals = list(joint_inputs[0])
-    if any(type(p).__name__ == "FakeTensor" for p in primals):
-        raise MemplanTorchError("this torch version handed fake tensors to the partitioner; applying schedules "
-                                "needs torch 1.13's functorch.compile.config.use_fake_tensor = False")
-    fw = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
-    num_fwd = len(fw) - num_primals
-    # d(sum of outputs)/d(output) = ones: the same loss as the autograd reference below.
-    tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
-    tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
-                           dtype=primals[0].dtype) for n in tangent_phs]
+    num_fwd = len(graph_outputs(gm)) - len(primals)
     rng_states = {}
     torch.set_rng_state(rng_start)
     ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"], rng_states=rng_states)

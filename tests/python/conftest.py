@@ -22,3 +22,24 @@ def memplan_binary():
         if os.access(path, os.X_OK):
             return path
     return None
+
+
+def recompute_late(graph, limit=None, several_outputs=False):
+    """A hand-made schedule: the reference order, plus a recomputation of each recomputable node with FLOPs
+    and one output (with several_outputs, any number: batch norm) right before the last step that uses one of
+    its outputs (when that step is well after it)."""
+    seq = list(graph["order"])
+    last_use = {}
+    for pos, nid in enumerate(seq):
+        for v in graph["nodes"][nid]["inputs"]:
+            last_use[v] = pos
+    inserts = []
+    for n in graph["nodes"]:
+        if n["recomputable"] and n["cost"] > 0 and (len(n["outputs"]) == 1 or several_outputs and n["outputs"]):
+            pos = max(last_use.get(v, -1) for v in n["outputs"])
+            if pos > n["id"] + 5:
+                inserts.append((pos, n["id"]))
+    inserts = sorted(inserts)[:limit]
+    for k, (pos, nid) in enumerate(inserts):
+        seq.insert(pos + k, nid)
+    return seq

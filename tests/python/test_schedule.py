@@ -13,27 +13,7 @@ torchvision = pytest.importorskip("torchvision")
 from memplan_torch import graph_export, models, schedule  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
-from conftest import memplan_binary  # noqa: E402
-
-
-def recompute_late(graph, limit=None):
-    """A hand-made schedule: the reference order, plus a recomputation of each recomputable node with FLOPs
-    right before the last step that uses its output (when that step is well after it)."""
-    seq = list(graph["order"])
-    last_use = {}
-    for pos, nid in enumerate(seq):
-        for v in graph["nodes"][nid]["inputs"]:
-            last_use[v] = pos
-    inserts = []
-    for n in graph["nodes"]:
-        if n["recomputable"] and n["cost"] > 0 and len(n["outputs"]) == 1:
-            pos = last_use.get(n["outputs"][0], -1)
-            if pos > n["id"] + 5:
-                inserts.append((pos, n["id"]))
-    inserts = sorted(inserts)[:limit]
-    for k, (pos, nid) in enumerate(inserts):
-        seq.insert(pos + k, nid)
-    return seq
+from conftest import memplan_binary, recompute_late  # noqa: E402
 
 
 def _check(model, x, loss="none"):

@@ -1,0 +1,129 @@
+"""Training with a memplan schedule: ScheduledStep is one training step of a model (forward, loss,
+backward) run as the model's joint forward+backward graph in the order of a remat-schedule/v1. It
+recomputes what the schedule recomputes, frees every value after the last use it serves (so the step holds
+what the schedule's peak says), and leaves each parameter's gradient in `.grad` as `loss.backward()` would.
+It takes the place of the forward and backward lines of a training loop:
+
+    step = ScheduledStep(model, (x,), "graph.json", "schedule.json")   # x: an example batch
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = step(x, y)
+        optimizer.step()
+
+The graph is the one `memplan-torch export-graph` wrote for this model at this batch size (with the same
+--loss and --dropout), the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must
+have the example's shapes and dtypes: the joint graph is traced for them.
+"""
+
+import torch
+
+from .errors import MemplanTorchError
+from .graph_export import is_stateful, with_loss
+from .schedule import (check_schedule, check_sequence, graph_outputs, read_graph, read_schedule, retrace,
+                       run_sequence)
+
+
+def _graph_of(graph):
+    """A remat-graph/v1 dict from a dict or the path of a JSON file."""
+    return graph if isinstance(graph, dict) else read_graph(graph)
+
+
+def _sequence_of(schedule):
+    """The node sequence of a remat-schedule/v1 given as a dict, a path, or the sequence itself."""
+    if isinstance(schedule, dict):
+        check_schedule(schedule, "schedule")
+        return list(schedule["sequence"])
+    if isinstance(schedule, (list, tuple)):
+        return list(schedule)
+    return list(read_schedule(schedule)["sequence"])
+
+
+def _batch_norms_counted(model, gm, primals):
+    """The batch-norm modules whose running statistics the graph updates. The module's own step counter
+    (num_batches_tracked) is a Python-side add_ that the traced graph leaves out; the step adds to it. (A
+    module with momentum None, whose averaging factor is 1 / that counter, cannot be traced at all.)"""
+    index = {n.name: i for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")}
+    updated = set()
+    for n in gm.graph.nodes:
+        if n.op != "call_function" or not is_stateful(n):
+            continue
+        if "functional" in str(n.target):
+            raise MemplanTorchError(f"torch {torch.__version__} traces training batch norm functionally ({n.target}): "
+                                    "its running statistics are graph outputs, which ScheduledStep does not write "
+                                    "back yet (torch 1.13 updates them in place)")
+        for a in n.args:
+            if isinstance(a, torch.fx.Node) and a.op == "placeholder" and a.name in index \
+                    and index[a.name] < len(primals):
+                updated.add(id(primals[index[a.name]]))
+    counted = []
+    for m in model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and id(getattr(m, "running_mean", None)) in updated \
+                and m.num_batches_tracked is not None:
+            counted.append(m)
+    return counted
+
+
+class ScheduledStep:
+    """A training step of `model` that follows a memplan schedule (see the module's docstring).
+
+    model: the torch.nn.Module to train, in training mode (its batch norms update running statistics);
+    example_inputs: a tuple of tensors, one batch of the model's inputs (the target excluded);
+    graph: the remat-graph/v1 of the model (a dict or a path); schedule: a remat-schedule/v1 (a dict, a path,
+    or its node sequence); loss: "cross-entropy" (the graph ends with the mean cross-entropy of the model's
+    logits against a target: the step is called with the inputs and the target and returns the loss) or
+    "none" (the graph ends at the model's outputs: the step returns them and backpropagates their sum);
+    dropout: "fused" or "decomposed", as the graph was exported.
+
+    Tracing the model here runs it, with real tensors; its parameters, running statistics and the CPU
+    generator are left as they were. A graph that is not this model's at this batch size, or a schedule that
+    is not valid on it, raises MemplanTorchError.
+    """
+
+    def __init__(self, model, example_inputs, graph, schedule, loss="cross-entropy", dropout="fused"):
+        graph_json = _graph_of(graph)
+        self._sequence = _sequence_of(schedule)
+        rng = torch.get_rng_state()
+        try:
+            module, inputs = with_loss(model, tuple(example_inputs), loss)  # draws a random target
+        finally:
+            torch.set_rng_state(rng)
+        self._gm, self._graph, self._mapping, primals, self._tangents = retrace(module, inputs, graph_json, dropout)
+        check_sequence(graph_json, self._sequence)
+        self._state = list(module.parameters()) + list(module.buffers())
+        if len(primals) != len(self._state) + len(inputs) or \
+                any(p is not s for p, s in zip(primals, self._state)):
+            raise MemplanTorchError("internal: the joint graph's primal inputs are not the module's parameters, "
+                                    "buffers and inputs in that order")
+        self._params = list(module.parameters())
+        self._inputs = [(tuple(t.shape), t.dtype) for t in inputs]
+        self._num_fwd = len(graph_outputs(self._gm)) - len(primals)
+        self._counted = _batch_norms_counted(model, self._gm, primals)
+        self._loss = loss
+
+    def __call__(self, *inputs):
+        """Runs the step on one batch (with loss "cross-entropy": the model's inputs, then the target).
+        Adds each parameter's gradient to its .grad (sets it where None) and returns the loss (or, with loss
+        "none", the model's output, or a tuple of its outputs)."""
+        what = "the model's inputs and the target" if self._loss == "cross-entropy" else "the model's inputs"
+        if len(inputs) != len(self._inputs):
+            raise MemplanTorchError(f"ScheduledStep: expected {len(self._inputs)} tensors ({what}), got {len(inputs)}")
+        for k, (t, (shape, dtype)) in enumerate(zip(inputs, self._inputs)):
+            if not isinstance(t, torch.Tensor) or tuple(t.shape) != shape or t.dtype != dtype:
+                got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
+                raise MemplanTorchError(f"ScheduledStep: argument {k}: expected a {dtype} tensor of shape {shape} "
+                                        f"(the graph was traced for it), got {got}")
+        primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
+        outputs = run_sequence(self._gm, self._graph, self._mapping, primals, self._tangents, self._sequence)
+        for p, g in zip(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
+            if g is None:
+                continue
+            if g.stride() != p.stride():  # as autograd stores it: in the parameter's layout
+                g = torch.empty_strided(p.shape, p.stride(), dtype=p.dtype, device=p.device).copy_(g)
+            if p.grad is None:
+                p.grad = g
+            else:
+                p.grad += g
+        for m in self._counted:
+            m.num_batches_tracked.add_(1)
+        forward = outputs[:self._num_fwd]
+        return forward[0] if len(forward) == 1 else tuple(forward)

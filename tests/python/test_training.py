@@ -1,0 +1,156 @@
+"""Training with a schedule (memplan_torch.ScheduledStep): several optimizer steps with recomputation end
+with the parameters and running statistics of plain autograd training; bad arguments are clear errors."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+torchvision = pytest.importorskip("torchvision")
+
+from memplan_torch import MemplanTorchError, ScheduledStep, graph_export, models  # noqa: E402
+
+from conftest import REPO, memplan_binary, recompute_late  # noqa: E402
+
+F = torch.nn.functional
+
+
+def _graph(model, x, loss="cross-entropy", recompute_batch_norm=True):
+    return graph_export.export_graph(model, (x,), "g", fake=False, recompute_batch_norm=recompute_batch_norm,
+                                     loss=loss)
+
+
+def _train_both(model, batches, graph, sequence, loss="cross-entropy"):
+    """Trains `model` with the schedule and a copy with autograd (SGD with momentum) on `batches`; returns
+    (the two models, the two lists of losses or outputs)."""
+    plain = copy.deepcopy(model)
+    step = ScheduledStep(model, batches[0][:1], graph, sequence, loss=loss)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in (model, plain)]
+    got, want = [], []
+    for x, target in batches:
+        for opt in opts:
+            opt.zero_grad()
+        got.append(step(x, target) if loss == "cross-entropy" else step(x))
+        out = plain(x)
+        if loss == "cross-entropy":
+            want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1)))
+            want[-1].backward()
+        else:
+            want.append(out)
+            out.sum().backward()
+        for opt in opts:
+            opt.step()
+    return (model, plain), (got, want)
+
+
+def _same_state(a, b):
+    for (name, x), y in zip(a.state_dict().items(), b.state_dict().values()):
+        assert torch.allclose(x.float(), y.float(), rtol=1e-4, atol=1e-5), name
+
+
+def test_resnet18_trains_as_with_autograd_while_recomputing_batch_norm():
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    x = torch.randn(2, 3, 32, 32)
+    g = _graph(model, x)
+    seq = recompute_late(g, several_outputs=True)
+    recomputed = {g["nodes"][n]["op"] for n in set(seq) if seq.count(n) > 1}
+    assert "aten.native_batch_norm.default" in recomputed and "aten.convolution.default" in recomputed
+    batches = [(torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))) for _ in range(3)]
+    before = model.bn1.running_mean.clone()
+    (model, plain), (got, want) = _train_both(model, batches, g, seq)
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)  # parameters, running statistics and num_batches_tracked
+    assert int(model.bn1.num_batches_tracked) == 3
+    assert not torch.allclose(before, model.bn1.running_mean)
+
+
+def test_gpt_trains_as_with_autograd_from_a_schedule_file(tmp_path):
+    torch.manual_seed(0)
+    model = models.gpt_tiny()
+    x = model.example_input(2)
+    g = _graph(model, x)
+    seq = recompute_late(g)
+    assert len(seq) > len(g["order"])
+    (tmp_path / "g.json").write_text(json.dumps(g))
+    (tmp_path / "s.json").write_text(json.dumps({"format": "remat-schedule/v1", "sequence": seq}))
+    batches = [(model.example_input(2), torch.randint(0, 256, (2, x.shape[1]))) for _ in range(2)]
+    (model, plain), (got, want) = _train_both(model, batches, str(tmp_path / "g.json"), str(tmp_path / "s.json"))
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
+
+
+def test_without_a_loss_the_step_returns_the_outputs_and_backpropagates_their_sum():
+    torch.manual_seed(0)
+    block = models.transformer_block_tiny()
+    x = block.example_input(2)
+    g = _graph(block, x, loss="none")
+    batches = [(block.example_input(2), None) for _ in range(2)]
+    (block, plain), (got, want) = _train_both(block, batches, g, recompute_late(g), loss="none")
+    for a, b in zip(got, want):
+        assert torch.allclose(a, b.detach(), rtol=1e-4, atol=1e-5)
+    _same_state(block, plain)
+
+
+def test_bad_arguments_are_clear_errors():
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    x = torch.randn(2, 3, 32, 32)
+    g = _graph(model, x)
+    step = ScheduledStep(model, (x,), g, g["order"])
+    with pytest.raises(MemplanTorchError, match=r"expected 2 tensors \(the model's inputs and the target\), got 1"):
+        step(x)
+    with pytest.raises(MemplanTorchError, match=r"argument 0: expected a torch.float32 tensor of shape \(2, 3, 32, "
+                                                r"32\) \(the graph was traced for it\), got torch.float32 \(4, 3"):
+        step(torch.randn(4, 3, 32, 32), torch.randint(0, 10, (2,)))
+    with pytest.raises(MemplanTorchError, match="argument 1: .* got list"):
+        step(x, [0, 1])
+    # the graph of another batch size, a schedule that runs batch norm twice without --recompute-batch-norm
+    with pytest.raises(MemplanTorchError, match="does not match ResNet on these inputs: value 122 holds 49152 bytes "
+                                                "here and 24576 in the file; export it at this batch size"):
+        ScheduledStep(model, (torch.randn(4, 3, 32, 32),), g, g["order"])
+    with pytest.raises(MemplanTorchError, match=r"does not match ResNet as traced here \(first difference at node "
+                                                r"0\); export it again with real tensors \(export-graph --real-tensors"):
+        ScheduledStep(model, (x,), g, g["order"], loss="none")
+    once = _graph(model, x, recompute_batch_norm=False)
+    twice = recompute_late(once, several_outputs=False) + [1]
+    with pytest.raises(MemplanTorchError, match=r"node 1 \(native_batch_norm\) is not recomputable but runs 2 times"):
+        ScheduledStep(model, (x,), once, twice)
+    with pytest.raises(MemplanTorchError, match="format: expected 'remat-schedule/v1'"):
+        ScheduledStep(model, (x,), g, {"format": "something", "sequence": []})
+    model.bn1.momentum = None  # a cumulative average: 1 / num_batches_tracked, a data-dependent factor
+    with pytest.raises(MemplanTorchError, match="model ResNet cannot be traced by aot_module: RuntimeError: .*tracing"):
+        ScheduledStep(model, (x,), g, g["order"])
+
+
+def test_the_example_trains_with_a_planned_schedule():
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("no memplan build")
+    script = os.path.join(REPO, "examples", "torch", "train_with_schedule.py")
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    run = subprocess.run([sys.executable, script, "--input-shape", "3,64,64", "--budget", "70%", "--steps", "2",
+                          "--memplan", memplan], capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "parameters and buffers after 2 steps: equal" in run.stdout
+    assert "with the schedule" in run.stdout.splitlines()[-1]
+
+
+def test_graph_and_schedule_files_that_cannot_be_used_are_named(tmp_path):
+    model = torchvision.models.resnet18(num_classes=10)
+    x = torch.randn(2, 3, 32, 32)
+    (tmp_path / "broken.json").write_text("{")
+    (tmp_path / "schedule.json").write_text('{"format": "remat-schedule/v1", "sequence": []}')
+    (tmp_path / "graph.json").write_text('{"format": "remat-graph/v1"}')
+    cases = [(tmp_path / "missing.json", tmp_path / "schedule.json", r"missing.json: cannot read the graph: .*No such"),
+             (tmp_path / "broken.json", tmp_path / "schedule.json", r"broken.json: cannot read the graph: Expecting"),
+             (tmp_path / "schedule.json", tmp_path / "schedule.json", r"schedule.json: format: expected 'remat-graph/v1'"),
+             (tmp_path / "graph.json", tmp_path / "broken.json", r"broken.json: cannot read a schedule"),
+             (tmp_path / "graph.json", tmp_path / "graph.json", r"graph.json: format: expected 'remat-schedule/v1'")]
+    for graph, schedule, message in cases:
+        with pytest.raises(MemplanTorchError, match=message):
+            ScheduledStep(model, (x,), str(graph), str(schedule))
