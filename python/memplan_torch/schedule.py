@@ -148,17 +148,33 @@ def graph_outputs(gm):
     return [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
 
 
-def retrace(model, inputs, graph_json, dropout="fused"):
-    """Trace `model(*inputs)` with real tensors into its joint fx graph (`dropout`: graph_export.DROPOUTS, as
-    the graph was exported) and check that it is `graph_json` node for node. Returns (gm, graph, mapping,
-    primals, tangents): the fx graph, its remat-graph/v1 dict and fx names, the primal inputs it was traced
-    with (the module's parameters, its buffers, then `inputs`, the same tensor objects) and one all-ones
-    tangent per forward output: the backward of the sum of the outputs."""
+def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False):
+    """Trace `model(*inputs)` with real tensors into its joint fx graph (`dropout`: graph_export.DROPOUTS).
+    Returns (gm, graph, mapping, primals, tangents): the fx graph, its remat-graph/v1 dict (see
+    graph_export.joint_to_graph) and fx names, the primal inputs it was traced with (the module's parameters,
+    its buffers, then `inputs`, the same tensor objects) and one all-ones tangent per forward output: the
+    backward of the sum of the outputs."""
     from .graph_export import capture_joint, joint_to_graph, model_name
 
-    name = model_name(model)
     gm, joint_inputs, _ = capture_joint(model, inputs, fake=False, dropout=dropout)
-    graph, mapping = joint_to_graph(gm, graph_json.get("name", "graph"))
+    graph, mapping = joint_to_graph(gm, model_name(model), recompute_batch_norm=recompute_batch_norm)
+    primals = list(joint_inputs[0])
+    if any(type(p).__name__ == "FakeTensor" for p in primals):
+        raise MemplanTorchError("this torch version handed fake tensors to the partitioner; applying schedules "
+                                "needs torch 1.13's functorch.compile.config.use_fake_tensor = False")
+    tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
+    tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
+                           dtype=primals[0].dtype, device=primals[0].device) for n in tangent_phs]
+    return gm, graph, mapping, primals, tangents
+
+
+def retrace(model, inputs, graph_json, dropout="fused"):
+    """trace_joint, checking that the trace is `graph_json` node for node and value size for value size (as
+    the graph was exported: `dropout` the same, real tensors)."""
+    from .graph_export import model_name
+
+    gm, graph, mapping, primals, tangents = trace_joint(model, inputs, dropout)
+    name = model_name(model)
     mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
     theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
     if mine != theirs:
@@ -172,13 +188,6 @@ def retrace(model, inputs, graph_json, dropout="fused"):
         here, there = (f"{sizes[k][0]} bytes", f"{sizes[k][1]}") if k < len(sizes) else ("no value", "a value")
         raise MemplanTorchError(f"the graph file does not match {name} on these inputs: value {k} holds {here} here "
                                 f"and {there} in the file; export it at this batch size and input shape")
-    primals = list(joint_inputs[0])
-    if any(type(p).__name__ == "FakeTensor" for p in primals):
-        raise MemplanTorchError("this torch version handed fake tensors to the partitioner; applying schedules "
-                                "needs torch 1.13's functorch.compile.config.use_fake_tensor = False")
-    tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
-    tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
-                           dtype=primals[0].dtype, device=primals[0].device) for n in tangent_phs]
     return gm, graph, mapping, primals, tangents
 
 

@@ -15,12 +15,14 @@ The graph is the one `memplan-torch export-graph` wrote for this model at this b
 have the example's shapes and dtypes: the joint graph is traced for them.
 """
 
+import json
+
 import torch
 
 from .errors import MemplanTorchError
 from .graph_export import is_stateful, with_loss
 from .schedule import (check_schedule, check_sequence, graph_outputs, read_graph, read_schedule, retrace,
-                       run_sequence)
+                       run_sequence, trace_joint)
 
 
 def _graph_of(graph):
@@ -36,6 +38,15 @@ def _sequence_of(schedule):
     if isinstance(schedule, (list, tuple)):
         return list(schedule)
     return list(read_schedule(schedule)["sequence"])
+
+
+def _with_loss(model, example_inputs, loss):
+    """graph_export.with_loss, leaving the CPU generator as it was (a cross-entropy target is drawn)."""
+    rng = torch.get_rng_state()
+    try:
+        return with_loss(model, tuple(example_inputs), loss)
+    finally:
+        torch.set_rng_state(rng)
 
 
 def _batch_norms_counted(model, gm, primals):
@@ -76,19 +87,53 @@ class ScheduledStep:
 
     Tracing the model here runs it, with real tensors; its parameters, running statistics and the CPU
     generator are left as they were. A graph that is not this model's at this batch size, or a schedule that
-    is not valid on it, raises MemplanTorchError.
+    is not valid on it, raises MemplanTorchError. ScheduledStep.planned plans the schedule itself.
     """
 
     def __init__(self, model, example_inputs, graph, schedule, loss="cross-entropy", dropout="fused"):
         graph_json = _graph_of(graph)
-        self._sequence = _sequence_of(schedule)
-        rng = torch.get_rng_state()
+        sequence = _sequence_of(schedule)
+        module, inputs = _with_loss(model, example_inputs, loss)
+        self._setup(model, module, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)
+        self.plan = None
+
+    @classmethod
+    def planned(cls, model, example_inputs, budget, loss="cross-entropy", dropout="fused", time_limit_s=10.0,
+                seed=1):
+        """Plans the step in-process and returns it: the model traced once (batch norm recomputable), FastSA
+        on its graph through the bindings (memplan_native, as `memplan remat --budget B --time-limit T --seed
+        S`), the schedule checked by the independent validator. budget: bytes (int) or a percentage of the
+        reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
+        (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...); a budget that cannot
+        be met gives the best schedule found, as memplan does (budget_met False)."""
+        from . import native
+
         try:
-            module, inputs = with_loss(model, tuple(example_inputs), loss)  # draws a random target
-        finally:
-            torch.set_rng_state(rng)
-        self._gm, self._graph, self._mapping, primals, self._tangents = retrace(module, inputs, graph_json, dropout)
-        check_sequence(graph_json, self._sequence)
+            planner = native.load()
+        except ImportError as e:
+            raise MemplanTorchError(f"ScheduledStep.planned needs the memplan_native bindings: {e}") from e
+        module, inputs = _with_loss(model, example_inputs, loss)
+        traced = trace_joint(module, inputs, dropout, recompute_batch_norm=True)
+        graph_json = traced[1]
+        graph = planner.parse_graph(json.dumps(graph_json))
+        try:
+            result = planner.plan_remat(graph, budget, time_limit_s=time_limit_s, seed=seed)
+        except ValueError as e:  # a budget that is neither bytes nor a percentage
+            raise MemplanTorchError(str(e)) from e
+        check = planner.validate_schedule(graph, result["sequence"], peak=result["peak"], cost=result["cost"])
+        if not check["ok"]:
+            raise MemplanTorchError(f"internal: the planned schedule fails validation: {check['errors'][:3]}")
+        step = cls.__new__(cls)
+        step._setup(model, module, inputs, traced, graph_json, result["sequence"], loss)
+        step.plan = {k: v for k, v in result.items() if k not in ("sequence", "schedule_json")}
+        return step
+
+    def _setup(self, model, module, inputs, traced, graph_json, sequence, loss):
+        """What both constructors share: the traced joint graph (trace_joint's tuple) and a sequence valid on
+        `graph_json`, which the trace matches."""
+        self._gm, self._graph, self._mapping, primals, self._tangents = traced
+        check_sequence(graph_json, sequence)
+        self._sequence = list(sequence)
         self._state = list(module.parameters()) + list(module.buffers())
         if len(primals) != len(self._state) + len(inputs) or \
                 any(p is not s for p, s in zip(primals, self._state)):

@@ -154,3 +154,36 @@ def test_graph_and_schedule_files_that_cannot_be_used_are_named(tmp_path):
     for graph, schedule, message in cases:
         with pytest.raises(MemplanTorchError, match=message):
             ScheduledStep(model, (x,), str(graph), str(schedule))
+
+
+def test_a_step_planned_in_process_trains_as_with_autograd():
+    from memplan_torch import native
+
+    try:
+        native.load()
+    except ImportError as e:
+        pytest.skip(str(e))
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    plain = copy.deepcopy(model)
+    x = torch.randn(4, 3, 64, 64)
+    step = ScheduledStep.planned(model, (x,), "70%", time_limit_s=1)
+    plan = step.plan
+    assert plan["method"] == "fastsa" and plan["peak"] < plan["reference_peak"]
+    assert plan["memory_percent"] == pytest.approx(100 * plan["peak"] / plan["reference_peak"])
+    assert plan["budget_met"] == (plan["peak"] <= plan["budget"])
+    assert len(step._sequence) > len(set(step._sequence))  # it recomputes
+    opts = [torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in (model, plain)]
+    for _ in range(2):
+        x, target = torch.randn(4, 3, 64, 64), torch.randint(0, 10, (4,))
+        for opt in opts:
+            opt.zero_grad()
+        loss = step(x, target)
+        want = F.cross_entropy(plain(x), target)
+        want.backward()
+        assert float(loss) == pytest.approx(float(want), rel=1e-5)
+        for opt in opts:
+            opt.step()
+    _same_state(model, plain)
+    with pytest.raises(MemplanTorchError, match="budget: 'lots' is neither bytes nor a percentage"):
+        ScheduledStep.planned(model, (x,), "lots")
