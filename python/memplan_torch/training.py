@@ -102,8 +102,8 @@ class ScheduledStep:
                 seed=1):
         """Plans the step in-process and returns it: the model traced once (batch norm recomputable), FastSA
         on its graph through the bindings (memplan_native, as `memplan remat --budget B --time-limit T --seed
-        S`), the schedule checked by the independent validator. budget: bytes (int) or a percentage of the
-        reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
+        S`), the schedule checked by the independent validator. budget: bytes (an int, or text with a unit:
+        "6GiB") or a percentage of the reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
         (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...); a budget that cannot
         be met gives the best schedule found, as memplan does (budget_met False)."""
         from . import native

@@ -261,7 +261,8 @@ PYBIND11_MODULE(memplan_native, m) {
       },
       py::arg("graph"), py::arg("budget") = "100%", py::arg("method") = "fastsa", py::arg("time_limit_s") = 10.0,
       py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0, py::arg("soft_peak") = remat::kDefaultSoftPeak,
-      "Plans a schedule (remat::PlanRemat). budget: bytes (int) or a percentage string ('50%'); moves: FastSA's "
+      "Plans a schedule (remat::PlanRemat). budget: bytes (an int, or a string with a unit: '6GiB') or a "
+      "percentage string ('50%'); moves: FastSA's "
       "move budget, 0 for the default; soft_peak: as `memplan remat --soft-peak`. Returns a "
       "dict with the figures `memplan remat --json` prints, `sequence` (node indices) and `schedule_json` "
       "(remat-schedule/v1 text, as `memplan remat -o` writes).");

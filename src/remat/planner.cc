@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/byte_count.h"
 #include "common/error.h"
 #include "common/stopwatch.h"
 #include "remat/chen.h"
@@ -101,6 +102,9 @@ RematResult ContinueRemat(const Graph& graph, const Sequence& start, const Remat
 }
 
 Bytes ParseBudget(const std::string& text, Bytes reference_peak, const std::string& source) {
+  const auto too_large = [&] {
+    return common::InputError(fmt::format("{}: '{}' is more than 2^63 - 1 bytes", source, text));
+  };
   const bool percent = !text.empty() && text.back() == '%';
   const std::string number = percent ? text.substr(0, text.size() - 1) : text;
   if (percent) {
@@ -109,9 +113,6 @@ Bytes ParseBudget(const std::string& text, Bytes reference_peak, const std::stri
     if (error != std::errc() || end != number.data() + number.size() || !(value > 0)) {
       throw common::InputError(fmt::format("{}: '{}' is not a positive percentage", source, text));
     }
-    const auto too_large = [&] {
-      return common::InputError(fmt::format("{}: '{}' is more than 2^63 - 1 bytes", source, text));
-    };
     int64_t whole = 0;
     const auto [whole_end, whole_error] = std::from_chars(number.data(), number.data() + number.size(), whole);
     // Whole percentages are computed exactly in integers: ceil(peak × p / 100), split as
@@ -130,12 +131,13 @@ Bytes ParseBudget(const std::string& text, Bytes reference_peak, const std::stri
     if (!(budget < 0x1p63L)) throw too_large();
     return static_cast<Bytes>(budget);
   }
-  Bytes bytes = 0;
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), bytes);
-  if (error != std::errc() || end != number.data() + number.size() || bytes < 0) {
-    throw common::InputError(fmt::format("{}: '{}' is neither bytes nor a percentage like 80%", source, text));
+  const std::optional<long double> bytes = common::ParseByteCount(text);
+  if (!bytes) {
+    throw common::InputError(
+        fmt::format("{}: '{}' is neither bytes (1048576, 512MiB, 80GB) nor a percentage like 80%", source, text));
   }
-  return bytes;
+  if (!(*bytes < 0x1p63L)) throw too_large();
+  return static_cast<Bytes>(*bytes);
 }
 
 }  // namespace remat

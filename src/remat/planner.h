@@ -52,8 +52,9 @@ RematResult PlanRemat(const Graph& graph, const RematOptions& options, common::P
 RematResult ContinueRemat(const Graph& graph, const Sequence& start, const RematOptions& options,
                           common::Progress& progress);
 
-// Parses a budget: bytes ("123456789") or a percentage of `reference_peak` ("80%", rounded up, as
-// Moccasin's budgets are). `source` names the option in the InputError thrown for anything else.
+// Parses a budget: bytes ("123456789", or with a unit as common::ParseByteCount reads them: "512MiB",
+// "80GB", rounded down) or a percentage of `reference_peak` ("80%", rounded up, as Moccasin's budgets
+// are). `source` names the option in the InputError thrown for anything else.
 Bytes ParseBudget(const std::string& text, Bytes reference_peak, const std::string& source);
 
 }  // namespace remat

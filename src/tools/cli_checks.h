@@ -6,7 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
+
+#include "common/byte_count.h"
 
 namespace tools {
 
@@ -28,5 +31,20 @@ inline CLI::Validator FiniteNumber(double low, double high = std::numeric_limits
 
 // A finite number above 0 (a time limit).
 inline CLI::Validator FinitePositive() { return FiniteNumber(0, std::numeric_limits<double>::max(), true); }
+
+// A byte count of at least 1 byte as common::ParseByteCount reads it ("1048576", "512MiB", "80GB"),
+// replaced by its whole number of bytes for the option's integer.
+inline CLI::Validator PositiveByteCount() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::optional<long double> bytes = common::ParseByteCount(text);
+        if (!bytes) return "'" + text + "' is not a byte count like 1048576, 512MiB or 80GB";
+        if (!(*bytes < 0x1p63L)) return "'" + text + "' is more than 2^63 - 1 bytes";
+        if (!(*bytes >= 1)) return "'" + text + "' is not at least 1 byte";
+        text = std::to_string(static_cast<long long>(*bytes));
+        return "";
+      },
+      "BYTES");
+}
 
 }  // namespace tools

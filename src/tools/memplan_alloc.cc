@@ -198,8 +198,9 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
                   "models, in moves for annealing and in units of work for the search); the same seed and budget "
                   "give the same plan unless --time-limit ends the run first");
   cmd->add_option("--seed", plan->seed, "Random seed (same input and seed, same plan)");
-  cmd->add_option("--capacity", plan->capacity, "Stop as soon as the height fits; exit status 1 if it does not")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--capacity", plan->capacity,
+                  "Stop as soon as the height fits (bytes, or with a unit: 512MiB, 80GB); exit status 1 if it does not")
+      ->transform(PositiveByteCount());
   cmd->add_option("--period", plan->period, "The pattern repeats every P time units; upper > P wraps around")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--conf", plan->conf, "With --method all: PYTORCH_CUDA_ALLOC_CONF settings of the simulated "

@@ -163,7 +163,8 @@ int RunPlan(const RematCommand& command) {
 void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
   cmd->add_option("graph", command.graph_path, "Graph: remat-graph/v1 JSON or a Moccasin/Checkmate networkx JSON")
       ->required();
-  cmd->add_option("--budget", command.budget, "Peak memory to reach: bytes, or a percentage of the reference peak")
+  cmd->add_option("--budget", command.budget,
+                  "Peak memory to reach: bytes (or 512MiB, 80GB), or a percentage of the reference peak")
       ->capture_default_str();
   cmd->add_option("--time-limit", command.plan.time_limit_s, "Seconds for the planner")
       ->capture_default_str()

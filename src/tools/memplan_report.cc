@@ -227,8 +227,8 @@ void AddReportCommands(CLI::App& app, CommandResult& result) {
                                            "or networkx JSON), told apart by the contents")
       ->required();
   cmd->add_option("-o,--output", options->output, "HTML file to write")->required();
-  cmd->add_option("--budget", options->budget, "Graphs: peak memory to reach, bytes or a percentage of the "
-                                               "reference peak (default 75%)");
+  cmd->add_option("--budget", options->budget, "Graphs: peak memory to reach, bytes (or 512MiB, 80GB) or a "
+                                               "percentage of the reference peak (default 75%)");
   cmd->add_option("--time-limit", options->time_limit_s, "Seconds each planner may run")
       ->capture_default_str()
       ->check(FinitePositive());

@@ -130,8 +130,9 @@ void AddSimulateCommands(CLI::App& app, CommandResult& result) {
                   "PYTORCH_CUDA_ALLOC_CONF-style settings, e.g. max_split_size_mb:128,expandable_segments:True "
                   "(default: the PYTORCH_CUDA_ALLOC_CONF variable)");
   CLI::Option* device = cmd->add_option("--device-memory", simulate->device_memory,
-                                        "Device memory in bytes (suffixes KB, MB, GB are powers of 1024); default unlimited")
-                            ->transform(CLI::AsSizeValue(false));
+                                        "Device memory: bytes, or with a unit (KiB, MiB, GiB: powers of 1024; KB, MB, "
+                                        "GB: powers of 1000); default unlimited")
+                            ->transform(PositiveByteCount());
   cmd->add_option("--memory-fraction", simulate->memory_fraction,
                   "As torch.cuda.set_per_process_memory_fraction (enables garbage_collection_threshold)")
       ->check(FiniteNumber(0, 1))

@@ -49,6 +49,16 @@ TEST_F(AllocCli, CapacityDecidesTheExitStatus) {
   EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("b.csv") + " --capacity 11 --moves 200"), common::kExitTargetMissed);
   EXPECT_NE(err_.find("exceeds the capacity 11"), std::string::npos) << err_;
   EXPECT_TRUE(std::filesystem::exists(Path("b.csv")));  // the best plan is still written
+  // A unit, as in --budget: 0.012KB is 12 bytes; below one byte is refused.
+  EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("c.csv") + " --capacity 0.012KB"), common::kExitOk) << err_;
+  EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("d.csv") + " --capacity 0.011kb --moves 200"),
+            common::kExitTargetMissed);
+  EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("e.csv") + " --capacity 0.5B"), common::kExitBadInput);
+  EXPECT_NE(err_.find("--capacity: '0.5B' is not at least 1 byte"), std::string::npos) << err_;
+  EXPECT_EQ(Memplan("alloc " + input + " -o " + Path("e.csv") + " --capacity 12XB"), common::kExitBadInput);
+  EXPECT_NE(err_.find("--capacity: '12XB' is not a byte count like 1048576, 512MiB or 80GB"), std::string::npos)
+      << err_;
+  EXPECT_FALSE(std::filesystem::exists(Path("e.csv")));
 }
 
 TEST_F(AllocCli, SvgPictureIsWritten) {

@@ -55,7 +55,7 @@ TEST_F(SimulateCli, ReadsTheEnvironmentWhenNoConfIsGiven) {
 TEST_F(SimulateCli, OutOfMemoryExitsWithOne) {
   const std::string csv = Path("p.csv");
   std::ofstream(csv) << "id,lower,upper,size\na,0,2,12582912\nb,1,2,20971520\n";  // 12 MiB, then 20 MiB
-  EXPECT_EQ(Memplan("simulate " + csv + " --device-memory 30MB --json"), common::kExitTargetMissed);
+  EXPECT_EQ(Memplan("simulate " + csv + " --device-memory 30MiB --json"), common::kExitTargetMissed);
   const nlohmann::json j = nlohmann::json::parse(out_);
   EXPECT_TRUE(j["out_of_memory"].get<bool>());
   EXPECT_EQ(j["oom_buffer"], "b");

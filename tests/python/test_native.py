@@ -98,8 +98,9 @@ def test_plan_remat_in_process_is_a_valid_schedule():
     sched = json.loads(r["schedule_json"])
     assert sched["format"] == "remat-schedule/v1" and sched["peak"] == r["peak"]
     assert m.parse_schedule(g, r["schedule_json"]) == r["sequence"]
-    # an int budget is bytes
+    # an int budget is bytes, and so is text with a unit
     assert m.plan_remat(g, r["reference_peak"], method="none")["budget_met"]
+    assert m.plan_remat(g, "1.5GiB", method="none")["budget"] == 3 << 29
     # 1 s gives this graph thousands of moves per node: the rounds follow the soft peak unless told not to
     assert r["soft_peak"] == 20
     assert m.plan_remat(g, "70%", time_limit_s=1, seed=2, soft_peak=0)["soft_peak"] == 0

@@ -126,6 +126,11 @@ TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
   EXPECT_NE(run.out.find("below what any schedule can reach"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("NOT met"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("budget 1000 B NOT met"), std::string::npos) << run.out;  // bytes, exactly
+  // The same budget with a unit (common::ParseByteCount): 1 KB is 1000 bytes, 0.5 KiB 512.
+  EXPECT_NE(Memplan("remat " + kExample + " --budget 1KB --time-limit 0.5").out.find("budget 1000 B NOT met"),
+            std::string::npos);
+  EXPECT_NE(Memplan("plan " + kExample + " --budget 0.5KiB --time-limit 0.5").out.find("budget 512 B NOT met"),
+            std::string::npos);
 }
 
 TEST_F(RematCli, PlanSaysSizesInBytesAndBinaryUnits) {
