@@ -14,7 +14,7 @@ import pytest
 from memplan_torch import gpu
 
 from conftest import REPO, memplan_binary
-from test_snapshot import MARKER, make_snapshot
+from test_snapshot import make_snapshot
 
 MODELS = [("block", "memplan_torch.models:transformer_block_tiny", 2, "attn")]
 
