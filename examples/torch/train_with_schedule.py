@@ -52,9 +52,7 @@ def main():
     x = batch()
     with tempfile.TemporaryDirectory() as tmp:
         graph_path, schedule_path = os.path.join(tmp, "graph.json"), os.path.join(tmp, "schedule.json")
-        # real tensors: a fake-tensor trace can differ by a few nodes (detach) from the one ScheduledStep runs
-        graph = graph_export.export_graph(model, (x,), "model", fake=False, recompute_batch_norm=True,
-                                          loss="cross-entropy")
+        graph = graph_export.export_graph(model, (x,), "model", recompute_batch_norm=True, loss="cross-entropy")
         atomic.write_json(graph_path, graph, compact=True)
         run = subprocess.run([args.memplan, "remat", graph_path, "--budget", args.budget, "-o", schedule_path,
                               "--validate", "-q"], stderr=subprocess.PIPE, text=True)

@@ -155,6 +155,10 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
         except ImportError as e:
             raise MemplanTorchError(f"neither functorch.compile nor torch._functorch.aot_autograd is available "
                                     f"in torch {torch.__version__}: {e}") from e
+    for name, m in (model.model if isinstance(model, WithLoss) else model).named_modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.track_running_stats and m.momentum is None:
+            raise MemplanTorchError(f"model {model_name(model)}: batch norm '{name}' has momentum None (a cumulative "
+                                    "average): its factor, 1 / the step count, cannot be traced; set a momentum")
     captured = {}
 
     def partition(joint, joint_inputs, **kwargs):

@@ -148,69 +148,112 @@ def graph_outputs(gm):
     return [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
 
 
-def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False):
-    """Trace `model(*inputs)` with real tensors into its joint fx graph (`dropout`: graph_export.DROPOUTS).
-    Returns (gm, graph, mapping, primals, tangents): the fx graph, its remat-graph/v1 dict (see
-    graph_export.joint_to_graph) and fx names, the primal inputs it was traced with (the module's parameters,
-    its buffers, then `inputs`, the same tensor objects) and one all-ones tangent per forward output: the
-    backward of the sum of the outputs."""
+def lifted_state(module, count):
+    """The module's parameters and buffers in the order aot_module lifted them into the joint graph's `count`
+    primal state inputs: parameters, then buffers, module by module; a tensor that two modules share (tied
+    weights) once (torch 1.13), or once for each module where that makes `count`. Returns (parameters,
+    buffers), or None where neither reading gives `count`."""
+    for shared_once in (True, False):
+        modules = [m for _, m in module.named_modules(remove_duplicate=shared_once)]
+        params = [p for m in modules for p in m._parameters.values() if p is not None]
+        buffers = [b for m in modules for b in m._buffers.values() if b is not None]
+        if shared_once:
+            params, buffers = list(dict.fromkeys(params)), list(dict.fromkeys(buffers))
+        if len(params) + len(buffers) == count:
+            return params, buffers
+    return None
+
+
+def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake=True):
+    """Trace `model(*inputs)` into its joint fx graph (`dropout`: graph_export.DROPOUTS; `fake`: with fake
+    tensors, where this torch allows real ones, as export-graph without and with --real-tensors). Returns
+    (gm, graph, mapping, primals, tangents, num_params): the fx graph, its remat-graph/v1 dict (see
+    graph_export.joint_to_graph) and fx names, the real tensors for its primal inputs (lifted_state's
+    parameters and buffers, then `inputs`: the same objects), one all-ones tangent per forward output (the
+    backward of the sum of the outputs), and how many primals are parameters. The fx graph runs on real
+    tensors however it was traced."""
     from .graph_export import capture_joint, joint_to_graph, model_name
 
-    gm, joint_inputs, _ = capture_joint(model, inputs, fake=False, dropout=dropout)
+    gm, joint_inputs, _ = capture_joint(model, inputs, fake=fake, dropout=dropout)
     graph, mapping = joint_to_graph(gm, model_name(model), recompute_batch_norm=recompute_batch_norm)
-    primals = list(joint_inputs[0])
-    if any(type(p).__name__ == "FakeTensor" for p in primals):
-        raise MemplanTorchError("this torch version handed fake tensors to the partitioner; applying schedules "
-                                "needs torch 1.13's functorch.compile.config.use_fake_tensor = False")
+    traced = list(joint_inputs[0])
+    state = lifted_state(model, len(traced) - len(inputs))
+    params, buffers = state or ([], [])
+    primals = params + buffers + list(inputs)
+    if state is None or any(a.shape != b.shape or a.dtype != b.dtype for a, b in zip(traced, primals)):
+        raise MemplanTorchError("internal: the joint graph's primal inputs are not the module's parameters, "
+                                "buffers and inputs in that order")
     tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
     tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
                            dtype=primals[0].dtype, device=primals[0].device) for n in tangent_phs]
-    return gm, graph, mapping, primals, tangents
+    return gm, graph, mapping, primals, tangents, len(params)
 
 
-def retrace(model, inputs, graph_json, dropout="fused"):
-    """trace_joint, checking that the trace is `graph_json` node for node and value size for value size (as
-    the graph was exported: `dropout` the same, real tensors)."""
-    from .graph_export import model_name
-
-    gm, graph, mapping, primals, tangents = trace_joint(model, inputs, dropout)
-    name = model_name(model)
+def _check_trace(graph, graph_json, name):
+    """A clear error unless the traced `graph` is `graph_json` node for node and value size for value size."""
     mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
     theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
     if mine != theirs:
         first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-        raise MemplanTorchError(f"the graph file does not match {name} as traced here "
-                                f"(first difference at node {first}); export it again with real tensors (export-graph "
-                                "--real-tensors) and the same --loss and --dropout")
+        raise MemplanTorchError(f"the graph file does not match {name} as traced here (first difference at node "
+                                f"{first}); export it again with the same --loss and --dropout")
     sizes = [(v["size"], w["size"]) for v, w in zip(graph["values"], graph_json["values"])]
     if len(graph["values"]) != len(graph_json["values"]) or any(a != b for a, b in sizes):
         k = next((k for k, (a, b) in enumerate(sizes) if a != b), min(len(sizes), len(graph_json["values"])))
         here, there = (f"{sizes[k][0]} bytes", f"{sizes[k][1]}") if k < len(sizes) else ("no value", "a value")
         raise MemplanTorchError(f"the graph file does not match {name} on these inputs: value {k} holds {here} here "
                                 f"and {there} in the file; export it at this batch size and input shape")
-    return gm, graph, mapping, primals, tangents
+
+
+def retrace(model, inputs, graph_json, dropout="fused"):
+    """trace_joint as `graph_json` was exported (`dropout` the same): with fake tensors (export-graph's
+    default), else, where the fake trace differs (by a few `detach` nodes on some models), with real ones
+    (--real-tensors). Raises the fake trace's difference if neither matches."""
+    from .graph_export import model_name
+
+    traced = trace_joint(model, inputs, dropout, fake=True)
+    try:
+        _check_trace(traced[1], graph_json, model_name(model))
+        return traced
+    except MemplanTorchError as fake_difference:
+        traced = trace_joint(model, inputs, dropout, fake=False)
+        try:
+            _check_trace(traced[1], graph_json, model_name(model))
+        except MemplanTorchError:
+            raise fake_difference from None
+        return traced
+
+
+def parameter_gradients(params, grads):
+    """The joint graph's gradient outputs for the lifted parameters (trace_joint), summed per parameter
+    where it is lifted more than once (tied weights): a list of (parameter, gradient), each parameter
+    once, in lifted order; a parameter without a gradient is left out."""
+    total = {}
+    for p, g in zip(params, grads):
+        if g is not None:
+            total[id(p)] = (p, total[id(p)][1] + g) if id(p) in total else (p, g)
+    return list(total.values())
 
 
 def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dropout="fused"):
-    """Re-trace `model` on real `inputs` (`dropout` as the graph was exported: graph_export.DROPOUTS), check
-    the trace matches `graph_json` node for node, run the reference order and `sequence`, and compare: the
+    """Re-trace `model` on `inputs` (`dropout` as the graph was exported: graph_export.DROPOUTS), check the
+    trace matches `graph_json` node for node (retrace), run the reference order and `sequence`, and compare: the
     schedule's outputs against the reference order's, and the reference order's parameter gradients against
-    autograd on a copy of the model. Dropout draws the same numbers in all three runs (the reference order
+    autograd on the model. Dropout draws the same numbers in all three runs (the reference order
     starts from autograd's generator state; run_sequence replays it per node).
     Returns a report dict (allclose results, max differences, measured and predicted peaks)."""
     from .trace import AllocationRecorder
 
     # Autograd on the model itself first; then restore the running statistics that this step updated.
     state = {k: v.clone() for k, v in model.state_dict().items()}
-    params = list(model.parameters())
     model.zero_grad(set_to_none=True)
     model.train()
     rng_start = torch.get_rng_state()
     model(*inputs).sum().backward()
-    autograd = [None if p.grad is None else p.grad.clone() for p in params]
+    autograd = {id(p): p.grad.clone() for p in model.parameters() if p.grad is not None}
     model.zero_grad(set_to_none=True)
     model.load_state_dict(state)
-    gm, graph, mapping, primals, tangents = retrace(model, inputs, graph_json, dropout)
+    gm, graph, mapping, primals, tangents, num_params = retrace(model, inputs, graph_json, dropout)
     # The file's recomputable flags are what the planner obeyed (the structure is the same, checked above).
     check_sequence(graph_json, sequence)
     num_fwd = len(graph_outputs(gm)) - len(primals)
@@ -227,11 +270,11 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
         torch.allclose(a, b, rtol=rtol, atol=atol) for a, b in zip(ref, got) if a is not None)
     report["schedule_vs_reference_max_abs_diff"] = max(diffs) if diffs else 0.0
 
-    grads = ref[num_fwd:num_fwd + len(params)]
-    pairs = [(a, g) for a, g in zip(autograd, grads) if a is not None]
-    if len(pairs) != len(params) or any(g is None or g.shape != a.shape for a, g in pairs):
+    mine = parameter_gradients(primals[:num_params], ref[num_fwd:num_fwd + num_params])
+    if {id(p) for p, _ in mine} != set(autograd) or any(g.shape != autograd[id(p)].shape for p, g in mine):
         raise MemplanTorchError("internal: the joint graph's gradient outputs do not line up with the model's "
                                 "parameters")
+    pairs = [(autograd[id(p)], g) for p, g in mine]
     report["reference_vs_autograd_allclose"] = all(torch.allclose(p, g, rtol=rtol, atol=atol) for p, g in pairs)
     report["reference_vs_autograd_max_abs_diff"] = max(float((p - g).abs().max()) for p, g in pairs)
 

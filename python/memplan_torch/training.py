@@ -21,8 +21,8 @@ import torch
 
 from .errors import MemplanTorchError
 from .graph_export import is_stateful, with_loss
-from .schedule import (check_schedule, check_sequence, graph_outputs, read_graph, read_schedule, retrace,
-                       run_sequence, trace_joint)
+from .schedule import (check_schedule, check_sequence, graph_outputs, parameter_gradients, read_graph,
+                       read_schedule, retrace, run_sequence, trace_joint)
 
 
 def _graph_of(graph):
@@ -85,27 +85,29 @@ class ScheduledStep:
     "none" (the graph ends at the model's outputs: the step returns them and backpropagates their sum);
     dropout: "fused" or "decomposed", as the graph was exported.
 
-    Tracing the model here runs it, with real tensors; its parameters, running statistics and the CPU
-    generator are left as they were. A graph that is not this model's at this batch size, or a schedule that
-    is not valid on it, raises MemplanTorchError. ScheduledStep.planned plans the schedule itself.
+    The model is traced again (schedule.retrace: with fake tensors, else with real ones, as the graph may have
+    been exported); its parameters, running statistics and the CPU generator are left as they were. A graph
+    that is not this model's at this batch size, or a schedule that is not valid on it, raises
+    MemplanTorchError. ScheduledStep.planned plans the schedule itself.
     """
 
     def __init__(self, model, example_inputs, graph, schedule, loss="cross-entropy", dropout="fused"):
         graph_json = _graph_of(graph)
         sequence = _sequence_of(schedule)
         module, inputs = _with_loss(model, example_inputs, loss)
-        self._setup(model, module, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)
+        self._setup(model, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)
         self.plan = None
 
     @classmethod
     def planned(cls, model, example_inputs, budget, loss="cross-entropy", dropout="fused", time_limit_s=10.0,
                 seed=1):
-        """Plans the step in-process and returns it: the model traced once (batch norm recomputable), FastSA
-        on its graph through the bindings (memplan_native, as `memplan remat --budget B --time-limit T --seed
-        S`), the schedule checked by the independent validator. budget: bytes (an int, or text with a unit:
-        "6GiB") or a percentage of the reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
-        (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...); a budget that cannot
-        be met gives the best schedule found, as memplan does (budget_met False)."""
+        """Plans the step in-process and returns it: the model traced once, with fake tensors (batch norm
+        recomputable), FastSA on its graph through the bindings (memplan_native, as `memplan remat --budget B
+        --time-limit T --seed S`), the schedule checked by the independent validator. budget: bytes (an int,
+        or text with a unit: "6GiB") or a percentage of the reference order's peak ("50%"). The step's `plan`
+        holds what `memplan remat --json` prints (budget_met, peak, reference_peak, memory_percent,
+        cost_increase_percent, ...); a budget that cannot be met gives the best schedule found, as memplan
+        does (budget_met False)."""
         from . import native
 
         try:
@@ -124,22 +126,18 @@ class ScheduledStep:
         if not check["ok"]:
             raise MemplanTorchError(f"internal: the planned schedule fails validation: {check['errors'][:3]}")
         step = cls.__new__(cls)
-        step._setup(model, module, inputs, traced, graph_json, result["sequence"], loss)
+        step._setup(model, inputs, traced, graph_json, result["sequence"], loss)
         step.plan = {k: v for k, v in result.items() if k not in ("sequence", "schedule_json")}
         return step
 
-    def _setup(self, model, module, inputs, traced, graph_json, sequence, loss):
+    def _setup(self, model, inputs, traced, graph_json, sequence, loss):
         """What both constructors share: the traced joint graph (trace_joint's tuple) and a sequence valid on
         `graph_json`, which the trace matches."""
-        self._gm, self._graph, self._mapping, primals, self._tangents = traced
+        self._gm, self._graph, self._mapping, primals, self._tangents, num_params = traced
         check_sequence(graph_json, sequence)
         self._sequence = list(sequence)
-        self._state = list(module.parameters()) + list(module.buffers())
-        if len(primals) != len(self._state) + len(inputs) or \
-                any(p is not s for p, s in zip(primals, self._state)):
-            raise MemplanTorchError("internal: the joint graph's primal inputs are not the module's parameters, "
-                                    "buffers and inputs in that order")
-        self._params = list(module.parameters())
+        self._state = primals[:len(primals) - len(inputs)]  # parameters and buffers, as the graph lifted them
+        self._params = primals[:num_params]
         self._inputs = [(tuple(t.shape), t.dtype) for t in inputs]
         self._num_fwd = len(graph_outputs(self._gm)) - len(primals)
         self._counted = _batch_norms_counted(model, self._gm, primals)
@@ -159,9 +157,7 @@ class ScheduledStep:
                                         f"(the graph was traced for it), got {got}")
         primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
         outputs = run_sequence(self._gm, self._graph, self._mapping, primals, self._tangents, self._sequence)
-        for p, g in zip(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
-            if g is None:
-                continue
+        for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
             if g.stride() != p.stride():  # as autograd stores it: in the parameter's layout
                 g = torch.empty_strided(p.shape, p.stride(), dtype=p.dtype, device=p.device).copy_(g)
             if p.grad is None:

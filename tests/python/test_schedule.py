@@ -16,9 +16,9 @@ from memplan_torch.errors import MemplanTorchError  # noqa: E402
 from conftest import memplan_binary, recompute_late  # noqa: E402
 
 
-def _check(model, x, loss="none"):
+def _check(model, x, loss="none", fake=False):
     model, inputs = graph_export.with_loss(model, (x,), loss)
-    g = graph_export.export_graph(model, inputs, "g", fake=False)
+    g = graph_export.export_graph(model, inputs, "g", fake=fake)
     seq = recompute_late(g)
     assert len(seq) > len(g["order"]) + 5
     schedule.check_sequence(g, seq)
@@ -52,6 +52,9 @@ def test_gpt_with_its_loss_and_recomputation():
     model = models.gpt_tiny()
     g, _ = _check(model, model.example_input(2), loss="cross-entropy")
     assert [n for n in g["nodes"] if "nll_loss_backward" in n["op"]]
+    # exported with fake tensors (export-graph's default; more nodes on this model): traced again the same way
+    fake, _ = _check(model, model.example_input(2), loss="cross-entropy", fake=True)
+    assert len(fake["nodes"]) > len(g["nodes"])
 
 
 def test_gpt_with_dropout_draws_the_same_numbers_in_every_run():
