@@ -125,6 +125,63 @@ def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
             "held_peak_bytes": after["arena_bytes"] + after["fallback_peak_bytes"]}
 
 
+def scheduled(spec, batch, graph, schedule_path, iterations=3):
+    """Train the model with the schedule (training.ScheduledStep, on the GPU where there is one) beside a copy
+    trained by autograd from the same start, on the same batches (SGD with momentum). Returns both runs'
+    losses and, per run, the most memory one step added over what was allocated before it (the largest over
+    the iterations): CUDA's peak allocated bytes, or the trace recorder's live-tensor peak on the CPU."""
+    import copy
+
+    import torch
+    from . import models
+    from .trace import AllocationRecorder
+    from .training import ScheduledStep
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.manual_seed(0)
+    model = models.load_model(spec).to(device).train()
+    plain = copy.deepcopy(model)
+    x = models.example_input(model, batch).to(device)
+    with torch.no_grad():
+        logits = plain.eval()(x[:1]).shape
+    plain.train()
+    step = ScheduledStep(model, (x,), graph, schedule_path)
+    runs = {"scheduled": (model, lambda x, y: step(x, y)),
+            "autograd": (plain, lambda x, y: _cross_entropy_step(plain, x, y))}
+    result = {"device": device}
+    opts = {name: torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9) for name, (m, _) in runs.items()}
+    for k in range(iterations):
+        x = models.example_input(model, batch).to(device)
+        y = torch.randint(0, logits[-1], (batch,) + tuple(logits[1:-1]), device=device)
+        for name, (m, run) in runs.items():
+            torch.manual_seed(k)  # dropout: the same generator state for both (the same masks where it draws alike)
+            opts[name].zero_grad(set_to_none=True)
+            if device == "cuda":
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                start = torch.cuda.memory_allocated()
+                loss = float(run(x, y))
+                added = torch.cuda.max_memory_allocated() - start
+            else:
+                with AllocationRecorder() as rec:
+                    loss = float(run(x, y))
+                added = rec.peak_live_bytes
+            opts[name].step()
+            result.setdefault("losses_" + name, []).append(loss)
+            result["step_peak_" + name] = max(result.get("step_peak_" + name, 0), added)
+    return result
+
+
+def _cross_entropy_step(model, x, y):
+    """The plain training step that ScheduledStep's graph holds: mean cross-entropy of the logits, backward."""
+    import torch
+
+    out = model(x)
+    loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+    loss.backward()
+    return loss
+
+
 def _decoded(output):
     return output.decode(errors="replace") if output else ""
 
@@ -170,10 +227,10 @@ def _json_of(r):
     return None
 
 
-def _close(a, b):
+def _close(a, b, rel_tol=1e-5):
     """Whether two loss lists agree (the served run must compute what the caching allocator's run did)."""
     return a is not None and b is not None and len(a) == len(b) and all(
-        math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-6) for x, y in zip(a, b))
+        math.isclose(x, y, rel_tol=rel_tol, abs_tol=1e-6) for x, y in zip(a, b))
 
 
 def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
@@ -216,9 +273,10 @@ def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
     return entry
 
 
-def remat_model(name, spec, batch, work, memplan, log):
-    """Export the model's joint graph (as data/torch's training-batch graphs: batch norm recomputable) and
-    plan recomputation at 50 % and 25 % of its peak."""
+def remat_model(name, spec, batch, work, memplan, log, child=None):
+    """Export the model's joint graph (as data/torch's training-batch graphs: batch norm recomputable), plan
+    recomputation at 50 % and 25 % of its peak, and (given `child`) train with the 50 % schedule beside
+    autograd (scheduled)."""
     graph = os.path.join(work, f"{name}_bs{batch}.graph.json")
     r = _run([sys.executable, "-m", "memplan_torch", "export-graph", spec, "--batch", batch, "--recompute-batch-norm",
               "--name", f"{name}_bs{batch}", "-o", graph], log)
@@ -230,6 +288,14 @@ def remat_model(name, spec, batch, work, memplan, log):
         r = _run([memplan, "remat", graph, "--budget", budget + "%", "--time-limit", 10, "-o", sched, "--json",
                   "--validate", "-q"], log)
         entry["remat_" + budget] = _json_of(r) or {"rc": r.returncode, "stderr": r.stderr[-500:]}
+    sched = os.path.join(work, f"{name}_bs{batch}.remat50.json")
+    if child and os.path.exists(sched):
+        trained = child("scheduled", [spec, batch, graph, sched])
+        entry["scheduled"] = trained
+        if trained:
+            entry["scheduled_losses_close"] = _close(trained["losses_scheduled"], trained["losses_autograd"], 1e-4)
+            if trained["step_peak_autograd"]:
+                entry["scheduled_over_autograd"] = trained["step_peak_scheduled"] / trained["step_peak_autograd"]
     return entry
 
 
@@ -304,6 +370,11 @@ def table(summary):
                 lines.append(f"remat {e['name']} {budget} %: {r['memory_percent']:.1f} % of "
                              f"{_mib(r['reference_peak'])} MiB, +{r['cost_increase_percent']:.1f} % cost, "
                              f"{r['seconds']:.1f} s")
+        t = e.get("scheduled")
+        if isinstance(t, dict):
+            lines.append(f"trained with the 50 % schedule on {t['device']}: a step adds at most "
+                         f"{_mib(t['step_peak_scheduled'])} MiB, with autograd {_mib(t['step_peak_autograd'])} MiB "
+                         f"({_ratio(e.get('scheduled_over_autograd'))}); losses close: {e.get('scheduled_losses_close')}")
     return "\n".join(lines)
 
 
@@ -322,7 +393,10 @@ def main(argv=None, child=None, models=None):
     if a.child:
         kind, spec, batch, ck, path = a.child
         ck = "" if ck == "-" else ck
-        result = record(spec, int(batch), ck, path) if kind == "record" else serve(spec, int(batch), ck, arena, path)
+        if kind == "scheduled":  # ck is the graph here
+            result = scheduled(spec, int(batch), ck, path)
+        else:
+            result = record(spec, int(batch), ck, path) if kind == "record" else serve(spec, int(batch), ck, arena, path)
         print(json.dumps(result))
         return 0
     models = models or MODELS
@@ -340,7 +414,7 @@ def main(argv=None, child=None, models=None):
         tag = f"{name}_bs{batch}"
         steps = [(tag, run_variant, (tag, spec, batch, "", work, a.memplan, arena, log, run_child)),
                  (tag + "_ckpt", run_variant, (tag + "_ckpt", spec, batch, blocks, work, a.memplan, arena, log, run_child)),
-                 (tag + " graph", remat_model, (name, spec, batch, work, a.memplan, log))]
+                 (tag + " graph", remat_model, (name, spec, batch, work, a.memplan, log, run_child))]
         for step_tag, step, args in steps:
             if time.time() - t0 > a.deadline:
                 summary.append({"name": step_tag, "error": f"not started: past the {a.deadline:.0f}-s deadline"})

@@ -1,6 +1,7 @@
-"""The GPU session driver (memplan_torch.gpu) on the CPU: its two CUDA steps (recording a snapshot, serving
-iterations from the arena) replaced by stand-ins, the rest real: snapshot import, memplan alloc and remat,
-graph export, and the packing of the results into the few files the device machine returns."""
+"""The GPU session driver (memplan_torch.gpu) on the CPU: its two CUDA-only steps (recording a snapshot,
+serving iterations from the arena) replaced by stand-ins, the rest real: snapshot import, memplan alloc and
+remat, graph export, training with the schedule (on the CPU), and the packing of the results into the few
+files the device machine returns."""
 
 import json
 import os
@@ -25,6 +26,8 @@ def fake_child(calls):
     def child(kind, args):
         calls.append((kind, args))
         spec, batch, ck, path = args
+        if kind == "scheduled":  # the real thing, on the CPU
+            return gpu.scheduled(spec, batch, ck, path)
         assert spec == MODELS[0][1] and batch == 2 and ck in ("-", "attn")
         if kind == "record":
             with open(path, "wb") as f:
@@ -51,7 +54,7 @@ def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
     assert gpu.main(["--out", str(out), "--work", str(work), "--memplan", env, "--arena", "arena.so"],
                     child=fake_child(calls), models=MODELS) == 0
     assert sorted(os.listdir(out)) == sorted(gpu.RESULT_FILES)
-    assert [k for k, _ in calls] == ["record", "serve", "record", "serve"]
+    assert [k for k, _ in calls] == ["record", "serve", "record", "serve", "scheduled"]
 
     summary = json.loads((out / "summary.json").read_text())
     plain, ckpt, graph = summary["models"]
@@ -63,6 +66,9 @@ def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
     assert plain["held_over_reserved"] == (2 << 20) / plain["reserved_peak_bytes"]
     assert "online-first-fit" in plain["alloc_table"]
     assert graph["export_rc"] == 0 and graph["remat_50"]["memory_percent"] > 0 and "budget_met" in graph["remat_25"]
+    trained = graph["scheduled"]
+    assert trained["device"] == "cpu" and len(trained["losses_scheduled"]) == 3 and graph["scheduled_losses_close"]
+    assert graph["scheduled_over_autograd"] == trained["step_peak_scheduled"] / trained["step_peak_autograd"] > 0
 
     with tarfile.open(out / "results.tar.gz") as tar:
         names = set(tar.getnames())
