@@ -127,59 +127,38 @@ def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
 
 def scheduled(spec, batch, graph, schedule_path, iterations=3):
     """Train the model with the schedule (training.ScheduledStep, on the GPU where there is one) beside a copy
-    trained by autograd from the same start, on the same batches (SGD with momentum). Returns both runs'
-    losses and, per run, the most memory one step added over what was allocated before it (the largest over
-    the iterations): CUDA's peak allocated bytes, or the trace recorder's live-tensor peak on the CPU."""
-    import copy
-
+    trained by autograd from the same start, on the same batches (training.compare_with_autograd). Returns
+    both runs' losses and, per run, the most memory one step added over what was allocated before it: CUDA's
+    peak allocated bytes, or the trace recorder's live-tensor peak on the CPU."""
     import torch
     from . import models
     from .trace import AllocationRecorder
-    from .training import ScheduledStep
+    from .training import ScheduledStep, compare_with_autograd
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
+
+    def measure(call):
+        if device == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            start = torch.cuda.memory_allocated()
+            out = call()
+            return out, torch.cuda.max_memory_allocated() - start
+        with AllocationRecorder() as rec:
+            out = call()
+        return out, rec.peak_live_bytes
+
     torch.manual_seed(0)
     model = models.load_model(spec).to(device).train()
-    plain = copy.deepcopy(model)
     x = models.example_input(model, batch).to(device)
     with torch.no_grad():
-        logits = plain.eval()(x[:1]).shape
-    plain.train()
+        logits = model.eval()(x[:1]).shape
+    model.train()
     step = ScheduledStep(model, (x,), graph, schedule_path)
-    runs = {"scheduled": (model, lambda x, y: step(x, y)),
-            "autograd": (plain, lambda x, y: _cross_entropy_step(plain, x, y))}
-    result = {"device": device}
-    opts = {name: torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9) for name, (m, _) in runs.items()}
-    for k in range(iterations):
-        x = models.example_input(model, batch).to(device)
-        y = torch.randint(0, logits[-1], (batch,) + tuple(logits[1:-1]), device=device)
-        for name, (m, run) in runs.items():
-            torch.manual_seed(k)  # dropout: the same generator state for both (the same masks where it draws alike)
-            opts[name].zero_grad(set_to_none=True)
-            if device == "cuda":
-                torch.cuda.synchronize()
-                torch.cuda.reset_peak_memory_stats()
-                start = torch.cuda.memory_allocated()
-                loss = float(run(x, y))
-                added = torch.cuda.max_memory_allocated() - start
-            else:
-                with AllocationRecorder() as rec:
-                    loss = float(run(x, y))
-                added = rec.peak_live_bytes
-            opts[name].step()
-            result.setdefault("losses_" + name, []).append(loss)
-            result["step_peak_" + name] = max(result.get("step_peak_" + name, 0), added)
-    return result
-
-
-def _cross_entropy_step(model, x, y):
-    """The plain training step that ScheduledStep's graph holds: mean cross-entropy of the logits, backward."""
-    import torch
-
-    out = model(x)
-    loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
-    loss.backward()
-    return loss
+    batches = [(models.example_input(model, batch).to(device),
+                torch.randint(0, logits[-1], (batch,) + tuple(logits[1:-1]), device=device))
+               for _ in range(iterations)]
+    return {"device": device, **compare_with_autograd(model, step, batches, measure)}
 
 
 def _decoded(output):
@@ -227,10 +206,10 @@ def _json_of(r):
     return None
 
 
-def _close(a, b, rel_tol=1e-5):
+def _close(a, b):
     """Whether two loss lists agree (the served run must compute what the caching allocator's run did)."""
     return a is not None and b is not None and len(a) == len(b) and all(
-        math.isclose(x, y, rel_tol=rel_tol, abs_tol=1e-6) for x, y in zip(a, b))
+        math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-6) for x, y in zip(a, b))
 
 
 def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
@@ -293,7 +272,7 @@ def remat_model(name, spec, batch, work, memplan, log, child=None):
         trained = child("scheduled", [spec, batch, graph, sched])
         entry["scheduled"] = trained
         if trained:
-            entry["scheduled_losses_close"] = _close(trained["losses_scheduled"], trained["losses_autograd"], 1e-4)
+            entry["scheduled_losses_close"] = trained["losses_close"]
             if trained["step_peak_autograd"]:
                 entry["scheduled_over_autograd"] = trained["step_peak_scheduled"] / trained["step_peak_autograd"]
     return entry

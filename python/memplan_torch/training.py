@@ -168,3 +168,49 @@ class ScheduledStep:
             m.num_batches_tracked.add_(1)
         forward = outputs[:self._num_fwd]
         return forward[0] if len(forward) == 1 else tuple(forward)
+
+
+def autograd_step(model, loss="cross-entropy"):
+    """The plain training step that a ScheduledStep with `loss` stands for, by autograd: called with the
+    same arguments, it backpropagates and returns the same thing (the mean cross-entropy of the logits
+    against the target; with "none", the outputs, whose sum it backpropagates)."""
+    def step(*args):
+        if loss == "none":
+            out = model(*args)
+            out.sum().backward()
+            return out
+        *inputs, target = args
+        out = model(*inputs)
+        value = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
+        value.backward()
+        return value
+    return step
+
+
+def compare_with_autograd(model, step, batches, measure, loss="cross-entropy"):
+    """Trains `model` with `step` (its ScheduledStep) and a copy of it, taken first, with autograd, on the
+    same `batches` (tuples of the step's arguments; SGD, learning rate 0.01, momentum 0.9), the CPU generator
+    seeded alike before each step. measure(call) runs call() and returns (its result, the bytes the step
+    made). Returns per run ("scheduled", "autograd") its losses, its largest step and its seconds per step:
+    losses_*, step_peak_*, seconds_*, and whether the losses agree to 1e-4 (losses_close)."""
+    import copy
+    import math
+    import time
+
+    plain = copy.deepcopy(model)
+    runs = {"scheduled": (model, step), "autograd": (plain, autograd_step(plain, loss))}
+    opts = {name: torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9) for name, (m, _) in runs.items()}
+    result = {}
+    for k, batch in enumerate(batches):
+        for name, (_, call) in runs.items():
+            torch.manual_seed(k)  # dropout: the same generator state (the same masks where they draw alike)
+            opts[name].zero_grad(set_to_none=True)
+            start = time.perf_counter()
+            out, made = measure(lambda: call(*batch))
+            result.setdefault("seconds_" + name, []).append(time.perf_counter() - start)
+            opts[name].step()
+            result.setdefault("losses_" + name, []).append(float(out.sum()))
+            result["step_peak_" + name] = max(result.get("step_peak_" + name, 0), made)
+    result["losses_close"] = all(math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6)
+                                 for a, b in zip(result["losses_scheduled"], result["losses_autograd"]))
+    return result

@@ -1,5 +1,6 @@
 """bench/torch/run.py on one committed model (short time limit): the tables come from memplan's JSON and
-agree with the data (heights at least the peak load, planned peaks at most the reference). No torch needed."""
+agree with the data (heights at least the peak load, planned peaks at most the reference). No torch needed.
+And bench/torch/train-schedules.py on one model (torch and the bindings)."""
 
 import json
 import os
@@ -62,3 +63,23 @@ def test_bench_on_resnet18(tmp_path):
     assert "| resnet18_bs64 |" in run.stdout and "| resnet18_bs8 |" not in run.stdout
     assert "**Allocation**" not in run.stdout and "training batches: at 25 %" in run.stdout
     assert "**Recomputation and arena**" not in run.stdout
+
+
+def test_training_with_schedules_on_resnet18(tmp_path):
+    # bench/torch/train-schedules.py on one model, one step, a short plan: its row says what it measured.
+    pytest.importorskip("torchvision")
+    from memplan_torch import native
+
+    try:
+        native.load()
+    except ImportError as e:
+        pytest.skip(str(e))
+    out = tmp_path / "rows.json"
+    run = subprocess.run([sys.executable, os.path.join(REPO, "bench", "torch", "train-schedules.py"), "--models",
+                          "resnet18", "--budgets", "70%", "--steps", "1", "--time-limit", "1", "--json", str(out)],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["model"] == "resnet18_bs8" and row["losses_close"]
+    assert row["peak"] < row["reference_peak"] and 0 < row["step_peak_scheduled"] < row["step_peak_autograd"]
+    assert "| resnet18_bs8 | 70% |" in run.stdout

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Training with memplan's schedules on the real models of data/torch (memplan_torch.ScheduledStep), against
+plain autograd on the same batches from the same start, on this machine's CPU.
+
+For each model (at the batch of its small-batch graph, batch norm recomputable, the cross-entropy loss) and
+budget: FastSA plans in-process (ScheduledStep.planned, through memplan_native), then a few SGD steps run
+both ways. Reported: the plan (its peak as a share of the reference order's, cost increase, budget met), the
+most memory one step made (the trace recorder's peak of live tensor bytes: what the step allocates beyond
+the parameters, buffers and the batch) with the schedule and with autograd, whether the losses agree, and
+seconds per step. Times are wall-clock on a shared machine: indicative only.
+
+Usage: PYTHONPATH=python /usr/bin/python3 bench/torch/train-schedules.py [--models a,b] [--budgets 50%,25%]
+       [--steps N] [--time-limit S] [--json OUT.json] [--markdown OUT.md]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+
+import torch
+
+from memplan_torch import MemplanTorchError, ScheduledStep, atomic, models
+from memplan_torch.training import compare_with_autograd
+from memplan_torch.trace import AllocationRecorder
+
+# name, spec, batch: the small-batch graphs of data/torch (scripts/export-real-data).
+MODELS = [
+    ("resnet18", "torchvision:resnet18", 8),
+    ("gpt_small", "memplan_torch.models:gpt_small", 8),
+    ("mobilenet_v3_large", "torchvision:mobilenet_v3_large", 8),
+    ("resnet50", "torchvision:resnet50", 4),
+    ("convnext_tiny", "torchvision:convnext_tiny", 4),
+    ("densenet121", "torchvision:densenet121", 4),
+    ("vit_b_16", "torchvision:vit_b_16", 2),
+]
+
+
+def measure_made(call):
+    """call()'s result and the peak of the live tensor bytes it made (the trace recorder)."""
+    with AllocationRecorder() as rec:
+        out = call()
+    return out, rec.peak_live_bytes
+
+
+def measure(name, spec, batch, budget, steps, time_limit):
+    """One row: plan the step at `budget`, then train `steps` SGD steps both ways on the same batches."""
+    torch.manual_seed(0)
+    model = models.load_model(spec).train()
+    x = models.example_input(model, batch)
+    with torch.no_grad():
+        logits = model.eval()(x[:1]).shape
+    model.train()
+    t0 = time.perf_counter()
+    step = ScheduledStep.planned(model, (x,), budget, time_limit_s=time_limit)
+    row = {"model": f"{name}_bs{batch}", "budget": budget, "plan_seconds": time.perf_counter() - t0,
+           **{k: step.plan[k] for k in ("memory_percent", "cost_increase_percent", "budget_met", "reference_peak",
+                                        "peak")}}
+    batches = [(models.example_input(model, batch), torch.randint(0, logits[-1], (batch,) + tuple(logits[1:-1])))
+               for _ in range(steps)]
+    row.update(compare_with_autograd(model, step, batches, measure_made))
+    row["scheduled_over_autograd"] = row["step_peak_scheduled"] / row["step_peak_autograd"]
+    return row
+
+
+def markdown(rows, args):
+    mib = 2 ** 20
+    out = [f"Run {datetime.date.today()} on {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} "
+           f"(CPU); FastSA {args.time_limit:g} s a plan (seed 1), {args.steps} SGD steps each way.", "",
+           "| model | budget | planned peak | cost | met | step peak, schedule MiB | step peak, autograd MiB | "
+           "schedule / autograd | losses agree | s/step schedule | s/step autograd |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['model']} | {r['budget']} | error: {r['error']} |||||||||")
+            continue
+        out.append(f"| {r['model']} | {r['budget']} | {r['memory_percent']:.1f} % | +{r['cost_increase_percent']:.1f} % "
+                   f"| {'yes' if r['budget_met'] else '**no**'} | {r['step_peak_scheduled'] / mib:.1f} | "
+                   f"{r['step_peak_autograd'] / mib:.1f} | {100 * r['scheduled_over_autograd']:.1f} % | "
+                   f"{'yes' if r['losses_close'] else '**no**'} | {sum(r['seconds_scheduled']) / args.steps:.2f} | "
+                   f"{sum(r['seconds_autograd']) / args.steps:.2f} |")
+    done = [r for r in rows if "error" not in r]
+    for budget in args.budgets:
+        ratios = [r["scheduled_over_autograd"] for r in done if r["budget"] == budget]
+        if ratios:
+            out.append(f"\n{budget}: a step with the schedule makes {100 * sum(ratios) / len(ratios):.1f} % of "
+                       f"autograd's step peak on average ({len(ratios)} models); losses agree on "
+                       f"{sum(r['losses_close'] for r in done if r['budget'] == budget)} of {len(ratios)}.")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--models", help="comma-separated names (default: all)")
+    p.add_argument("--budgets", default="50%,25%")
+    p.add_argument("--steps", type=int, default=2)
+    p.add_argument("--time-limit", type=float, default=10.0)
+    p.add_argument("--json")
+    p.add_argument("--markdown")
+    args = p.parse_args()
+    args.budgets = args.budgets.split(",")
+    wanted = args.models.split(",") if args.models else [m[0] for m in MODELS]
+    rows = []
+    for name, spec, batch in MODELS:
+        if name not in wanted:
+            continue
+        for budget in args.budgets:
+            try:
+                rows.append(measure(name, spec, batch, budget, args.steps, args.time_limit))
+            except MemplanTorchError as e:
+                rows.append({"model": f"{name}_bs{batch}", "budget": budget, "error": str(e)})
+            print(json.dumps(rows[-1]), file=sys.stderr)
+    text = markdown(rows, args)
+    if args.json:
+        atomic.write_json(args.json, rows)
+    if args.markdown:
+        atomic.write_text(args.markdown, text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
