@@ -77,7 +77,8 @@ def markdown(rows, args):
         if "error" in r:
             out.append(f"| {r['model']} | {r['budget']} | error: {r['error']} |||||||||")
             continue
-        out.append(f"| {r['model']} | {r['budget']} | {r['memory_percent']:.1f} % | +{r['cost_increase_percent']:.1f} % "
+        out.append(f"| {r['model']} | {r['budget']} | {r['memory_percent']:.1f} % | "
+                   f"+{r['cost_increase_percent']:.1f} % "
                    f"| {'yes' if r['budget_met'] else '**no**'} | {r['step_peak_scheduled'] / mib:.1f} | "
                    f"{r['step_peak_autograd'] / mib:.1f} | {100 * r['scheduled_over_autograd']:.1f} % | "
                    f"{'yes' if r['losses_close'] else '**no**'} | {sum(r['seconds_scheduled']) / args.steps:.2f} | "

@@ -160,7 +160,8 @@ def build_parser():
     q = sub.add_parser("apply-schedule", help="run the joint graph in a remat-schedule/v1 order; check gradients "
                        "and measure the live-tensor peak")
     model_args(q)
-    q.add_argument("--graph", required=True, help="the graph the schedule was planned on (export-graph, same --loss and --dropout)")
+    q.add_argument("--graph", required=True,
+                   help="the graph the schedule was planned on (export-graph, the same --loss and --dropout)")
     q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
     loss_arg(q)

@@ -353,7 +353,8 @@ def table(summary):
         if isinstance(t, dict):
             lines.append(f"trained with the 50 % schedule on {t['device']}: a step adds at most "
                          f"{_mib(t['step_peak_scheduled'])} MiB, with autograd {_mib(t['step_peak_autograd'])} MiB "
-                         f"({_ratio(e.get('scheduled_over_autograd'))}); losses close: {e.get('scheduled_losses_close')}")
+                         f"({_ratio(e.get('scheduled_over_autograd'))}); "
+                         f"losses close: {e.get('scheduled_losses_close')}")
     return "\n".join(lines)
 
 
@@ -374,8 +375,10 @@ def main(argv=None, child=None, models=None):
         ck = "" if ck == "-" else ck
         if kind == "scheduled":  # ck is the graph here
             result = scheduled(spec, int(batch), ck, path)
+        elif kind == "record":
+            result = record(spec, int(batch), ck, path)
         else:
-            result = record(spec, int(batch), ck, path) if kind == "record" else serve(spec, int(batch), ck, arena, path)
+            result = serve(spec, int(batch), ck, arena, path)
         print(json.dumps(result))
         return 0
     models = models or MODELS

@@ -166,8 +166,8 @@ def lifted_state(module, count):
 
 def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake=True):
     """Trace `model(*inputs)` into its joint fx graph (`dropout`: graph_export.DROPOUTS; `fake`: with fake
-    tensors, where this torch allows real ones, as export-graph without and with --real-tensors). Returns
-    (gm, graph, mapping, primals, tangents, num_params): the fx graph, its remat-graph/v1 dict (see
+    tensors, as export-graph does by default, or with real ones where this torch can, as --real-tensors).
+    Returns (gm, graph, mapping, primals, tangents, num_params): the fx graph, its remat-graph/v1 dict (see
     graph_export.joint_to_graph) and fx names, the real tensors for its primal inputs (lifted_state's
     parameters and buffers, then `inputs`: the same objects), one all-ones tangent per forward output (the
     backward of the sum of the outputs), and how many primals are parameters. The fx graph runs on real
@@ -189,39 +189,40 @@ def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake
     return gm, graph, mapping, primals, tangents, len(params)
 
 
-def _check_trace(graph, graph_json, name):
-    """A clear error unless the traced `graph` is `graph_json` node for node and value size for value size."""
+def _trace_difference(graph, graph_json, name):
+    """How the traced `graph` differs from `graph_json`: None, or ("nodes" or "sizes", a message naming the
+    first difference)."""
     mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
     theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
     if mine != theirs:
         first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-        raise MemplanTorchError(f"the graph file does not match {name} as traced here (first difference at node "
-                                f"{first}); export it again with the same --loss and --dropout")
+        return "nodes", (f"the graph file does not match {name} as traced here (first difference at node {first}); "
+                         "export it again with the same --loss and --dropout")
     sizes = [(v["size"], w["size"]) for v, w in zip(graph["values"], graph_json["values"])]
     if len(graph["values"]) != len(graph_json["values"]) or any(a != b for a, b in sizes):
         k = next((k for k, (a, b) in enumerate(sizes) if a != b), min(len(sizes), len(graph_json["values"])))
         here, there = (f"{sizes[k][0]} bytes", f"{sizes[k][1]}") if k < len(sizes) else ("no value", "a value")
-        raise MemplanTorchError(f"the graph file does not match {name} on these inputs: value {k} holds {here} here "
-                                f"and {there} in the file; export it at this batch size and input shape")
+        return "sizes", (f"the graph file does not match {name} on these inputs: value {k} holds {here} here and "
+                         f"{there} in the file; export it at this batch size and input shape")
+    return None
 
 
 def retrace(model, inputs, graph_json, dropout="fused"):
     """trace_joint as `graph_json` was exported (`dropout` the same): with fake tensors (export-graph's
-    default), else, where the fake trace differs (by a few `detach` nodes on some models), with real ones
-    (--real-tensors). Raises the fake trace's difference if neither matches."""
+    default), else, where the fake trace has other nodes (a few more `detach` on some models), with real ones
+    (--real-tensors). A graph that matches neither way raises MemplanTorchError naming the fake trace's
+    first difference."""
     from .graph_export import model_name
 
     traced = trace_joint(model, inputs, dropout, fake=True)
-    try:
-        _check_trace(traced[1], graph_json, model_name(model))
-        return traced
-    except MemplanTorchError as fake_difference:
-        traced = trace_joint(model, inputs, dropout, fake=False)
-        try:
-            _check_trace(traced[1], graph_json, model_name(model))
-        except MemplanTorchError:
-            raise fake_difference from None
-        return traced
+    difference = _trace_difference(traced[1], graph_json, model_name(model))
+    if difference and difference[0] == "nodes":
+        real = trace_joint(model, inputs, dropout, fake=False)
+        if _trace_difference(real[1], graph_json, model_name(model)) is None:
+            return real
+    if difference:
+        raise MemplanTorchError(difference[1])
+    return traced
 
 
 def parameter_gradients(params, grads):

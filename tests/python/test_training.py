@@ -177,7 +177,8 @@ def test_graph_and_schedule_files_that_cannot_be_used_are_named(tmp_path):
     (tmp_path / "graph.json").write_text('{"format": "remat-graph/v1"}')
     cases = [(tmp_path / "missing.json", tmp_path / "schedule.json", r"missing.json: cannot read the graph: .*No such"),
              (tmp_path / "broken.json", tmp_path / "schedule.json", r"broken.json: cannot read the graph: Expecting"),
-             (tmp_path / "schedule.json", tmp_path / "schedule.json", r"schedule.json: format: expected 'remat-graph/v1'"),
+             (tmp_path / "schedule.json", tmp_path / "schedule.json",
+              r"schedule.json: format: expected 'remat-graph/v1'"),
              (tmp_path / "graph.json", tmp_path / "broken.json", r"broken.json: cannot read a schedule"),
              (tmp_path / "graph.json", tmp_path / "graph.json", r"graph.json: format: expected 'remat-schedule/v1'")]
     for graph, schedule, message in cases:
