@@ -259,6 +259,17 @@ def writes_input(target):
     return any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
 
 
+def written_arguments(node):
+    """The arguments (fx nodes) that `node`'s op writes in place, as its schema says (copy_, add_, ...)."""
+    schema = _schema(node.target)
+    if schema is None:
+        return []
+    args = dict(zip([a.name for a in schema.arguments], node.args))
+    args.update(node.kwargs)
+    return [args[a.name] for a in schema.arguments
+            if a.alias_info is not None and a.alias_info.is_write and isinstance(args.get(a.name), torch.fx.Node)]
+
+
 def is_random_op(target):
     """True for ops that draw random numbers (must run exactly once, or gradients change)."""
     tags = getattr(target, "tags", None) or []

@@ -20,7 +20,7 @@ import json
 import torch
 
 from .errors import MemplanTorchError
-from .graph_export import is_stateful, with_loss
+from .graph_export import is_stateful, with_loss, written_arguments
 from .schedule import (check_schedule, check_sequence, graph_outputs, parameter_gradients, read_graph,
                        read_schedule, retrace, run_sequence, trace_joint)
 
@@ -50,28 +50,34 @@ def _with_loss(model, example_inputs, loss):
 
 
 def _batch_norms_counted(model, gm, primals):
-    """The batch-norm modules whose running statistics the graph updates. The module's own step counter
-    (num_batches_tracked) is a Python-side add_ that the traced graph leaves out; the step adds to it. (A
-    module with momentum None, whose averaging factor is 1 / that counter, cannot be traced at all.)"""
-    index = {n.name: i for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")}
+    """The batch-norm modules whose step counter (num_batches_tracked) the step must advance itself: those
+    whose running statistics the graph updates but whose counter it does not write (torch 1.13 traces the
+    counter's Python-side add_ out of the graph; a functionalized graph writes it back with copy_). A graph
+    whose batch norm returns new statistics (the functional form) without writing them back into the
+    buffers is refused: training with it would leave the running statistics as they were. (A module with
+    momentum None, whose averaging factor is 1 / the counter, cannot be traced at all.)"""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    primal_of = {n.name: primals[i] for i, n in enumerate(placeholders) if i < len(primals)}
+    written = {id(primal_of[a.name]) for n in gm.graph.nodes if n.op == "call_function"
+               for a in written_arguments(n) if a.name in primal_of}
     updated = set()
     for n in gm.graph.nodes:
         if n.op != "call_function" or not is_stateful(n):
             continue
-        if "functional" in str(n.target):
-            raise MemplanTorchError(f"torch {torch.__version__} traces training batch norm functionally ({n.target}): "
-                                    "its running statistics are graph outputs, which ScheduledStep does not write "
-                                    "back yet (torch 1.13 updates them in place)")
-        for a in n.args:
-            if isinstance(a, torch.fx.Node) and a.op == "placeholder" and a.name in index \
-                    and index[a.name] < len(primals):
-                updated.add(id(primals[index[a.name]]))
-    counted = []
-    for m in model.modules():
-        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and id(getattr(m, "running_mean", None)) in updated \
-                and m.num_batches_tracked is not None:
-            counted.append(m)
-    return counted
+        schema = getattr(n.target, "_schema", None)
+        args = dict(zip([a.name for a in schema.arguments], n.args)) if schema is not None else {}
+        args.update(n.kwargs)
+        stats = [primal_of[a.name] for a in (args.get("running_mean"), args.get("running_var"))
+                 if isinstance(a, torch.fx.Node) and a.name in primal_of]
+        functional = "functional" in str(n.target)
+        if functional and not all(id(t) in written for t in stats):
+            raise MemplanTorchError(f"torch {torch.__version__} traces training batch norm functionally ({n.target}) "
+                                    "without writing the new running statistics back into the buffers; "
+                                    "ScheduledStep does not write them back itself yet")
+        updated.update(id(t) for t in stats)
+    return [m for m in model.modules()
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and id(getattr(m, "running_mean", None)) in updated
+            and m.num_batches_tracked is not None and id(m.num_batches_tracked) not in written]
 
 
 class ScheduledStep:

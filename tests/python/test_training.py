@@ -217,3 +217,22 @@ def test_a_step_planned_in_process_trains_as_with_autograd():
     _same_state(model, plain)
     with pytest.raises(MemplanTorchError, match=r"budget: 'lots' is neither bytes \(1048576, 512MiB, 80GB\) nor"):
         ScheduledStep.planned(model, (x,), "lots")
+
+
+def test_a_graph_that_advances_the_batch_norm_counter_itself_is_not_advanced_again():
+    # torch 1.13 leaves num_batches_tracked's add_ out of the traced graph, so the step adds to it; a graph
+    # that writes the counter itself (a functionalized trace's copy_) must not be counted twice.
+    from memplan_torch.training import _batch_norms_counted
+
+    bn = torch.nn.BatchNorm1d(3)
+    aten = torch.ops.aten
+    for writes_counter in (False, True):
+        g = torch.fx.Graph()
+        w, b, mean, var, count, x = (g.placeholder(n) for n in ("w", "b", "mean", "var", "count", "x"))
+        g.call_function(aten.native_batch_norm.default, (x, w, b, mean, var, True, 0.1, 1e-5))
+        if writes_counter:
+            g.call_function(aten.add_.Tensor, (count, 1))
+        g.output(None)
+        primals = [bn.weight, bn.bias, bn.running_mean, bn.running_var, bn.num_batches_tracked, torch.randn(2, 3)]
+        counted = _batch_norms_counted(bn, torch.fx.GraphModule(torch.nn.Module(), g), primals)
+        assert counted == ([] if writes_counter else [bn])
