@@ -24,6 +24,7 @@ import time
 import torch
 
 from memplan_torch import MemplanTorchError, ScheduledStep, atomic, models
+from memplan_torch.graph_export import logits_shape, random_target
 from memplan_torch.training import compare_with_autograd
 from memplan_torch.trace import AllocationRecorder
 
@@ -51,16 +52,13 @@ def measure(name, spec, batch, budget, steps, time_limit):
     torch.manual_seed(0)
     model = models.load_model(spec).train()
     x = models.example_input(model, batch)
-    with torch.no_grad():
-        logits = model.eval()(x[:1]).shape
-    model.train()
+    logits = logits_shape(model, (x,))
     t0 = time.perf_counter()
     step = ScheduledStep.planned(model, (x,), budget, time_limit_s=time_limit)
     row = {"model": f"{name}_bs{batch}", "budget": budget, "plan_seconds": time.perf_counter() - t0,
            **{k: step.plan[k] for k in ("memory_percent", "cost_increase_percent", "budget_met", "reference_peak",
                                         "peak")}}
-    batches = [(models.example_input(model, batch), torch.randint(0, logits[-1], (batch,) + tuple(logits[1:-1])))
-               for _ in range(steps)]
+    batches = [(models.example_input(model, batch), random_target(logits)) for _ in range(steps)]
     row.update(compare_with_autograd(model, step, batches, measure_made))
     row["scheduled_over_autograd"] = row["step_peak_scheduled"] / row["step_peak_autograd"]
     return row

@@ -63,11 +63,9 @@ def main():
     scheduled_opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     plain_opt = torch.optim.SGD(plain.parameters(), lr=0.05, momentum=0.9)
 
-    with torch.no_grad():
-        logits = plain.eval()(x[:1]).shape  # (1, ..., classes); eval: no running statistics updated
-    plain.train()
+    logits = graph_export.logits_shape(plain, (x,))  # (batch, ..., classes)
     classes = logits[-1]
-    targets = lambda: torch.randint(0, classes, (args.batch,) + tuple(logits[1:-1]))  # noqa: E731
+    targets = lambda: graph_export.random_target(logits)  # noqa: E731
     seconds = [0.0, 0.0]
     for k in range(args.steps):
         x, target = batch(), targets()

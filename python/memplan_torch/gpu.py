@@ -132,6 +132,7 @@ def scheduled(spec, batch, graph, schedule_path, iterations=3):
     peak allocated bytes, or the trace recorder's live-tensor peak on the CPU."""
     import torch
     from . import models
+    from .graph_export import logits_shape, random_target
     from .trace import AllocationRecorder
     from .training import ScheduledStep, compare_with_autograd
 
@@ -151,12 +152,9 @@ def scheduled(spec, batch, graph, schedule_path, iterations=3):
     torch.manual_seed(0)
     model = models.load_model(spec).to(device).train()
     x = models.example_input(model, batch).to(device)
-    with torch.no_grad():
-        logits = model.eval()(x[:1]).shape
-    model.train()
+    logits = logits_shape(model, (x,))
     step = ScheduledStep(model, (x,), graph, schedule_path)
-    batches = [(models.example_input(model, batch).to(device),
-                torch.randint(0, logits[-1], (batch,) + tuple(logits[1:-1]), device=device))
+    batches = [(models.example_input(model, batch).to(device), random_target(logits, device))
                for _ in range(iterations)]
     return {"device": device, **compare_with_autograd(model, step, batches, measure)}
 

@@ -259,13 +259,20 @@ def writes_input(target):
     return any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
 
 
+def named_args(node):
+    """`node`'s arguments by their schema names (positional and keyword); empty for an op without a schema."""
+    schema = _schema(node.target)
+    args = dict(zip([a.name for a in schema.arguments], node.args)) if schema is not None else {}
+    args.update(node.kwargs)
+    return args
+
+
 def written_arguments(node):
     """The arguments (fx nodes) that `node`'s op writes in place, as its schema says (copy_, add_, ...)."""
     schema = _schema(node.target)
     if schema is None:
         return []
-    args = dict(zip([a.name for a in schema.arguments], node.args))
-    args.update(node.kwargs)
+    args = named_args(node)
     return [args[a.name] for a in schema.arguments
             if a.alias_info is not None and a.alias_info.is_write and isinstance(args.get(a.name), torch.fx.Node)]
 
@@ -285,10 +292,7 @@ def is_stateful(node):
     if writes_input(target):
         return True
     if _STATEFUL_BN.match(_op_name(target)):
-        schema = _schema(target)
-        names = [a.name for a in schema.arguments] if schema is not None else []
-        args = dict(zip(names, node.args))
-        args.update(node.kwargs)
+        args = named_args(node)
         training = args.get("training", True)
         has_stats = args.get("running_mean") is not None
         return bool(training) and has_stats
@@ -492,12 +496,18 @@ def model_name(model):
 
 def with_loss(model, inputs, loss):
     """(module, inputs) to trace for `loss` (one of LOSSES): the model itself for "none"; for "cross-entropy"
-    WithLoss(model) and inputs + (a random int64 target of the logits' shape without the class dimension).
-    The logits' shape comes from one sample run in eval mode without autograd (no statistics updated)."""
+    WithLoss(model) and inputs + (a random int64 target of the logits' shape without the class dimension,
+    on the inputs' device: random_target)."""
     if loss == "none":
         return model, tuple(inputs)
     if loss != "cross-entropy":
         raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}")
+    return WithLoss(model), tuple(inputs) + (random_target(logits_shape(model, inputs), inputs[0].device),)
+
+
+def logits_shape(model, inputs):
+    """The shape (batch, ..., classes) of `model`'s logits on `inputs`, from one sample run in eval mode without
+    autograd (no statistics updated); an error that says to use --loss none where the output is not logits."""
     was_training = model.training
     model.eval()
     try:
@@ -513,9 +523,12 @@ def with_loss(model, inputs, loss):
             else type(out).__name__
         raise MemplanTorchError(f"model {type(model).__name__}: its output ({what}) is not logits of shape "
                                 "(batch, ..., classes) for the cross-entropy loss; use --loss none")
-    shape = (inputs[0].shape[0],) + tuple(out.shape[1:-1])
-    target = torch.randint(0, out.shape[-1], shape, dtype=torch.int64)
-    return WithLoss(model), tuple(inputs) + (target,)
+    return (inputs[0].shape[0],) + tuple(out.shape[1:])
+
+
+def random_target(shape, device=None):
+    """A random int64 cross-entropy target for logits of `shape` (logits_shape): classes below shape[-1]."""
+    return torch.randint(0, shape[-1], tuple(shape[:-1]), dtype=torch.int64, device=device)
 
 
 def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False, loss="none", dropout="fused"):

@@ -20,7 +20,7 @@ import json
 import torch
 
 from .errors import MemplanTorchError
-from .graph_export import is_stateful, with_loss, written_arguments
+from .graph_export import is_stateful, named_args, with_loss, written_arguments
 from .schedule import (check_schedule, check_sequence, graph_outputs, parameter_gradients, read_graph,
                        read_schedule, retrace, run_sequence, trace_joint)
 
@@ -64,9 +64,7 @@ def _batch_norms_counted(model, gm, primals):
     for n in gm.graph.nodes:
         if n.op != "call_function" or not is_stateful(n):
             continue
-        schema = getattr(n.target, "_schema", None)
-        args = dict(zip([a.name for a in schema.arguments], n.args)) if schema is not None else {}
-        args.update(n.kwargs)
+        args = named_args(n)
         stats = [primal_of[a.name] for a in (args.get("running_mean"), args.get("running_var"))
                  if isinstance(a, torch.fx.Node) and a.name in primal_of]
         functional = "functional" in str(n.target)
