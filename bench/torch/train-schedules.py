@@ -9,8 +9,12 @@ most memory one step made (the trace recorder's peak of live tensor bytes: what 
 the parameters, buffers and the batch) with the schedule and with autograd, whether the losses agree, and
 seconds per step. Times are wall-clock on a shared machine: indicative only.
 
-Usage: PYTHONPATH=python /usr/bin/python3 bench/torch/train-schedules.py [--models a,b] [--budgets 50%,25%]
-       [--steps N] [--time-limit S] [--json OUT.json] [--markdown OUT.md]
+With --zoo the models are one of each torchvision family instead (batch 4 at 3×128×128; the transformers,
+whose input size is fixed, batch 2 at 3×224×224): a check that export, planning and the scheduled step work,
+and train as autograd does, on architectures the committed data does not cover.
+
+Usage: PYTHONPATH=python /usr/bin/python3 bench/torch/train-schedules.py [--zoo] [--models a,b]
+       [--budgets 50%,25%] [--steps N] [--time-limit S] [--json OUT.json] [--markdown OUT.md]
 """
 
 import argparse
@@ -28,16 +32,28 @@ from memplan_torch.graph_export import logits_shape, random_target
 from memplan_torch.training import compare_with_autograd
 from memplan_torch.trace import AllocationRecorder
 
-# name, spec, batch: the small-batch graphs of data/torch (scripts/export-real-data).
+# name, spec, batch, input shape (None: the model's default): the small-batch graphs of data/torch
+# (scripts/export-real-data).
 MODELS = [
-    ("resnet18", "torchvision:resnet18", 8),
-    ("gpt_small", "memplan_torch.models:gpt_small", 8),
-    ("mobilenet_v3_large", "torchvision:mobilenet_v3_large", 8),
-    ("resnet50", "torchvision:resnet50", 4),
-    ("convnext_tiny", "torchvision:convnext_tiny", 4),
-    ("densenet121", "torchvision:densenet121", 4),
-    ("vit_b_16", "torchvision:vit_b_16", 2),
+    ("resnet18", "torchvision:resnet18", 8, None),
+    ("gpt_small", "memplan_torch.models:gpt_small", 8, None),
+    ("mobilenet_v3_large", "torchvision:mobilenet_v3_large", 8, None),
+    ("resnet50", "torchvision:resnet50", 4, None),
+    ("convnext_tiny", "torchvision:convnext_tiny", 4, None),
+    ("densenet121", "torchvision:densenet121", 4, None),
+    ("vit_b_16", "torchvision:vit_b_16", 2, None),
 ]
+
+# --zoo: one model of each torchvision family (GoogLeNet and Inception v3, whose training-mode output is a
+# tuple with auxiliary logits, are built without them).
+_SMALL, _FIXED = (3, 128, 128), (3, 224, 224)
+ZOO = [(name, f"torchvision:{name}", 4, _SMALL) for name in (
+    "alexnet", "vgg11_bn", "squeezenet1_0", "shufflenet_v2_x0_5", "mnasnet0_5", "mobilenet_v2",
+    "mobilenet_v3_small", "efficientnet_b0", "efficientnet_v2_s", "regnet_x_400mf", "regnet_y_400mf",
+    "resnext50_32x4d", "densenet121", "convnext_tiny")] + [
+    ("googlenet", "torchvision:googlenet(aux_logits=False)", 4, _SMALL),
+    ("inception_v3", "torchvision:inception_v3(aux_logits=False)", 2, (3, 299, 299))] + [
+    (name, f"torchvision:{name}", 2, _FIXED) for name in ("vit_b_32", "swin_t", "maxvit_t")]
 
 
 def measure_made(call):
@@ -47,18 +63,18 @@ def measure_made(call):
     return out, rec.peak_live_bytes
 
 
-def measure(name, spec, batch, budget, steps, time_limit):
+def measure(name, spec, batch, shape, budget, steps, time_limit):
     """One row: plan the step at `budget`, then train `steps` SGD steps both ways on the same batches."""
     torch.manual_seed(0)
     model = models.load_model(spec).train()
-    x = models.example_input(model, batch)
+    x = models.example_input(model, batch, shape)
     logits = logits_shape(model, (x,))
     t0 = time.perf_counter()
     step = ScheduledStep.planned(model, (x,), budget, time_limit_s=time_limit)
     row = {"model": f"{name}_bs{batch}", "budget": budget, "plan_seconds": time.perf_counter() - t0,
            **{k: step.plan[k] for k in ("memory_percent", "cost_increase_percent", "budget_met", "reference_peak",
                                         "peak")}}
-    batches = [(models.example_input(model, batch), random_target(logits)) for _ in range(steps)]
+    batches = [(models.example_input(model, batch, shape), random_target(logits)) for _ in range(steps)]
     row.update(compare_with_autograd(model, step, batches, measure_made))
     row["scheduled_over_autograd"] = row["step_peak_scheduled"] / row["step_peak_autograd"]
     return row
@@ -93,6 +109,7 @@ def markdown(rows, args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--zoo", action="store_true", help="one model of each torchvision family instead")
     p.add_argument("--models", help="comma-separated names (default: all)")
     p.add_argument("--budgets", default="50%,25%")
     p.add_argument("--steps", type=int, default=2)
@@ -101,14 +118,15 @@ def main():
     p.add_argument("--markdown")
     args = p.parse_args()
     args.budgets = args.budgets.split(",")
-    wanted = args.models.split(",") if args.models else [m[0] for m in MODELS]
+    table = ZOO if args.zoo else MODELS
+    wanted = args.models.split(",") if args.models else [m[0] for m in table]
     rows = []
-    for name, spec, batch in MODELS:
+    for name, spec, batch, shape in table:
         if name not in wanted:
             continue
         for budget in args.budgets:
             try:
-                rows.append(measure(name, spec, batch, budget, args.steps, args.time_limit))
+                rows.append(measure(name, spec, batch, shape, budget, args.steps, args.time_limit))
             except MemplanTorchError as e:
                 rows.append({"model": f"{name}_bs{batch}", "budget": budget, "error": str(e)})
             print(json.dumps(rows[-1]), file=sys.stderr)

@@ -109,7 +109,8 @@ def build_parser():
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_args(q):
-        q.add_argument("model", help="MODULE:CONSTRUCTOR, e.g. torchvision:resnet18 or memplan_torch.models:gpt_small")
+        q.add_argument("model", help="MODULE:CONSTRUCTOR, e.g. torchvision:resnet18 or memplan_torch.models:gpt_small, "
+                       "with keyword arguments in parentheses where needed: 'torchvision:googlenet(aux_logits=False)'")
         q.add_argument("--batch", type=int, default=8, help="batch size (default 8)")
         q.add_argument("--input-shape", help="per-sample input shape, e.g. 3,224,224 (default: the model's "
                        "example_input, else 3,224,224)")

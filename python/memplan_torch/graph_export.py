@@ -139,6 +139,18 @@ def _forget_proxies(tensors):
             del t.__dict__["proxy"]
 
 
+def rng_generator(device):
+    """(get_state, set_state) of the generator that random ops on `device` draw from."""
+    if device.type == "cuda":
+        return (lambda: torch.cuda.get_rng_state(device)), (lambda state: torch.cuda.set_rng_state(state, device))
+    return torch.get_rng_state, torch.set_rng_state
+
+
+def device_of(tensors):
+    """The device of the first tensor in `tensors` (the CPU where there is none)."""
+    return next((t.device for t in tensors if isinstance(t, torch.Tensor)), torch.device("cpu"))
+
+
 def capture_joint(model, inputs, fake=True, dropout="fused"):
     """Trace `model(*inputs)` into its joint forward+backward fx graph with functorch's aot_module.
     Returns (GraphModule, joint_inputs, num_primals). With fake=True (torch 1.13's
@@ -170,7 +182,8 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     if old is not None:
         config.use_fake_tensor = fake
     buffers = [(b, b.clone()) for b in model.buffers()]
-    rng = torch.get_rng_state()
+    get_state, set_state = rng_generator(device_of(inputs))
+    rng = get_state()
     model.train()
     try:
         compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
@@ -192,7 +205,7 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
         with torch.no_grad():  # tracing ran the model: put back what its forward pass updated
             for b, saved in buffers:
                 b.copy_(saved)
-        torch.set_rng_state(rng)
+        set_state(rng)
     if "gm" not in captured:
         raise MemplanTorchError(f"model {model_name(model)}: aot_module produced no joint graph")
     if dropout == "fused":
@@ -486,6 +499,10 @@ class WithLoss(nn.Module):
     def forward(self, *inputs_and_target):
         *inputs, target = inputs_and_target
         logits = self.model(*inputs)
+        if not isinstance(logits, torch.Tensor):  # e.g. GoogLeNet's auxiliary outputs in training mode
+            raise MemplanTorchError(f"model {type(self.model).__name__}: in training mode its output is a "
+                                    f"{type(logits).__name__}, not the logits tensor that the cross-entropy loss "
+                                    "takes; use --loss none, or build the model without auxiliary outputs")
         return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
 
 

@@ -2,7 +2,9 @@
 model specification ("torchvision:resnet18", "memplan_torch.models:gpt_small", "pkg.mod:Constructor") into a
 module plus an example input batch."""
 
+import ast
 import importlib
+import inspect
 import math
 
 import torch
@@ -101,13 +103,34 @@ def transformer_block_tiny():
     return block
 
 
+def _constructor_arguments(spec, text):
+    """The keyword arguments written in a model specification's parentheses ("aux_logits=False, dropout=0.1"),
+    as a dict; literals only (numbers, strings, True, False, None, tuples, lists, dicts)."""
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+        if call.args or any(k.arg is None for k in call.keywords):
+            raise ValueError("positional")
+        return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    except (SyntaxError, ValueError) as e:
+        raise MemplanTorchError(f"model '{spec}': constructor arguments must be NAME=LITERAL, separated by commas "
+                                f"(e.g. torchvision:googlenet(aux_logits=False)), got '({text})'") from e
+
+
 def load_model(spec):
-    """Resolve "package.module:Constructor" (or "torchvision:name", a shorthand for torchvision.models) and
-    call the constructor with no arguments (torchvision models get weights=None: random initialisation,
-    nothing is downloaded)."""
-    if ":" not in spec:
+    """Resolve "package.module:Constructor" (or "torchvision:name", a shorthand for torchvision.models), with
+    optional keyword arguments in parentheses ("torchvision:resnet18(num_classes=10)"), and call the
+    constructor (torchvision models get weights=None unless the specification says otherwise: random
+    initialisation, nothing is downloaded). Any failure is a MemplanTorchError naming the specification."""
+    head, kwargs = spec, {}
+    if "(" in spec:
+        if not spec.endswith(")"):
+            raise MemplanTorchError(f"model '{spec}': expected MODULE:CONSTRUCTOR(NAME=VALUE, ...), with the closing "
+                                    "parenthesis last")
+        head = spec[:spec.index("(")]
+        kwargs = _constructor_arguments(spec, spec[spec.index("(") + 1:-1])
+    if ":" not in head:
         raise MemplanTorchError(f"model '{spec}': expected MODULE:CONSTRUCTOR, e.g. torchvision:resnet18")
-    module_name, attr = spec.split(":", 1)
+    module_name, attr = head.split(":", 1)
     if module_name == "torchvision":
         module_name = "torchvision.models"
     try:
@@ -117,11 +140,12 @@ def load_model(spec):
     ctor = getattr(module, attr, None)
     if ctor is None or not callable(ctor):
         raise MemplanTorchError(f"model '{spec}': module '{module_name}' has no constructor '{attr}'")
-    kwargs = {"weights": None} if module_name.startswith("torchvision.models") else {}
+    if module_name.startswith("torchvision.models") and "weights" in inspect.signature(ctor).parameters:
+        kwargs.setdefault("weights", None)
     try:
         model = ctor(**kwargs)
-    except TypeError:
-        model = ctor()
+    except Exception as e:
+        raise MemplanTorchError(f"model '{spec}': the constructor failed: {type(e).__name__}: {e}") from e
     if not isinstance(model, nn.Module):
         raise MemplanTorchError(f"model '{spec}': the constructor returned {type(model).__name__}, not a torch.nn.Module")
     return model

@@ -5,9 +5,9 @@ autograd on the model itself. The trace recorder measures the live tensor bytes 
 
 Batch-norm nodes in training mode update running statistics in place; when such a node is recomputed we
 hand it copies of the statistics, so the buffers are updated exactly once, as in the original step.
-Random nodes (dropout) draw from the CPU generator: each is run from the generator state it had in the
-reference order, so that a schedule that moves them draws the same numbers (torch.utils.checkpoint's
-preserve_rng_state, per node).
+Random nodes (dropout, stochastic depth) draw from the generator of their device: each is run from the
+generator state it had in the reference order, so that a schedule that moves them draws the same numbers
+(torch.utils.checkpoint's preserve_rng_state, per node).
 """
 
 import json
@@ -16,7 +16,7 @@ import torch
 import torch.fx
 
 from .errors import MemplanTorchError
-from .graph_export import is_random_op, is_stateful
+from .graph_export import device_of, is_random_op, is_stateful, rng_generator
 from .memory import free_plan, simulate_peak
 
 
@@ -80,11 +80,49 @@ def _fx_nodes(gm):
     return {n.name: n for n in gm.graph.nodes}
 
 
+def random_nodes(gm, graph, mapping):
+    """The ids of the graph's random nodes in its reference order: the order in which autograd draws."""
+    by_name = _fx_nodes(gm)
+    return [nid for nid in graph["order"] if is_random_op(by_name[mapping["nodes"][nid]].target)]
+
+
+def draw_states(gm, graph, mapping, device):
+    """The generator state that each random node starts from when the random nodes draw in the reference
+    order, as autograd draws them: ({node id: state}, the state after the last), for run_sequence's
+    rng_states; the generator is left in the state after the last. Each random op runs here once more, on
+    uninitialized tensors of its arguments' traced shapes (how many numbers it draws depends on shapes, not
+    values), one at a time. None, the generator untouched, where an argument has no traced shape."""
+    by_name = _fx_nodes(gm)
+    get_state, set_state = rng_generator(device)
+    start = get_state()
+
+    def blank(a):
+        meta = a.meta.get("tensor_meta")
+        if not hasattr(meta, "shape"):
+            raise LookupError(a.name)
+        return torch.empty_strided(tuple(meta.shape), tuple(meta.stride), dtype=meta.dtype, device=device)
+
+    states = {}
+    with torch.no_grad():
+        for nid in random_nodes(gm, graph, mapping):
+            fx_node = by_name[mapping["nodes"][nid]]
+            try:
+                args = torch.fx.node.map_arg(fx_node.args, blank)
+                kwargs = torch.fx.node.map_arg(fx_node.kwargs, blank)
+            except LookupError:
+                set_state(start)
+                return None
+            states[nid] = get_state()
+            fx_node.target(*args, **kwargs)
+            del args, kwargs
+    return states, get_state()
+
+
 def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None, rng_states=None):
     """Execute `sequence` on the joint fx graph `gm` with real primals and tangents (no autograd). Returns
     the list of graph outputs in the joint graph's output order (None where the joint output is None).
-    rng_states (dict: node id -> CPU generator state): a random node found in it runs from that state; one
-    not found records the state it runs from."""
+    rng_states (dict: node id -> generator state of the primals' device): a random node found in it runs
+    from that state; one not found records the state it runs from."""
     by_name = _fx_nodes(gm)
     env = {}
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -96,6 +134,7 @@ def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None,
         if n.op == "get_attr":
             env[n.name] = getattr(gm, n.target)
     value_name = mapping["values"]
+    get_state, set_state = rng_generator(device_of(primals))
     dies = free_plan(graph, sequence)
     runs = [0] * len(graph["nodes"])
 
@@ -116,9 +155,9 @@ def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None,
             runs[nid] += 1
             if rng_states is not None and is_random_op(fx_node.target):
                 if nid in rng_states:
-                    torch.set_rng_state(rng_states[nid])
+                    set_state(rng_states[nid])
                 else:
-                    rng_states[nid] = torch.get_rng_state()
+                    rng_states[nid] = get_state()
             result = fx_node.target(*args, **kwargs)
             outs = graph["nodes"][nid]["outputs"]
             if len(outs) == 1 and isinstance(result, torch.Tensor):
@@ -249,7 +288,8 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     state = {k: v.clone() for k, v in model.state_dict().items()}
     model.zero_grad(set_to_none=True)
     model.train()
-    rng_start = torch.get_rng_state()
+    get_state, set_state = rng_generator(device_of(inputs))
+    rng_start = get_state()
     model(*inputs).sum().backward()
     autograd = {id(p): p.grad.clone() for p in model.parameters() if p.grad is not None}
     model.zero_grad(set_to_none=True)
@@ -259,7 +299,7 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     check_sequence(graph_json, sequence)
     num_fwd = len(graph_outputs(gm)) - len(primals)
     rng_states = {}
-    torch.set_rng_state(rng_start)
+    set_state(rng_start)
     ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"], rng_states=rng_states)
     model.load_state_dict(state)  # undo the running-statistics update of the reference run
     rec = AllocationRecorder()

@@ -13,6 +13,11 @@ It takes the place of the forward and backward lines of a training loop:
 The graph is the one `memplan-torch export-graph` wrote for this model at this batch size (with the same
 --loss and --dropout), the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must
 have the example's shapes and dtypes: the joint graph is traced for them.
+
+Random ops (dropout, stochastic depth) draw what autograd would draw from the same generator state, so a step
+gives autograd's numbers. Where the schedule moves one random op past another, the step first draws them all
+once more in autograd's order to learn each one's generator state (schedule.draw_states): extra random
+numbers and a transient tensor of each one's size.
 """
 
 import json
@@ -20,9 +25,9 @@ import json
 import torch
 
 from .errors import MemplanTorchError
-from .graph_export import is_stateful, named_args, with_loss, written_arguments
-from .schedule import (check_schedule, check_sequence, graph_outputs, parameter_gradients, read_graph,
-                       read_schedule, retrace, run_sequence, trace_joint)
+from .graph_export import device_of, is_stateful, named_args, rng_generator, with_loss, written_arguments
+from .schedule import (check_schedule, check_sequence, draw_states, graph_outputs, parameter_gradients,
+                       random_nodes, read_graph, read_schedule, retrace, run_sequence, trace_joint)
 
 
 def _graph_of(graph):
@@ -41,12 +46,13 @@ def _sequence_of(schedule):
 
 
 def _with_loss(model, example_inputs, loss):
-    """graph_export.with_loss, leaving the CPU generator as it was (a cross-entropy target is drawn)."""
-    rng = torch.get_rng_state()
+    """graph_export.with_loss, leaving the inputs' generator as it was (a cross-entropy target is drawn)."""
+    get_state, set_state = rng_generator(device_of(example_inputs))
+    rng = get_state()
     try:
         return with_loss(model, tuple(example_inputs), loss)
     finally:
-        torch.set_rng_state(rng)
+        set_state(rng)
 
 
 def _batch_norms_counted(model, gm, primals):
@@ -146,6 +152,11 @@ class ScheduledStep:
         self._num_fwd = len(graph_outputs(self._gm)) - len(primals)
         self._counted = _batch_norms_counted(model, self._gm, primals)
         self._loss = loss
+        self._device = device_of(inputs)
+        # Random nodes run once each; where the schedule moves one past another, each draws from the state it
+        # would have in autograd's order, so the step draws the numbers autograd would.
+        drawing = random_nodes(self._gm, self._graph, self._mapping)
+        self._redraw = [n for n in self._sequence if n in frozenset(drawing)] != drawing
 
     def __call__(self, *inputs):
         """Runs the step on one batch (with loss "cross-entropy": the model's inputs, then the target).
@@ -160,7 +171,11 @@ class ScheduledStep:
                 raise MemplanTorchError(f"ScheduledStep: argument {k}: expected a {dtype} tensor of shape {shape} "
                                         f"(the graph was traced for it), got {got}")
         primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
-        outputs = run_sequence(self._gm, self._graph, self._mapping, primals, self._tangents, self._sequence)
+        drawn = draw_states(self._gm, self._graph, self._mapping, self._device) if self._redraw else None
+        outputs = run_sequence(self._gm, self._graph, self._mapping, primals, self._tangents, self._sequence,
+                               rng_states=drawn[0] if drawn else None)
+        if drawn:
+            rng_generator(self._device)[1](drawn[1])
         for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
             if g.stride() != p.stride():  # as autograd stores it: in the parameter's layout
                 g = torch.empty_strided(p.shape, p.stride(), dtype=p.dtype, device=p.device).copy_(g)

@@ -3,6 +3,7 @@ FLOPs and flags."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -211,6 +212,18 @@ def test_loss_needs_logits():
     g = graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="none")
     assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [8]
 
+    class WithAuxiliary(nn.Module):  # as torchvision's GoogLeNet: logits in eval mode, a tuple in training
+        def __init__(self):
+            super().__init__()
+            self.head, self.aux = nn.Linear(3, 4), nn.Linear(3, 4)
+
+        def forward(self, x):
+            return (self.head(x), self.aux(x)) if self.training else self.head(x)
+
+    with pytest.raises(MemplanTorchError, match="model WithAuxiliary: in training mode its output is a tuple, not "
+                                                "the logits tensor .*; use --loss none, or build the model without"):
+        graph_export.export_graph(WithAuxiliary(), (torch.randn(2, 3),), "a", loss="cross-entropy")
+
 
 def test_cli_loss_choices_are_the_exporters():
     from memplan_torch import cli
@@ -252,3 +265,16 @@ def test_cli_export_and_bad_model(tmp_path):
     r = _cli("export-graph", "torchvision:no_such_model", "-o", str(bad))
     assert r.returncode == 2 and "no constructor 'no_such_model'" in r.stderr
     assert not bad.exists() and not list(tmp_path.glob(".tmp-*"))
+    for spec, message in (("torchvision:resnet18(num_classes=x)", "constructor arguments must be NAME=LITERAL"),
+                          ("torchvision:resnet18(colour=1)", "the constructor failed: TypeError: .*'colour'"),
+                          ("torchvision:resnet18(num_classes=10", "expected .* the closing parenthesis last")):
+        r = _cli("export-graph", spec, "-o", str(bad))
+        assert r.returncode == 2 and re.search(f"model '{re.escape(spec)}': {message}", r.stderr), r.stderr
+        assert not bad.exists()
+
+
+def test_a_model_specification_can_pass_keyword_arguments():
+    assert models.load_model("torchvision:resnet18(num_classes=10)").fc.out_features == 10
+    googlenet = models.load_model("torchvision:googlenet(aux_logits=False, init_weights=False)")
+    assert googlenet.aux1 is None and googlenet.aux2 is None
+    assert models.load_model("memplan_torch.models:GPT(vocab=64, seq_len=8, dim=16, heads=2, layers=1)").seq_len == 8

@@ -31,10 +31,12 @@ def _train_both(model, batches, graph, sequence, loss="cross-entropy"):
     step = ScheduledStep(model, batches[0][:1], graph, sequence, loss=loss)
     opts = [torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in (model, plain)]
     got, want = [], []
-    for x, target in batches:
+    for k, (x, target) in enumerate(batches):
         for opt in opts:
             opt.zero_grad()
+        torch.manual_seed(k)  # random ops: both from the same generator state
         got.append(step(x, target) if loss == "cross-entropy" else step(x))
+        torch.manual_seed(k)
         out = plain(x)
         if loss == "cross-entropy":
             want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1)))
@@ -123,6 +125,70 @@ def test_without_a_loss_the_step_returns_the_outputs_and_backpropagates_their_su
     for a, b in zip(got, want):
         assert torch.allclose(a, b.detach(), rtol=1e-4, atol=1e-5)
     _same_state(block, plain)
+
+
+class TwoRandomBranches(torch.nn.Module):
+    """Two branches that each draw random numbers (dropout; torchvision's stochastic depth, whose mask is an
+    in-place bernoulli_): a schedule may run either branch first."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.head = torch.nn.Linear(16, 32), torch.nn.Linear(16, 32), torch.nn.Linear(32, 10)
+        self.depth = torchvision.ops.StochasticDepth(0.5, "row")
+
+    def forward(self, x):
+        return self.head(F.dropout(torch.relu(self.a(x)), 0.5, self.training) + self.depth(torch.relu(self.b(x))))
+
+
+def _latest_ready_first(graph):
+    """A valid order of the graph's nodes that, of the nodes whose inputs are ready, runs the latest in the
+    reference order first: a later branch before an earlier one."""
+    import heapq
+
+    producer = {v: n["id"] for n in graph["nodes"] for v in n["outputs"]}
+    waits = {n["id"]: {producer[v] for v in n["inputs"] if v in producer} for n in graph["nodes"]}
+    ready = [-nid for nid, deps in waits.items() if not deps]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        nid = -heapq.heappop(ready)
+        order.append(nid)
+        for other, deps in waits.items():
+            if nid in deps:
+                deps.discard(nid)
+                if not deps:
+                    heapq.heappush(ready, -other)
+    return order
+
+
+def test_random_ops_draw_as_with_autograd_where_the_schedule_reorders_them():
+    from memplan_torch.schedule import random_nodes, trace_joint
+
+    torch.manual_seed(0)
+    model = TwoRandomBranches()
+    x = torch.randn(8, 16)
+    g = _graph(model, x)
+    seq = _latest_ready_first(g)
+    gm, graph, mapping, *_ = trace_joint(graph_export.WithLoss(model), (x, torch.zeros(8, dtype=torch.int64)),
+                                         fake=False)
+    drawing = random_nodes(gm, graph, mapping)
+    assert len(drawing) == 2 and [n for n in seq if n in drawing] == drawing[::-1]
+    batches = [(torch.randn(8, 16), torch.randint(0, 10, (8,))) for _ in range(3)]
+    (model, plain), (got, want) = _train_both(model, batches, g, seq)
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
+    # the generator ends where autograd's does; drawn in the schedule's order, the masks would differ
+    step, y = ScheduledStep(model, (x,), g, seq), torch.randint(0, 10, (8,))
+
+    def seeded(run):
+        torch.manual_seed(5)
+        return float(run()), torch.get_rng_state()
+
+    (scheduled, scheduled_rng), (autograd, autograd_rng) = seeded(lambda: step(x, y)), \
+        seeded(lambda: F.cross_entropy(model(x), y))
+    assert scheduled == pytest.approx(autograd, rel=1e-6) and torch.equal(scheduled_rng, autograd_rng)
+    step._redraw = False
+    assert seeded(lambda: step(x, y))[0] != pytest.approx(autograd, rel=1e-3)
 
 
 def test_bad_arguments_are_clear_errors():
