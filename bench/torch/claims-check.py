@@ -12,7 +12,6 @@ default). Prints a Markdown table; exit 1 when a claim is below the storage it h
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 

@@ -14,6 +14,9 @@ The graph is the one `memplan-torch export-graph` wrote for this model at this b
 --loss and --dropout), the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must
 have the example's shapes and dtypes: the joint graph is traced for them.
 
+Mixed precision: made inside an autocast context, the step's graph holds the casts that autocast made while
+tracing, and the step runs it with autocast off; it must be called under the autocast state it was made in.
+
 Random ops (dropout, stochastic depth) draw what autograd would draw from the same generator state, so a step
 gives autograd's numbers. Where the schedule moves one random op past another, the step first draws them all
 once more in autograd's order to learn each one's generator state (schedule.draw_states): extra random
@@ -53,6 +56,20 @@ def _with_loss(model, example_inputs, loss):
         return with_loss(model, tuple(example_inputs), loss)
     finally:
         set_state(rng)
+
+
+def _autocast_state(device_type):
+    """(enabled, dtype) of autocast on `device_type` ("cpu" or "cuda") in the calling context."""
+    try:
+        return torch.is_autocast_enabled(device_type), torch.get_autocast_dtype(device_type)  # torch >= 2.4
+    except (TypeError, AttributeError):
+        if device_type == "cuda":
+            return torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype()
+        return torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype()
+
+
+def _describe_autocast(state):
+    return f"on ({state[1]})" if state[0] else "off"
 
 
 def _batch_norms_counted(model, gm, primals):
@@ -153,6 +170,7 @@ class ScheduledStep:
         self._counted = _batch_norms_counted(model, self._gm, primals)
         self._loss = loss
         self._device = device_of(inputs)
+        self._autocast = _autocast_state(self._device.type)
         # Random nodes run once each; where the schedule moves one past another, each draws from the state it
         # would have in autograd's order, so the step draws the numbers autograd would.
         drawing = random_nodes(self._gm, self._graph, self._mapping)
@@ -170,10 +188,16 @@ class ScheduledStep:
                 got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
                 raise MemplanTorchError(f"ScheduledStep: argument {k}: expected a {dtype} tensor of shape {shape} "
                                         f"(the graph was traced for it), got {got}")
+        autocast = _autocast_state(self._device.type)
+        if autocast[0] != self._autocast[0] or autocast[0] and autocast[1] != self._autocast[1]:
+            raise MemplanTorchError(f"ScheduledStep: autocast is {_describe_autocast(autocast)} here but was "
+                                    f"{_describe_autocast(self._autocast)} when the step was traced; its graph holds "
+                                    "the casts it was traced with: call it as it was made")
         primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
         drawn = draw_states(self._gm, self._graph, self._mapping, self._device) if self._redraw else None
-        outputs = run_sequence(self._gm, self._graph, self._mapping, primals, self._tangents, self._sequence,
-                               rng_states=drawn[0] if drawn else None)
+        with torch.autocast(self._device.type, enabled=False):  # the graph's casts are its own
+            outputs = run_sequence(self._gm, self._graph, self._mapping, primals, self._tangents, self._sequence,
+                                   rng_states=drawn[0] if drawn else None)
         if drawn:
             rng_generator(self._device)[1](drawn[1])
         for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):

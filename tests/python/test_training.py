@@ -1,6 +1,7 @@
 """Training with a schedule (memplan_torch.ScheduledStep): several optimizer steps with recomputation end
 with the parameters and running statistics of plain autograd training; bad arguments are clear errors."""
 
+import contextlib
 import copy
 import json
 import os
@@ -24,26 +25,30 @@ def _graph(model, x, loss="cross-entropy", recompute_batch_norm=True, fake=False
                                      loss=loss)
 
 
-def _train_both(model, batches, graph, sequence, loss="cross-entropy"):
+def _train_both(model, batches, graph, sequence, loss="cross-entropy", autocast=None):
     """Trains `model` with the schedule and a copy with autograd (SGD with momentum) on `batches`; returns
-    (the two models, the two lists of losses or outputs)."""
+    (the two models, the two lists of losses or outputs). autocast: a dtype to make the step and run each
+    forward pass under CPU autocast (the backward outside it, as torch's AMP recipe has it)."""
+    def forward():
+        return torch.autocast("cpu", dtype=autocast) if autocast else contextlib.nullcontext()
+
     plain = copy.deepcopy(model)
-    step = ScheduledStep(model, batches[0][:1], graph, sequence, loss=loss)
+    with forward():
+        step = ScheduledStep(model, batches[0][:1], graph, sequence, loss=loss)
     opts = [torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in (model, plain)]
     got, want = [], []
     for k, (x, target) in enumerate(batches):
         for opt in opts:
             opt.zero_grad()
         torch.manual_seed(k)  # random ops: both from the same generator state
-        got.append(step(x, target) if loss == "cross-entropy" else step(x))
+        with forward():
+            got.append(step(x, target) if loss == "cross-entropy" else step(x))
         torch.manual_seed(k)
-        out = plain(x)
-        if loss == "cross-entropy":
-            want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1)))
-            want[-1].backward()
-        else:
-            want.append(out)
-            out.sum().backward()
+        with forward():
+            out = plain(x)
+            want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
+                        if loss == "cross-entropy" else out)
+        (want[-1] if loss == "cross-entropy" else out.sum()).backward()
         for opt in opts:
             opt.step()
     return (model, plain), (got, want)
@@ -189,6 +194,28 @@ def test_random_ops_draw_as_with_autograd_where_the_schedule_reorders_them():
     assert scheduled == pytest.approx(autograd, rel=1e-6) and torch.equal(scheduled_rng, autograd_rng)
     step._redraw = False
     assert seeded(lambda: step(x, y))[0] != pytest.approx(autograd, rel=1e-3)
+
+
+def test_a_step_made_under_autocast_trains_as_autograd_under_it():
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    x = torch.randn(2, 3, 32, 32)
+    batches = [(torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))) for _ in range(2)]
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        g = _graph(model, x)
+        step = ScheduledStep(model, (x,), g, g["order"])
+    assert any(n["op"] == "aten._to_copy.default" for n in g["nodes"])  # autocast's casts, in the graph
+    (model, plain), (got, want) = _train_both(model, batches, g, recompute_late(g, several_outputs=True),
+                                              autocast=torch.bfloat16)
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
+    with pytest.raises(MemplanTorchError, match=r"autocast is off here but was on \(torch.bfloat16\) when the step "
+                                                r"was traced; .* call it as it was made"):
+        step(*batches[0])
+    plain_graph = _graph(model, x)
+    step = ScheduledStep(model, (x,), plain_graph, plain_graph["order"])
+    with torch.autocast("cpu", dtype=torch.bfloat16), pytest.raises(MemplanTorchError, match="autocast is on"):
+        step(*batches[0])
 
 
 def test_bad_arguments_are_clear_errors():
