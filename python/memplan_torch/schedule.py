@@ -118,60 +118,106 @@ def draw_states(gm, graph, mapping, device):
     return states, get_state()
 
 
-def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None, rng_states=None):
-    """Execute `sequence` on the joint fx graph `gm` with real primals and tangents (no autograd). Returns
-    the list of graph outputs in the joint graph's output order (None where the joint output is None).
-    rng_states (dict: node id -> generator state of the primals' device): a random node found in it runs
-    from that state; one not found records the state it runs from."""
-    by_name = _fx_nodes(gm)
-    env = {}
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    if len(placeholders) != len(primals) + len(tangents):
-        raise MemplanTorchError(f"joint graph has {len(placeholders)} inputs, got {len(primals) + len(tangents)}")
-    for n, t in zip(placeholders, list(primals) + list(tangents)):
-        env[n.name] = t
-    for n in gm.graph.nodes:
-        if n.op == "get_attr":
-            env[n.name] = getattr(gm, n.target)
-    value_name = mapping["values"]
-    get_state, set_state = rng_generator(device_of(primals))
-    dies = free_plan(graph, sequence)
-    runs = [0] * len(graph["nodes"])
+class CompiledSequence:
+    """A sequence of the joint fx graph `gm`, compiled once into one Python function: each step calls its op
+    on the values it reads, keeps its outputs and drops every value after the last use that its production
+    serves (free_plan), so that a run holds what the schedule's peak says. A recomputed batch norm gets copies
+    of the running statistics (they are updated once); a random node runs from the generator state that
+    rng_states gives it, if any. Compiling checks that every step reads only live values. ScheduledStep keeps
+    one and calls it every step; run_sequence compiles one and calls it once."""
 
-    def lookup(a):
-        if a.name not in env:
-            raise MemplanTorchError(f"internal: value {a.name} is not live when a step needs it")
-        return env[a.name]
+    def __init__(self, gm, graph, mapping, sequence):
+        by_name = _fx_nodes(gm)
+        self._placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+        attrs = [n for n in gm.graph.nodes if n.op == "get_attr"]
+        slot = {name: k for k, name in enumerate(self._placeholders + [n.name for n in attrs])}
+        self._attrs = [(slot[n.name], getattr(gm, n.target)) for n in attrs]
+        live = set(slot)
+        value_name = mapping["values"]
+        for name in value_name:
+            slot.setdefault(name, len(slot))
+        self._size = len(slot)
+        self._ops, self._constants = [], []
+        dies = free_plan(graph, sequence)
+        runs = [0] * len(graph["nodes"])
 
-    ctx = recorder if recorder is not None else _Null()
-    with torch.no_grad(), ctx:
+        def render(a, pos):
+            """The Python expression for argument `a` of step `pos`."""
+            if isinstance(a, torch.fx.Node):
+                if a.name not in live:
+                    raise MemplanTorchError(f"internal: value {a.name} is not live when step {pos} needs it")
+                return f"e[{slot[a.name]}]"
+            if isinstance(a, (list, tuple)):
+                inner = ", ".join(render(x, pos) for x in a)
+                return f"[{inner}]" if isinstance(a, list) else f"({inner}{',' if len(a) == 1 else ''})"
+            self._constants.append(a)
+            return f"c[{len(self._constants) - 1}]"
+
+        lines = ["def run(e, c, f, states, rng, clone):"]
         for pos, nid in enumerate(sequence):
             fx_node = by_name[mapping["nodes"][nid]]
-            args = torch.fx.node.map_arg(fx_node.args, lookup)
-            kwargs = torch.fx.node.map_arg(fx_node.kwargs, lookup)
-            if runs[nid] and is_stateful(fx_node):
-                # recomputing batch norm: let it update copies of the running statistics, not the buffers
-                args = tuple(a.clone() if i in (3, 4) and isinstance(a, torch.Tensor) else a for i, a in enumerate(args))
+            args = [render(a, pos) for a in fx_node.args]
+            if runs[nid] and is_stateful(fx_node):  # recomputed batch norm: copies of the running statistics
+                args = [f"clone({a})" if i in (3, 4) else a for i, a in enumerate(args)]
+            args += [f"{k}={render(a, pos)}" for k, a in fx_node.kwargs.items()]
             runs[nid] += 1
-            if rng_states is not None and is_random_op(fx_node.target):
-                if nid in rng_states:
-                    set_state(rng_states[nid])
-                else:
-                    rng_states[nid] = get_state()
-            result = fx_node.target(*args, **kwargs)
-            outs = graph["nodes"][nid]["outputs"]
-            if len(outs) == 1 and isinstance(result, torch.Tensor):
-                env[value_name[outs[0]]] = result
-            else:
-                for v in outs:
-                    g = by_name[value_name[v]]
-                    env[g.name] = result[g.args[1]]
-            del result, args, kwargs
+            if is_random_op(fx_node.target):
+                lines.append(f"    if states is not None: rng(states, {nid})")
+            self._ops.append(fx_node.target)
+            call = f"f[{len(self._ops) - 1}]({', '.join(args)})"
+            outs = [value_name[v] for v in graph["nodes"][nid]["outputs"]]
+            if outs == [fx_node.name]:
+                lines.append(f"    e[{slot[fx_node.name]}] = {call}")
+            else:  # a tuple: its getitems' values, then let go of the tuple before the next step
+                lines += [f"    r = {call}"] + [f"    e[{slot[v]}] = r[{by_name[v].args[1]}]" for v in outs]
+                lines.append("    r = None")
+            live.update(outs)
             for v in dies[pos]:
-                env.pop(value_name[v], None)
-    output = [n for n in gm.graph.nodes if n.op == "output"][0]
-    flat = output.args[0]
-    return [env[a.name] if isinstance(a, torch.fx.Node) else None for a in flat]
+                lines.append(f"    e[{slot[value_name[v]]}] = None")
+                live.discard(value_name[v])
+        output = [n for n in gm.graph.nodes if n.op == "output"][0]
+        for a in output.args[0]:
+            if isinstance(a, torch.fx.Node) and a.name not in live:
+                raise MemplanTorchError(f"internal: graph output {a.name} is not live at the end of the sequence")
+        self._outputs = [slot[a.name] if isinstance(a, torch.fx.Node) else None for a in output.args[0]]
+        lines.append("    return e")
+        scope = {}
+        exec(compile("\n".join(lines) + "\n", "<memplan schedule>", "exec"), scope)
+        self._run = scope["run"]
+
+    def __call__(self, primals, tangents, recorder=None, rng_states=None):
+        """Runs the sequence on real primals and tangents (no autograd) and returns the graph's outputs in the
+        joint graph's output order (None where the joint output is None). recorder: a context (the trace
+        recorder) to run in. rng_states (dict: node id -> generator state of the primals' device): a random
+        node found in it runs from that state; one not found records the state it runs from."""
+        inputs = list(primals) + list(tangents)
+        if len(inputs) != len(self._placeholders):
+            raise MemplanTorchError(f"joint graph has {len(self._placeholders)} inputs, got {len(inputs)}")
+        get_state, set_state = rng_generator(device_of(primals))
+
+        def rng(states, nid):
+            if nid in states:
+                set_state(states[nid])
+            else:
+                states[nid] = get_state()
+
+        env = inputs + [None] * (self._size - len(inputs))
+        for k, tensor in self._attrs:
+            env[k] = tensor
+        del inputs
+        with torch.no_grad(), (recorder if recorder is not None else _Null()):
+            env = self._run(env, self._constants, self._ops, rng_states, rng, _clone)
+        return [env[k] if k is not None else None for k in self._outputs]
+
+
+def _clone(a):
+    return a.clone() if isinstance(a, torch.Tensor) else a
+
+
+def run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=None, rng_states=None):
+    """Execute `sequence` on the joint fx graph `gm` once (CompiledSequence): the list of graph outputs in the
+    joint graph's output order (None where the joint output is None). rng_states: as CompiledSequence."""
+    return CompiledSequence(gm, graph, mapping, sequence)(primals, tangents, recorder, rng_states)
 
 
 class _Null:

@@ -29,8 +29,8 @@ import torch
 
 from .errors import MemplanTorchError
 from .graph_export import device_of, is_stateful, named_args, rng_generator, with_loss, written_arguments
-from .schedule import (check_schedule, check_sequence, draw_states, graph_outputs, parameter_gradients,
-                       random_nodes, read_graph, read_schedule, retrace, run_sequence, trace_joint)
+from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs,
+                       parameter_gradients, random_nodes, read_graph, read_schedule, retrace, trace_joint)
 
 
 def _graph_of(graph):
@@ -163,6 +163,7 @@ class ScheduledStep:
         self._gm, self._graph, self._mapping, primals, self._tangents, num_params = traced
         check_sequence(graph_json, sequence)
         self._sequence = list(sequence)
+        self._program = CompiledSequence(self._gm, self._graph, self._mapping, self._sequence)
         self._state = primals[:len(primals) - len(inputs)]  # parameters and buffers, as the graph lifted them
         self._params = primals[:num_params]
         self._inputs = [(tuple(t.shape), t.dtype) for t in inputs]
@@ -196,8 +197,7 @@ class ScheduledStep:
         primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
         drawn = draw_states(self._gm, self._graph, self._mapping, self._device) if self._redraw else None
         with torch.autocast(self._device.type, enabled=False):  # the graph's casts are its own
-            outputs = run_sequence(self._gm, self._graph, self._mapping, primals, self._tangents, self._sequence,
-                                   rng_states=drawn[0] if drawn else None)
+            outputs = self._program(primals, self._tangents, rng_states=drawn[0] if drawn else None)
         if drawn:
             rng_generator(self._device)[1](drawn[1])
         for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
