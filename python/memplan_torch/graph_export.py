@@ -155,9 +155,10 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     """Trace `model(*inputs)` into its joint forward+backward fx graph with functorch's aot_module.
     Returns (GraphModule, joint_inputs, num_primals). With fake=True (torch 1.13's
     functorch.compile.config.use_fake_tensor; torch 2.x always traces with fake tensors) no real compute
-    happens; joint_inputs are then fake and only good for their shapes. `dropout`: see DROPOUTS. Tracing
-    runs the model (with fake=False on real tensors); its buffers (running statistics) and the CPU generator
-    are put back as they were."""
+    happens; joint_inputs are then fake and only good for their shapes. `dropout`: see DROPOUTS. The modules
+    are traced in the modes they are in (a new module trains; one the user put in eval mode, as a frozen batch
+    norm, stays so). Tracing runs the model (with fake=False on real tensors); its buffers (running
+    statistics) and the inputs' generator are put back as they were."""
     try:
         from functorch.compile import aot_module, config
     except ImportError:  # pragma: no cover - a torch 2.x without the functorch shim: its home in torch
@@ -184,7 +185,6 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     buffers = [(b, b.clone()) for b in model.buffers()]
     get_state, set_state = rng_generator(device_of(inputs))
     rng = get_state()
-    model.train()
     try:
         compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
                               partition_fn=partition)
@@ -525,7 +525,7 @@ def with_loss(model, inputs, loss):
 def logits_shape(model, inputs):
     """The shape (batch, ..., classes) of `model`'s logits on `inputs`, from one sample run in eval mode without
     autograd (no statistics updated); an error that says to use --loss none where the output is not logits."""
-    was_training = model.training
+    modes = [(m, m.training) for m in model.modules()]  # model.train() would put every module in training
     model.eval()
     try:
         with torch.no_grad():
@@ -534,7 +534,8 @@ def logits_shape(model, inputs):
         raise MemplanTorchError(f"model {type(model).__name__} failed on one sample of its input: "
                                 f"{type(e).__name__}: {e}") from e
     finally:
-        model.train(was_training)
+        for m, training in modes:
+            m.training = training
     if not isinstance(out, torch.Tensor) or out.dim() < 2 or not out.dtype.is_floating_point:
         what = f"a {out.dtype} tensor of shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) \
             else type(out).__name__

@@ -294,18 +294,20 @@ def _trace_difference(graph, graph_json, name):
 
 def retrace(model, inputs, graph_json, dropout="fused"):
     """trace_joint as `graph_json` was exported (`dropout` the same): with fake tensors (export-graph's
-    default), else, where the fake trace has other nodes (a few more `detach` on some models), with real ones
-    (--real-tensors). A graph that matches neither way raises MemplanTorchError naming the fake trace's
+    default), else, where the fake trace differs (a few more `detach` on some models; batch norm in eval mode,
+    whose saved statistics are empty on real tensors), with real ones (--real-tensors). A graph that matches neither way raises MemplanTorchError naming the fake trace's
     first difference."""
     from .graph_export import model_name
 
     traced = trace_joint(model, inputs, dropout, fake=True)
     difference = _trace_difference(traced[1], graph_json, model_name(model))
-    if difference and difference[0] == "nodes":
-        real = trace_joint(model, inputs, dropout, fake=False)
-        if _trace_difference(real[1], graph_json, model_name(model)) is None:
-            return real
     if difference:
+        try:
+            real = trace_joint(model, inputs, dropout, fake=False)
+            if _trace_difference(real[1], graph_json, model_name(model)) is None:
+                return real
+        except MemplanTorchError:
+            pass  # the fake trace's difference says more
         raise MemplanTorchError(difference[1])
     return traced
 

@@ -104,7 +104,8 @@ def _batch_norms_counted(model, gm, primals):
 class ScheduledStep:
     """A training step of `model` that follows a memplan schedule (see the module's docstring).
 
-    model: the torch.nn.Module to train, in training mode (its batch norms update running statistics);
+    model: the torch.nn.Module to train, its modules in the modes to train in (traced as they are; a call
+    with a module in another mode is refused), on its device;
     example_inputs: a tuple of tensors, one batch of the model's inputs (the target excluded);
     graph: the remat-graph/v1 of the model (a dict or a path); schedule: a remat-schedule/v1 (a dict, a path,
     or its node sequence); loss: "cross-entropy" (the graph ends with the mean cross-entropy of the model's
@@ -113,7 +114,7 @@ class ScheduledStep:
     dropout: "fused" or "decomposed", as the graph was exported.
 
     The model is traced again (schedule.retrace: with fake tensors, else with real ones, as the graph may have
-    been exported); its parameters, running statistics and the CPU generator are left as they were. A graph
+    been exported); its parameters, running statistics, modes and the generator are left as they were. A graph
     that is not this model's at this batch size, or a schedule that is not valid on it, raises
     MemplanTorchError. ScheduledStep.planned plans the schedule itself.
     """
@@ -172,6 +173,7 @@ class ScheduledStep:
         self._loss = loss
         self._device = device_of(inputs)
         self._autocast = _autocast_state(self._device.type)
+        self._modes = [(name or type(model).__name__, m, m.training) for name, m in model.named_modules()]
         # Random nodes run once each; where the schedule moves one past another, each draws from the state it
         # would have in autograd's order, so the step draws the numbers autograd would.
         drawing = random_nodes(self._gm, self._graph, self._mapping)
@@ -189,6 +191,12 @@ class ScheduledStep:
                 got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
                 raise MemplanTorchError(f"ScheduledStep: argument {k}: expected a {dtype} tensor of shape {shape} "
                                         f"(the graph was traced for it), got {got}")
+        changed = next(((name, training) for name, m, training in self._modes if m.training != training), None)
+        if changed:
+            mode = {True: "training", False: "eval"}
+            raise MemplanTorchError(f"ScheduledStep: module '{changed[0]}' is in {mode[not changed[1]]} mode here but "
+                                    f"was in {mode[changed[1]]} mode when the step was traced; make the step again "
+                                    "for these modes")
         autocast = _autocast_state(self._device.type)
         if autocast[0] != self._autocast[0] or autocast[0] and autocast[1] != self._autocast[1]:
             raise MemplanTorchError(f"ScheduledStep: autocast is {_describe_autocast(autocast)} here but was "

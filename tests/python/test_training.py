@@ -218,6 +218,29 @@ def test_a_step_made_under_autocast_trains_as_autograd_under_it():
         step(*batches[0])
 
 
+def test_frozen_parameters_and_modules_in_eval_mode_train_as_with_autograd():
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    for p in model.layer1.parameters():
+        p.requires_grad_(False)
+    model.bn1.eval()  # a frozen batch norm: it normalizes with its running statistics and leaves them
+    x = torch.randn(2, 3, 32, 32)
+    g = _graph(model, x)
+    before = model.bn1.running_mean.clone()
+    batches = [(torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))) for _ in range(2)]
+    (model, plain), (got, want) = _train_both(model, batches, g, recompute_late(g, several_outputs=True))
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
+    assert not model.bn1.training and model.layer1[0].bn1.training  # the trace kept the modes as they were
+    assert torch.equal(before, model.bn1.running_mean) and int(model.layer2[0].bn1.num_batches_tracked) == 2
+    assert all(p.grad is None for p in model.layer1.parameters()) and model.conv1.weight.grad is not None
+    step = ScheduledStep(model, (x,), g, g["order"])
+    model.train()
+    with pytest.raises(MemplanTorchError, match="module 'bn1' is in training mode here but was in eval mode when "
+                                                "the step was traced; make the step again for these modes"):
+        step(*batches[0])
+
+
 def test_bad_arguments_are_clear_errors():
     torch.manual_seed(0)
     model = torchvision.models.resnet18(num_classes=10)
