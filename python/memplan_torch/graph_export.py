@@ -490,20 +490,30 @@ LOSSES = ("cross-entropy", "none")
 
 class WithLoss(nn.Module):
     """`model` followed by its training loss, so that the joint graph holds the loss and its backward as a
-    training step does: forward(*inputs, target) -> scalar mean cross-entropy."""
+    training step does: forward(*inputs, target) -> the scalar loss: the mean cross-entropy of the model's
+    logits, or loss_fn(output, target) for a loss function of the user's."""
 
-    def __init__(self, model):
+    def __init__(self, model, loss_fn=None):
         super().__init__()
         self.model = model
+        self.loss_fn = loss_fn
 
     def forward(self, *inputs_and_target):
         *inputs, target = inputs_and_target
-        logits = self.model(*inputs)
-        if not isinstance(logits, torch.Tensor):  # e.g. GoogLeNet's auxiliary outputs in training mode
+        out = self.model(*inputs)
+        if self.loss_fn is not None:
+            value = self.loss_fn(out, target)
+            if not isinstance(value, torch.Tensor) or value.dim() != 0 or not value.dtype.is_floating_point:
+                what = f"a {value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) \
+                    else type(value).__name__
+                raise MemplanTorchError(f"model {type(self.model).__name__}: the loss function returned {what}, "
+                                        "not a floating-point scalar tensor")
+            return value
+        if not isinstance(out, torch.Tensor):  # e.g. GoogLeNet's auxiliary outputs in training mode
             raise MemplanTorchError(f"model {type(self.model).__name__}: in training mode its output is a "
-                                    f"{type(logits).__name__}, not the logits tensor that the cross-entropy loss "
+                                    f"{type(out).__name__}, not the logits tensor that the cross-entropy loss "
                                     "takes; use --loss none, or build the model without auxiliary outputs")
-        return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+        return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
 
 
 def model_name(model):
@@ -511,15 +521,24 @@ def model_name(model):
     return type(model.model if isinstance(model, WithLoss) else model).__name__
 
 
-def with_loss(model, inputs, loss):
-    """(module, inputs) to trace for `loss` (one of LOSSES): the model itself for "none"; for "cross-entropy"
-    WithLoss(model) and inputs + (a random int64 target of the logits' shape without the class dimension,
-    on the inputs' device: random_target)."""
-    if loss == "none":
+def with_loss(model, inputs, loss, target=None):
+    """(module, inputs) to trace for `loss`: the model itself for "none"; otherwise WithLoss and the inputs
+    followed by the target: for "cross-entropy" `target`, else a random int64 target of the logits' shape
+    without the class dimension, on the inputs' device (random_target); for a loss function (a callable:
+    loss(output, target) -> scalar tensor) `target`, which it needs."""
+    if isinstance(loss, str) and loss == "none":
         return model, tuple(inputs)
+    if target is not None and not isinstance(target, torch.Tensor):
+        raise MemplanTorchError(f"the example target is a {type(target).__name__}, not a tensor")
+    if callable(loss):
+        if target is None:
+            raise MemplanTorchError("a loss function needs an example target: one batch of the targets it takes")
+        return WithLoss(model, loss), tuple(inputs) + (target,)
     if loss != "cross-entropy":
-        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}")
-    return WithLoss(model), tuple(inputs) + (random_target(logits_shape(model, inputs), inputs[0].device),)
+        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}, or a loss function")
+    if target is None:
+        target = random_target(logits_shape(model, inputs), inputs[0].device)
+    return WithLoss(model), tuple(inputs) + (target,)
 
 
 def logits_shape(model, inputs):
@@ -549,13 +568,15 @@ def random_target(shape, device=None):
     return torch.randint(0, shape[-1], tuple(shape[:-1]), dtype=torch.int64, device=device)
 
 
-def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False, loss="none", dropout="fused"):
+def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False, loss="none", dropout="fused",
+                 target=None):
     """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph). With
     recompute_batch_norm, training-mode batch norm is marked recomputable (plus `updates_running_stats`):
     its outputs do not depend on the running statistics, and apply-schedule lets only the first run update
-    them, so recomputing it is exact when the schedule is applied by memplan-torch. `loss` (LOSSES): what
-    ends the forward pass (see with_loss). `dropout` (DROPOUTS): how dropout is traced (see dropout_as)."""
-    model, inputs = with_loss(model, inputs, loss)
+    them, so recomputing it is exact when the schedule is applied by memplan-torch. `loss` (LOSSES, or a loss
+    function) and `target`: what ends the forward pass (see with_loss). `dropout` (DROPOUTS): how dropout is
+    traced (see dropout_as)."""
+    model, inputs = with_loss(model, inputs, loss, target)
     gm, _, _ = capture_joint(model, inputs, fake=fake, dropout=dropout)
     graph, _ = joint_to_graph(gm, name, recompute_batch_norm=recompute_batch_norm)
     graph_summary_check(graph)

@@ -274,6 +274,19 @@ def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake
     return gm, graph, mapping, primals, tangents, len(params)
 
 
+def trace_fake_else_real(model, inputs, dropout="fused", recompute_batch_norm=False):
+    """trace_joint with fake tensors, else, where this torch cannot trace the model with them (torch 1.13's
+    fake tensors reject some of its Python decompositions, as label-smoothed cross-entropy's), with real ones.
+    A model that neither way traces raises the fake trace's error."""
+    try:
+        return trace_joint(model, inputs, dropout, recompute_batch_norm, fake=True)
+    except MemplanTorchError as fake_error:
+        try:
+            return trace_joint(model, inputs, dropout, recompute_batch_norm, fake=False)
+        except MemplanTorchError:
+            raise fake_error from None
+
+
 def _trace_difference(graph, graph_json, name):
     """How the traced `graph` differs from `graph_json`: None, or ("nodes" or "sizes", a message naming the
     first difference)."""
@@ -294,12 +307,12 @@ def _trace_difference(graph, graph_json, name):
 
 def retrace(model, inputs, graph_json, dropout="fused"):
     """trace_joint as `graph_json` was exported (`dropout` the same): with fake tensors (export-graph's
-    default), else, where the fake trace differs (a few more `detach` on some models; batch norm in eval mode,
-    whose saved statistics are empty on real tensors), with real ones (--real-tensors). A graph that matches neither way raises MemplanTorchError naming the fake trace's
-    first difference."""
+    default), else, where the fake trace fails or differs (a few more `detach` on some models; batch norm in
+    eval mode, whose saved statistics are empty on real tensors), with real ones (--real-tensors). A graph
+    that matches neither way raises MemplanTorchError naming the fake trace's first difference."""
     from .graph_export import model_name
 
-    traced = trace_joint(model, inputs, dropout, fake=True)
+    traced = trace_fake_else_real(model, inputs, dropout)
     difference = _trace_difference(traced[1], graph_json, model_name(model))
     if difference:
         try:

@@ -28,9 +28,11 @@ import json
 import torch
 
 from .errors import MemplanTorchError
-from .graph_export import device_of, is_stateful, named_args, rng_generator, with_loss, written_arguments
+from .graph_export import (WithLoss, device_of, is_stateful, named_args, rng_generator, with_loss,
+                           written_arguments)
 from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs,
-                       parameter_gradients, random_nodes, read_graph, read_schedule, retrace, trace_joint)
+                       parameter_gradients, random_nodes, read_graph, read_schedule, retrace,
+                       trace_fake_else_real)
 
 
 def _graph_of(graph):
@@ -48,12 +50,12 @@ def _sequence_of(schedule):
     return list(read_schedule(schedule)["sequence"])
 
 
-def _with_loss(model, example_inputs, loss):
-    """graph_export.with_loss, leaving the inputs' generator as it was (a cross-entropy target is drawn)."""
+def _with_loss(model, example_inputs, loss, target):
+    """graph_export.with_loss, leaving the inputs' generator as it was (a cross-entropy target may be drawn)."""
     get_state, set_state = rng_generator(device_of(example_inputs))
     rng = get_state()
     try:
-        return with_loss(model, tuple(example_inputs), loss)
+        return with_loss(model, tuple(example_inputs), loss, target)
     finally:
         set_state(rng)
 
@@ -109,9 +111,12 @@ class ScheduledStep:
     example_inputs: a tuple of tensors, one batch of the model's inputs (the target excluded);
     graph: the remat-graph/v1 of the model (a dict or a path); schedule: a remat-schedule/v1 (a dict, a path,
     or its node sequence); loss: "cross-entropy" (the graph ends with the mean cross-entropy of the model's
-    logits against a target: the step is called with the inputs and the target and returns the loss) or
-    "none" (the graph ends at the model's outputs: the step returns them and backpropagates their sum);
-    dropout: "fused" or "decomposed", as the graph was exported.
+    logits against a target: the step is called with the inputs and the target and returns the loss), a loss
+    function (loss(output, target) -> a scalar tensor; the graph ends with it, the step is called as with
+    "cross-entropy"), or "none" (the graph ends at the model's outputs: the step returns them and
+    backpropagates their sum); example_target: one batch of the target, which a loss function needs (and
+    which the graph's target must have the shape of); dropout: "fused" or "decomposed", as the graph was
+    exported.
 
     The model is traced again (schedule.retrace: with fake tensors, else with real ones, as the graph may have
     been exported); its parameters, running statistics, modes and the generator are left as they were. A graph
@@ -119,31 +124,32 @@ class ScheduledStep:
     MemplanTorchError. ScheduledStep.planned plans the schedule itself.
     """
 
-    def __init__(self, model, example_inputs, graph, schedule, loss="cross-entropy", dropout="fused"):
+    def __init__(self, model, example_inputs, graph, schedule, loss="cross-entropy", dropout="fused",
+                 example_target=None):
         graph_json = _graph_of(graph)
         sequence = _sequence_of(schedule)
-        module, inputs = _with_loss(model, example_inputs, loss)
+        module, inputs = _with_loss(model, example_inputs, loss, example_target)
         self._setup(model, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)
         self.plan = None
 
     @classmethod
     def planned(cls, model, example_inputs, budget, loss="cross-entropy", dropout="fused", time_limit_s=10.0,
-                seed=1):
-        """Plans the step in-process and returns it: the model traced once, with fake tensors (batch norm
-        recomputable), FastSA on its graph through the bindings (memplan_native, as `memplan remat --budget B
-        --time-limit T --seed S`), the schedule checked by the independent validator. budget: bytes (an int,
-        or text with a unit: "6GiB") or a percentage of the reference order's peak ("50%"). The step's `plan`
-        holds what `memplan remat --json` prints (budget_met, peak, reference_peak, memory_percent,
-        cost_increase_percent, ...); a budget that cannot be met gives the best schedule found, as memplan
-        does (budget_met False)."""
+                seed=1, example_target=None):
+        """Plans the step in-process and returns it: the model traced once, with fake tensors where this torch
+        can (schedule.trace_fake_else_real; batch norm recomputable), FastSA on its graph through the bindings
+        (memplan_native, as `memplan remat --budget B --time-limit T --seed S`), the schedule checked by the
+        independent validator. budget: bytes (an int, or text with a unit: "6GiB") or a percentage of the
+        reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
+        (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...); a budget that cannot be
+        met gives the best schedule found, as memplan does (budget_met False)."""
         from . import native
 
         try:
             planner = native.load()
         except ImportError as e:
             raise MemplanTorchError(f"ScheduledStep.planned needs the memplan_native bindings: {e}") from e
-        module, inputs = _with_loss(model, example_inputs, loss)
-        traced = trace_joint(module, inputs, dropout, recompute_batch_norm=True)
+        module, inputs = _with_loss(model, example_inputs, loss, example_target)
+        traced = trace_fake_else_real(module, inputs, dropout, recompute_batch_norm=True)
         graph_json = traced[1]
         graph = planner.parse_graph(json.dumps(graph_json))
         try:
@@ -180,10 +186,10 @@ class ScheduledStep:
         self._redraw = [n for n in self._sequence if n in frozenset(drawing)] != drawing
 
     def __call__(self, *inputs):
-        """Runs the step on one batch (with loss "cross-entropy": the model's inputs, then the target).
+        """Runs the step on one batch (the model's inputs, then the target, unless the loss is "none").
         Adds each parameter's gradient to its .grad (sets it where None) and returns the loss (or, with loss
         "none", the model's output, or a tuple of its outputs)."""
-        what = "the model's inputs and the target" if self._loss == "cross-entropy" else "the model's inputs"
+        what = "the model's inputs" if _no_loss(self._loss) else "the model's inputs and the target"
         if len(inputs) != len(self._inputs):
             raise MemplanTorchError(f"ScheduledStep: expected {len(self._inputs)} tensors ({what}), got {len(inputs)}")
         for k, (t, (shape, dtype)) in enumerate(zip(inputs, self._inputs)):
@@ -223,19 +229,25 @@ class ScheduledStep:
 
 def autograd_step(model, loss="cross-entropy"):
     """The plain training step that a ScheduledStep with `loss` stands for, by autograd: called with the
-    same arguments, it backpropagates and returns the same thing (the mean cross-entropy of the logits
-    against the target; with "none", the outputs, whose sum it backpropagates)."""
+    same arguments, it backpropagates and returns the same thing (the loss: the mean cross-entropy of the
+    logits against the target, or the loss function's value; with "none", the outputs, whose sum it
+    backpropagates)."""
+    with_target = WithLoss(model, loss if callable(loss) else None)
+
     def step(*args):
-        if loss == "none":
+        if _no_loss(loss):
             out = model(*args)
             out.sum().backward()
             return out
-        *inputs, target = args
-        out = model(*inputs)
-        value = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
+        value = with_target(*args)
         value.backward()
         return value
     return step
+
+
+def _no_loss(loss):
+    """Whether `loss` (ScheduledStep's argument) is "none": the step ends at the model's outputs."""
+    return isinstance(loss, str) and loss == "none"
 
 
 def compare_with_autograd(model, step, batches, measure, loss="cross-entropy"):

@@ -34,7 +34,7 @@ def _train_both(model, batches, graph, sequence, loss="cross-entropy", autocast=
 
     plain = copy.deepcopy(model)
     with forward():
-        step = ScheduledStep(model, batches[0][:1], graph, sequence, loss=loss)
+        step = ScheduledStep(model, batches[0][:1], graph, sequence, loss=loss, example_target=batches[0][1])
     opts = [torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in (model, plain)]
     got, want = [], []
     for k, (x, target) in enumerate(batches):
@@ -42,13 +42,15 @@ def _train_both(model, batches, graph, sequence, loss="cross-entropy", autocast=
             opt.zero_grad()
         torch.manual_seed(k)  # random ops: both from the same generator state
         with forward():
-            got.append(step(x, target) if loss == "cross-entropy" else step(x))
+            got.append(step(x) if loss == "none" else step(x, target))
         torch.manual_seed(k)
         with forward():
             out = plain(x)
-            want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
-                        if loss == "cross-entropy" else out)
-        (want[-1] if loss == "cross-entropy" else out.sum()).backward()
+            if loss == "cross-entropy":
+                want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1)))
+            else:
+                want.append(loss(out, target) if callable(loss) else out)
+        (out.sum() if loss == "none" else want[-1]).backward()
         for opt in opts:
             opt.step()
     return (model, plain), (got, want)
@@ -239,6 +241,32 @@ def test_frozen_parameters_and_modules_in_eval_mode_train_as_with_autograd():
     with pytest.raises(MemplanTorchError, match="module 'bn1' is in training mode here but was in eval mode when "
                                                 "the step was traced; make the step again for these modes"):
         step(*batches[0])
+
+
+def test_a_loss_function_of_the_users_ends_the_step():
+    torch.manual_seed(0)
+    smoothed = lambda out, y: F.cross_entropy(out, y, label_smoothing=0.1)  # noqa: E731
+    model = torchvision.models.resnet18(num_classes=10)
+    x, y = torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))
+    g = graph_export.export_graph(model, (x,), "g", fake=False, recompute_batch_norm=True, loss=smoothed, target=y)
+    batches = [(torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))) for _ in range(2)]
+    (model, plain), (got, want) = _train_both(model, batches, g, recompute_late(g, several_outputs=True), smoothed)
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
+    # a regression: mean squared error against a float target of the output's shape
+    regressor = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.GELU(), torch.nn.Linear(32, 3))
+    x, y = torch.randn(4, 8), torch.randn(4, 3)
+    g = graph_export.export_graph(regressor, (x,), "r", fake=False, loss=F.mse_loss, target=y)
+    assert any("mse_loss" in n["op"] for n in g["nodes"])
+    batches = [(torch.randn(4, 8), torch.randn(4, 3)) for _ in range(3)]
+    (regressor, plain), (got, want) = _train_both(regressor, batches, g, recompute_late(g), F.mse_loss)
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(regressor, plain)
+    with pytest.raises(MemplanTorchError, match="a loss function needs an example target"):
+        ScheduledStep(regressor, (x,), g, g["order"], loss=F.mse_loss)
+    with pytest.raises(MemplanTorchError, match=r"the loss function returned a torch.float32 tensor of shape "
+                                                r"\(4, 3\), not a floating-point scalar tensor"):
+        ScheduledStep(regressor, (x,), g, g["order"], loss=lambda out, t: (out - t) ** 2, example_target=y)
 
 
 def test_bad_arguments_are_clear_errors():
