@@ -140,8 +140,9 @@ class ScheduledStep:
         (memplan_native, as `memplan remat --budget B --time-limit T --seed S`), the schedule checked by the
         independent validator. budget: bytes (an int, or text with a unit: "6GiB") or a percentage of the
         reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
-        (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...); a budget that cannot be
-        met gives the best schedule found, as memplan does (budget_met False)."""
+        (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...) and the graph's
+        lower_bound (the floor no schedule goes below); a budget that cannot be met gives the best schedule
+        found, as memplan does (budget_met False)."""
         from . import native
 
         try:
@@ -162,6 +163,7 @@ class ScheduledStep:
         step = cls.__new__(cls)
         step._setup(model, inputs, traced, graph_json, result["sequence"], loss)
         step.plan = {k: v for k, v in result.items() if k not in ("sequence", "schedule_json")}
+        step.plan["lower_bound"] = graph.peak_lower_bound()
         return step
 
     def _setup(self, model, inputs, traced, graph_json, sequence, loss):
