@@ -31,7 +31,7 @@ from .errors import MemplanTorchError
 from .graph_export import (WithLoss, device_of, is_stateful, named_args, rng_generator, with_loss,
                            written_arguments)
 from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs,
-                       parameter_gradients, random_nodes, read_graph, read_schedule, retrace,
+                       lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule, retrace,
                        trace_fake_else_real)
 
 
@@ -129,7 +129,7 @@ class ScheduledStep:
         graph_json = _graph_of(graph)
         sequence = _sequence_of(schedule)
         module, inputs = _with_loss(model, example_inputs, loss, example_target)
-        self._setup(model, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)
+        self._setup(model, module, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)
         self.plan = None
 
     @classmethod
@@ -161,14 +161,15 @@ class ScheduledStep:
         if not check["ok"]:
             raise MemplanTorchError(f"internal: the planned schedule fails validation: {check['errors'][:3]}")
         step = cls.__new__(cls)
-        step._setup(model, inputs, traced, graph_json, result["sequence"], loss)
+        step._setup(model, module, inputs, traced, graph_json, result["sequence"], loss)
         step.plan = {k: v for k, v in result.items() if k not in ("sequence", "schedule_json")}
         step.plan["lower_bound"] = graph.peak_lower_bound()
         return step
 
-    def _setup(self, model, inputs, traced, graph_json, sequence, loss):
-        """What both constructors share: the traced joint graph (trace_joint's tuple) and a sequence valid on
-        `graph_json`, which the trace matches."""
+    def _setup(self, model, module, inputs, traced, graph_json, sequence, loss):
+        """What both constructors share: the traced module (the model, or it with its loss), its joint graph
+        (trace_joint's tuple) and a sequence valid on `graph_json`, which the trace matches."""
+        self._module = module
         self._gm, self._graph, self._mapping, primals, self._tangents, num_params = traced
         check_sequence(graph_json, sequence)
         self._sequence = list(sequence)
@@ -199,6 +200,15 @@ class ScheduledStep:
                 got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
                 raise MemplanTorchError(f"ScheduledStep: argument {k}: expected a {dtype} tensor of shape {shape} "
                                         f"(the graph was traced for it), got {got}")
+        state = lifted_state(self._module, len(self._state))
+        if state is None or any(a is not b for a, b in zip(state[0] + state[1], self._state)):
+            raise MemplanTorchError("ScheduledStep: the model's parameters and buffers are not the tensors the step "
+                                    "was made with (replaced, or converted into new ones); make the step again")
+        moved = next((f"argument {k}" for k, t in enumerate(inputs) if t.device != self._device), None) or \
+            next(("the model" for t in self._state if t.device != self._device), None)
+        if moved:
+            raise MemplanTorchError(f"ScheduledStep: {moved} is on another device than {self._device}, where the step "
+                                    "was made; make the step after the model and the batch are on their device")
         changed = next(((name, training) for name, m, training in self._modes if m.training != training), None)
         if changed:
             mode = {True: "training", False: "eval"}

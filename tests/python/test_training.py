@@ -282,6 +282,8 @@ def test_bad_arguments_are_clear_errors():
         step(torch.randn(4, 3, 32, 32), torch.randint(0, 10, (2,)))
     with pytest.raises(MemplanTorchError, match="argument 1: .* got list"):
         step(x, [0, 1])
+    with pytest.raises(MemplanTorchError, match="argument 0 is on another device than cpu, where the step was made"):
+        step(x.to("meta"), torch.randint(0, 10, (2,)))
     # the graph of another batch size, a schedule that runs batch norm twice without --recompute-batch-norm
     with pytest.raises(MemplanTorchError, match="does not match ResNet on these inputs: value 122 holds 49152 bytes "
                                                 "here and 24576 in the file; export it at this batch size"):
@@ -298,6 +300,9 @@ def test_bad_arguments_are_clear_errors():
     model.bn1.momentum = None  # a cumulative average: 1 / num_batches_tracked, a data-dependent factor
     with pytest.raises(MemplanTorchError, match="model ResNet: batch norm 'bn1' has momentum None"):
         ScheduledStep(model, (x,), g, g["order"])
+    model.fc = torch.nn.Linear(512, 10)  # replaced after the step was made: the step would train the old one
+    with pytest.raises(MemplanTorchError, match="parameters and buffers are not the tensors the step was made with"):
+        step(x, torch.randint(0, 10, (2,)))
 
 
 def test_the_example_trains_with_a_planned_schedule():
