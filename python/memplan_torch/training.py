@@ -188,10 +188,12 @@ class ScheduledStep:
         drawing = random_nodes(self._gm, self._graph, self._mapping)
         self._redraw = [n for n in self._sequence if n in frozenset(drawing)] != drawing
 
-    def __call__(self, *inputs):
+    def __call__(self, *inputs, grad_scale=None):
         """Runs the step on one batch (the model's inputs, then the target, unless the loss is "none").
         Adds each parameter's gradient to its .grad (sets it where None) and returns the loss (or, with loss
-        "none", the model's output, or a tuple of its outputs)."""
+        "none", the model's output, or a tuple of its outputs). grad_scale: a number, or a GradScaler of
+        mixed-precision training, that scales what is backpropagated, as `scaler.scale(loss).backward()`
+        does (the returned loss is not scaled); `scaler.step(optimizer)` then unscales the gradients."""
         what = "the model's inputs" if _no_loss(self._loss) else "the model's inputs and the target"
         if len(inputs) != len(self._inputs):
             raise MemplanTorchError(f"ScheduledStep: expected {len(self._inputs)} tensors ({what}), got {len(inputs)}")
@@ -223,7 +225,8 @@ class ScheduledStep:
         primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
         drawn = draw_states(self._gm, self._graph, self._mapping, self._device) if self._redraw else None
         with torch.autocast(self._device.type, enabled=False):  # the graph's casts are its own
-            outputs = self._program(primals, self._tangents, rng_states=drawn[0] if drawn else None)
+            outputs = self._program(primals, self._scaled_tangents(grad_scale),
+                                    rng_states=drawn[0] if drawn else None)
         if drawn:
             rng_generator(self._device)[1](drawn[1])
         for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
@@ -237,6 +240,21 @@ class ScheduledStep:
             m.num_batches_tracked.add_(1)
         forward = outputs[:self._num_fwd]
         return forward[0] if len(forward) == 1 else tuple(forward)
+
+
+    def _scaled_tangents(self, grad_scale):
+        """The tangents (ones: the backward of the loss, or of the outputs' sum) times grad_scale."""
+        if grad_scale is None:
+            return self._tangents
+        one = torch.ones((), dtype=torch.float32, device=self._device)
+        if hasattr(grad_scale, "scale"):  # a GradScaler: its scale() also readies it for step() and unscale_()
+            scale = grad_scale.scale(one)
+        elif isinstance(grad_scale, (int, float)) and not isinstance(grad_scale, bool):
+            scale = one * grad_scale
+        else:
+            raise MemplanTorchError(f"ScheduledStep: grad_scale: expected a number or a GradScaler, got "
+                                    f"{type(grad_scale).__name__}")
+        return [t * scale.to(t.dtype) for t in self._tangents]
 
 
 def autograd_step(model, loss="cross-entropy"):

@@ -269,6 +269,29 @@ def test_a_loss_function_of_the_users_ends_the_step():
         ScheduledStep(regressor, (x,), g, g["order"], loss=lambda out, t: (out - t) ** 2, example_target=y)
 
 
+def test_a_scaled_step_gives_scaled_gradients_and_the_unscaled_loss():
+    torch.manual_seed(0)
+    model = TiedDecoder()
+    x, y = torch.randint(0, 50, (4, 8)), torch.randint(0, 50, (4, 8))
+    g = _graph(model, x)
+    step = ScheduledStep(model, (x,), g, recompute_late(g))
+    class Scaler:  # what the step asks of a GradScaler (CUDA's, with its scale, is not at hand here)
+        def scale(self, outputs):
+            return outputs * 8.0
+
+    grads = []
+    for scale in (None, 1024.0, Scaler(), torch.cuda.amp.GradScaler(enabled=False)):  # disabled: it scales by one
+        model.zero_grad(set_to_none=True)
+        loss = step(x, y, grad_scale=scale)
+        grads.append([p.grad.clone() for p in model.parameters()])
+        assert float(loss) == pytest.approx(float(F.cross_entropy(model(x).reshape(-1, 50), y.reshape(-1))))
+    for plain, by_1024, by_8, unscaled in zip(*grads):
+        assert torch.allclose(by_1024, 1024 * plain) and torch.allclose(by_8, 8 * plain)
+        assert torch.equal(unscaled, plain)
+    with pytest.raises(MemplanTorchError, match="grad_scale: expected a number or a GradScaler, got str"):
+        step(x, y, grad_scale="1024")
+
+
 def test_bad_arguments_are_clear_errors():
     torch.manual_seed(0)
     model = torchvision.models.resnet18(num_classes=10)
