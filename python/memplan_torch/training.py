@@ -14,8 +14,13 @@ The graph is the one `memplan-torch export-graph` wrote for this model at this b
 --loss and --dropout), the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must
 have the example's shapes and dtypes: the joint graph is traced for them.
 
+The loss is the cross-entropy of the model's logits, or any loss function (loss=fn, example_target=y). Modules
+are traced in the modes they are in (a frozen batch norm in eval mode stays so); frozen parameters get no
+gradient.
+
 Mixed precision: made inside an autocast context, the step's graph holds the casts that autocast made while
 tracing, and the step runs it with autocast off; it must be called under the autocast state it was made in.
+With float16, `step(x, y, grad_scale=scaler)` scales the backward pass by a GradScaler's scale.
 
 Random ops (dropout, stochastic depth) draw what autograd would draw from the same generator state, so a step
 gives autograd's numbers. Where the schedule moves one random op past another, the step first draws them all
@@ -194,6 +199,29 @@ class ScheduledStep:
         "none", the model's output, or a tuple of its outputs). grad_scale: a number, or a GradScaler of
         mixed-precision training, that scales what is backpropagated, as `scaler.scale(loss).backward()`
         does (the returned loss is not scaled); `scaler.step(optimizer)` then unscales the gradients."""
+        self._check_call(inputs)
+        primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
+        drawn = draw_states(self._gm, self._graph, self._mapping, self._device) if self._redraw else None
+        with torch.autocast(self._device.type, enabled=False):  # the graph's casts are its own
+            outputs = self._program(primals, self._scaled_tangents(grad_scale),
+                                    rng_states=drawn[0] if drawn else None)
+        if drawn:
+            rng_generator(self._device)[1](drawn[1])
+        for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
+            if g.stride() != p.stride():  # as autograd stores it: in the parameter's layout
+                g = torch.empty_strided(p.shape, p.stride(), dtype=p.dtype, device=p.device).copy_(g)
+            if p.grad is None:
+                p.grad = g
+            else:
+                p.grad += g
+        for m in self._counted:
+            m.num_batches_tracked.add_(1)
+        forward = outputs[:self._num_fwd]
+        return forward[0] if len(forward) == 1 else tuple(forward)
+
+    def _check_call(self, inputs):
+        """That the step can run on `inputs` as it was made: their shapes, dtypes and device, the model's
+        tensors, modes and the autocast state; MemplanTorchError naming what differs."""
         what = "the model's inputs" if _no_loss(self._loss) else "the model's inputs and the target"
         if len(inputs) != len(self._inputs):
             raise MemplanTorchError(f"ScheduledStep: expected {len(self._inputs)} tensors ({what}), got {len(inputs)}")
@@ -222,25 +250,6 @@ class ScheduledStep:
             raise MemplanTorchError(f"ScheduledStep: autocast is {_describe_autocast(autocast)} here but was "
                                     f"{_describe_autocast(self._autocast)} when the step was traced; its graph holds "
                                     "the casts it was traced with: call it as it was made")
-        primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
-        drawn = draw_states(self._gm, self._graph, self._mapping, self._device) if self._redraw else None
-        with torch.autocast(self._device.type, enabled=False):  # the graph's casts are its own
-            outputs = self._program(primals, self._scaled_tangents(grad_scale),
-                                    rng_states=drawn[0] if drawn else None)
-        if drawn:
-            rng_generator(self._device)[1](drawn[1])
-        for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
-            if g.stride() != p.stride():  # as autograd stores it: in the parameter's layout
-                g = torch.empty_strided(p.shape, p.stride(), dtype=p.dtype, device=p.device).copy_(g)
-            if p.grad is None:
-                p.grad = g
-            else:
-                p.grad += g
-        for m in self._counted:
-            m.num_batches_tracked.add_(1)
-        forward = outputs[:self._num_fwd]
-        return forward[0] if len(forward) == 1 else tuple(forward)
-
 
     def _scaled_tangents(self, grad_scale):
         """The tangents (ones: the backward of the loss, or of the outputs' sum) times grad_scale."""
