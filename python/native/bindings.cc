@@ -4,11 +4,13 @@
 // functions take and return the same formats (MiniMalloc CSV text, remat-graph/v1 JSON text,
 // remat-schedule/v1 JSON text) and the same figures as `memplan alloc --json` / `memplan remat --json`.
 // Bad input raises memplan_native.InputError (a ValueError) with the planner's located message. Planning
-// releases the GIL.
+// releases the GIL; on the main thread, Ctrl-C (or SIGTERM) while it plans returns the best plan found so far
+// (status/stop_reason "interrupted"), as in the CLI.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "alloc/problem.h"
 #include "alloc/validator.h"
 #include "common/error.h"
+#include "common/interrupt.h"
 #include "common/progress.h"
 #include "remat/graph.h"
 #include "remat/planner.h"
@@ -55,6 +58,38 @@ py::dict PlanToDict(const alloc::Problem& problem, const alloc::PlanResult& r) {
   return d;
 }
 
+// While it lives (planning without the GIL, on Python's main thread), Ctrl-C and SIGTERM ask the planner to
+// stop and return the best plan found so far, as they do in the CLI; Python's own handlers, which could only
+// act once the planner returned, are put back afterwards. Elsewhere (another thread) it does nothing.
+class SignalsStopPlanning {
+ public:
+  SignalsStopPlanning() {
+    py::object threading = py::module_::import("threading");
+    if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
+    active_ = true;
+    common::ResetInterrupt();
+    struct sigaction action {};
+    action.sa_handler = OnSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &saved_int_);
+    sigaction(SIGTERM, &action, &saved_term_);
+  }
+  ~SignalsStopPlanning() {
+    if (!active_) return;
+    sigaction(SIGINT, &saved_int_, nullptr);
+    sigaction(SIGTERM, &saved_term_, nullptr);
+    common::ResetInterrupt();
+  }
+  SignalsStopPlanning(const SignalsStopPlanning&) = delete;
+  SignalsStopPlanning& operator=(const SignalsStopPlanning&) = delete;
+
+ private:
+  static void OnSignal(int) { common::RequestInterrupt(); }
+  bool active_ = false;
+  struct sigaction saved_int_ {};
+  struct sigaction saved_term_ {};
+};
+
 alloc::PlanResult Plan(const alloc::Problem& problem, const std::string& method, double time_limit_s, uint64_t moves,
                        uint64_t seed, std::optional<alloc::Bytes> capacity) {
   alloc::PlanOptions options;
@@ -63,6 +98,7 @@ alloc::PlanResult Plan(const alloc::Problem& problem, const std::string& method,
   options.moves = moves;
   options.seed = seed;
   options.capacity = capacity;
+  SignalsStopPlanning signals;
   py::gil_scoped_release release;
   common::Progress progress(false);
   return alloc::PlanAllocation(problem, options, progress);
@@ -253,6 +289,7 @@ PYBIND11_MODULE(memplan_native, m) {
         }
         remat::RematResult r;
         {
+          SignalsStopPlanning signals;
           py::gil_scoped_release release;
           common::Progress progress(false);
           r = remat::PlanRemat(graph, options, progress);

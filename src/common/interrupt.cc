@@ -37,6 +37,8 @@ bool InterruptRequested() { return g_interrupted != 0; }
 
 void ResetInterrupt() { g_interrupted = 0; }
 
+void RequestInterrupt() { g_interrupted = 1; }
+
 void SetPendingTempFile(const char* path) {
   g_pending_set = 0;
   if (path == nullptr || std::strlen(path) >= sizeof g_pending) return;

@@ -13,6 +13,10 @@ bool InterruptRequested();
 // Clears the flag (tests use it between runs).
 void ResetInterrupt();
 
+// Sets the flag as a first signal does, without the handlers' second-signal exit: for a signal handler of a
+// program that embeds the planners (the Python bindings). Async-signal-safe.
+void RequestInterrupt();
+
 // Names the temporary file being written (WriteFileAtomically), which a second signal removes before it
 // ends the process, so that no half-written temporary is left beside the output; nullptr: none.
 void SetPendingTempFile(const char* path);

@@ -134,3 +134,30 @@ def test_bad_graph_raises_input_error_naming_the_element():
         m.plan_remat(m.parse_graph(read(GRAPH)), "lots")
     with pytest.raises(ValueError, match="soft peak nan"):
         m.plan_remat(m.parse_graph(read(GRAPH)), "70%", soft_peak=float("nan"))
+
+
+def test_ctrl_c_while_planning_returns_the_best_plan_found_so_far():
+    # As in the CLI: the planner stops and returns what it has; afterwards Ctrl-C is Python's again. Both runs
+    # would take the whole minute: no schedule meets a budget of one byte, and annealing does not reach this
+    # trace's lower bound.
+    import signal
+    import threading
+    import time
+
+    g = m.parse_graph(read(GRAPH), file="resnet18_bs8.graph.json")
+    trace = os.path.join(DATA, "convnext_tiny_bs4.csv")
+    p = m.parse_problem(read(trace), period=json.loads(read(trace[:-4] + ".meta.json"))["period"])
+    for plan, status_key in ((lambda: m.plan_remat(g, 1, time_limit_s=60, moves=10**12), "status"),
+                             (lambda: m.plan_allocation(p, method="sa", time_limit_s=60, moves=10**12),
+                              "stop_reason")):
+        timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        r = plan()
+        timer.join()
+        assert r[status_key] == "interrupted" and time.monotonic() - start < 30
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+    assert m.plan_remat(g, "70%", time_limit_s=1)["status"] != "interrupted"  # the flag was cleared
