@@ -91,7 +91,7 @@ class SignalsStopPlanning {
 };
 
 alloc::PlanResult Plan(const alloc::Problem& problem, const std::string& method, double time_limit_s, uint64_t moves,
-                       uint64_t seed, std::optional<alloc::Bytes> capacity) {
+                       uint64_t seed, std::optional<alloc::Bytes> capacity, bool quiet) {
   alloc::PlanOptions options;
   options.method = method;
   options.time_limit_s = time_limit_s;
@@ -100,7 +100,7 @@ alloc::PlanResult Plan(const alloc::Problem& problem, const std::string& method,
   options.capacity = capacity;
   SignalsStopPlanning signals;
   py::gil_scoped_release release;
-  common::Progress progress(false);
+  common::Progress progress(common::ProgressWanted(quiet));
   return alloc::PlanAllocation(problem, options, progress);
 }
 
@@ -179,16 +179,17 @@ PYBIND11_MODULE(memplan_native, m) {
   m.def(
       "plan_allocation",
       [](const alloc::Problem& problem, const std::string& method, double time_limit_s, uint64_t moves,
-         uint64_t seed, std::optional<alloc::Bytes> capacity) {
+         uint64_t seed, std::optional<alloc::Bytes> capacity, bool quiet) {
         if (std::find(alloc::Methods().begin(), alloc::Methods().end(), method) == alloc::Methods().end()) {
           throw py::value_error("unknown allocation method '" + method + "'");
         }
-        return PlanToDict(problem, Plan(problem, method, time_limit_s, moves, seed, capacity));
+        return PlanToDict(problem, Plan(problem, method, time_limit_s, moves, seed, capacity, quiet));
       },
       py::arg("problem"), py::arg("method") = alloc::kDefaultMethod, py::arg("time_limit_s") = 10.0,
       py::arg("moves") = 0,
-      py::arg("seed") = 1, py::arg("capacity") = py::none(),
-      "Plans offsets (alloc::PlanAllocation; default method 'exact+sa', as memplan alloc). Returns a dict: "
+      py::arg("seed") = 1, py::arg("capacity") = py::none(), py::arg("quiet") = false,
+      "Plans offsets (alloc::PlanAllocation; default method 'exact+sa', as memplan alloc); a progress line on "
+      "stderr when it is a terminal, unless quiet. Returns a dict: "
       "method, lower_bound, height, fragmentation, seconds, moves, stop_reason, nodes, proven_optimal, "
       "search_outcome (the last three from the exact search: 0, False, '' for other methods), offsets (per "
       "buffer, input order), ids.");
@@ -269,7 +270,7 @@ PYBIND11_MODULE(memplan_native, m) {
   m.def(
       "plan_remat",
       [](const remat::Graph& graph, py::object budget, const std::string& method, double time_limit_s,
-         uint64_t seed, bool reorder_only, uint64_t moves, double soft_peak) {
+         uint64_t seed, bool reorder_only, uint64_t moves, double soft_peak, bool quiet) {
         const auto& methods = remat::RematMethods();
         if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
           throw py::value_error("unknown remat method '" + method + "'");
@@ -291,14 +292,15 @@ PYBIND11_MODULE(memplan_native, m) {
         {
           SignalsStopPlanning signals;
           py::gil_scoped_release release;
-          common::Progress progress(false);
+          common::Progress progress(common::ProgressWanted(quiet));
           r = remat::PlanRemat(graph, options, progress);
         }
         return RematToDict(graph, r);
       },
       py::arg("graph"), py::arg("budget") = "100%", py::arg("method") = "fastsa", py::arg("time_limit_s") = 10.0,
-      py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0, py::arg("soft_peak") = remat::kDefaultSoftPeak,
-      "Plans a schedule (remat::PlanRemat). budget: bytes (an int, or a string with a unit: '6GiB') or a "
+      py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0,
+      py::arg("soft_peak") = remat::kDefaultSoftPeak, py::arg("quiet") = false,
+      "Plans a schedule (remat::PlanRemat); a progress line on stderr when it is a terminal, unless quiet. budget: bytes (an int, or a string with a unit: '6GiB') or a "
       "percentage string ('50%'); moves: FastSA's "
       "move budget, 0 for the default; soft_peak: as `memplan remat --soft-peak`. Returns a "
       "dict with the figures `memplan remat --json` prints, `sequence` (node indices) and `schedule_json` "

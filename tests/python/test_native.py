@@ -161,3 +161,34 @@ def test_ctrl_c_while_planning_returns_the_best_plan_found_so_far():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(1)
     assert m.plan_remat(g, "70%", time_limit_s=1)["status"] != "interrupted"  # the flag was cleared
+
+
+def _on_a_terminal(code):
+    """What a child Python running `code` writes to its terminal (a pseudo-terminal as stdin, stdout, stderr)."""
+    import pty
+    import sys
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child
+        os.execv(sys.executable, [sys.executable, "-c", code])
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the child has closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    return out.decode(errors="replace")
+
+
+def test_planning_shows_progress_on_a_terminal_unless_quiet():
+    code = ("from memplan_torch import native; m = native.load(); "
+            f"g = m.parse_graph(open({GRAPH!r}).read()); m.plan_remat(g, 1, time_limit_s=1.5, quiet=QUIET); "
+            "print('done')")
+    shown = _on_a_terminal(code.replace("QUIET", "False"))
+    assert "done" in shown and "\r\x1b[K" in shown and " s]" in shown, shown
+    quiet = _on_a_terminal(code.replace("QUIET", "True"))
+    assert "done" in quiet and "\r\x1b[K" not in quiet and " s]" not in quiet, quiet
