@@ -25,7 +25,7 @@ With float16, `step(x, y, grad_scale=scaler)` scales the backward pass by a Grad
 Random ops (dropout, stochastic depth) draw what autograd would draw from the same generator state, so a step
 gives autograd's numbers. Where the schedule moves one random op past another, the step first draws them all
 once more in autograd's order to learn each one's generator state (schedule.draw_states): extra random
-numbers and a transient tensor of each one's size.
+numbers, and one random op's tensors at a time while nothing but the parameters and the batch is live.
 """
 
 import json
