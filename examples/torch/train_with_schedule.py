@@ -5,10 +5,11 @@ the last step, and the peak of live tensor bytes of one step each way.
 
     PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py                  # resnet18, 50 %
     PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py \\
-        --model memplan_torch.models:gpt_tiny --batch 8 --budget 50% --steps 5
+        --model memplan_torch.models:gpt_small --batch 2 --budget 50% --steps 5   # with dropout
 
-The three lines a training loop needs are marked "the schedule's step" below. Exits 1 if the two runs end
-with different parameters (as they do for a model with dropout: the two runs draw different masks).
+The three lines a training loop needs are marked "the schedule's step" below. Each step starts both runs from
+the same generator state, so a model with dropout draws the same masks both ways. Exits 1 if the two runs
+end with different parameters.
 """
 
 import argparse
@@ -69,11 +70,13 @@ def main():
     seconds = [0.0, 0.0]
     for k in range(args.steps):
         x, target = batch(), targets()
+        generator = torch.get_rng_state()
         start = time.perf_counter()
         scheduled_opt.zero_grad()
         loss = step(x, target)  # the schedule's step, 2 of 3: forward and backward, gradients in .grad
         scheduled_opt.step()  # the schedule's step, 3 of 3
         middle = time.perf_counter()
+        torch.set_rng_state(generator)
         plain_opt.zero_grad()
         plain_loss = torch.nn.functional.cross_entropy(plain(x).reshape(-1, classes), target.reshape(-1))
         plain_loss.backward()

@@ -339,6 +339,12 @@ def test_the_example_trains_with_a_planned_schedule():
     assert run.returncode == 0, run.stderr
     assert "parameters and buffers after 2 steps: equal" in run.stdout
     assert "with the schedule" in run.stdout.splitlines()[-1]
+    # a decoder with dropout, built from a specification with constructor arguments: the same masks both ways
+    decoder = "memplan_torch.models:GPT(vocab=512, seq_len=32, dim=64, heads=4, layers=2, dropout=0.1)"
+    run = subprocess.run([sys.executable, script, "--model", decoder, "--batch", "4", "--budget", "60%", "--steps",
+                          "2", "--memplan", memplan], capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "parameters and buffers after 2 steps: equal" in run.stdout
 
 
 def test_graph_and_schedule_files_that_cannot_be_used_are_named(tmp_path):
