@@ -4,6 +4,7 @@ with the parameters and running statistics of plain autograd training; bad argum
 import contextlib
 import copy
 import json
+import operator
 import os
 import subprocess
 import sys
@@ -414,3 +415,45 @@ def test_a_graph_that_advances_the_batch_norm_counter_itself_is_not_advanced_aga
         primals = [bn.weight, bn.bias, bn.running_mean, bn.running_var, bn.num_batches_tracked, torch.randn(2, 3)]
         counted = _batch_norms_counted(bn, torch.fx.GraphModule(torch.nn.Module(), g), primals)
         assert counted == ([] if writes_counter else [bn])
+
+
+
+class FunctionalBatchNorm:
+    """Stands for torch 2.x's aten._native_batch_norm_legit_functional, which 1.13 lacks: it returns the new
+    running statistics instead of writing them (the graph writes them back with copy_, or not at all)."""
+    _schema = torch._C.parse_schema(
+        "aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, "
+        "Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor)")
+
+    __name__ = "_native_batch_norm_legit_functional"
+
+    def __str__(self):
+        return "aten._native_batch_norm_legit_functional.default"
+
+    def __call__(self, *args):
+        raise AssertionError("only traced here")
+
+
+def test_a_functional_batch_norm_is_refused_unless_the_graph_writes_its_statistics_back():
+    from memplan_torch.training import _batch_norms_counted
+
+    bn = torch.nn.BatchNorm1d(3)
+    aten = torch.ops.aten
+    for writes_back in (False, True):
+        g = torch.fx.Graph()
+        w, b, mean, var, count, x = (g.placeholder(n) for n in ("w", "b", "mean", "var", "count", "x"))
+        out = g.call_function(FunctionalBatchNorm(), (x, w, b, mean, var, True, 0.1, 1e-5))
+        if writes_back:  # as a functionalized trace keeps the input mutations: copy_ into the buffers
+            g.call_function(aten.copy_.default, (mean, g.call_function(operator.getitem, (out, 3))))
+            g.call_function(aten.copy_.default, (var, g.call_function(operator.getitem, (out, 4))))
+            g.call_function(aten.copy_.default, (count, g.call_function(aten.add.Tensor, (count, 1))))
+        g.output(None)
+        primals = [bn.weight, bn.bias, bn.running_mean, bn.running_var, bn.num_batches_tracked, torch.randn(2, 3)]
+        gm = torch.fx.GraphModule(torch.nn.Module(), g)
+        if writes_back:
+            assert _batch_norms_counted(bn, gm, primals) == []  # the graph advances the counter itself
+        else:
+            with pytest.raises(MemplanTorchError, match=r"traces training batch norm functionally \(aten\._native_"
+                                                        r"batch_norm_legit_functional\.default\) without writing the "
+                                                        r"new running statistics back"):
+                _batch_norms_counted(bn, gm, primals)
