@@ -24,7 +24,7 @@ def _cmd_export_graph(args):
     model = models.load_model(args.model)
     shape = models.parse_shape(args.input_shape) if args.input_shape else None
     x = models.example_input(model, args.batch, shape, args.input_dtype)
-    name = args.name or f"{args.model.split(':')[-1]}_bs{args.batch}"
+    name = args.name or f"{args.model.split('(')[0].split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
     graph = graph_export.export_graph(model, (x,), name, fake=not args.real_tensors,
                                       recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,

@@ -108,12 +108,20 @@ def _constructor_arguments(spec, text):
     as a dict; literals only (numbers, strings, True, False, None, tuples, lists, dicts)."""
     try:
         call = ast.parse(f"f({text})", mode="eval").body
-        if call.args or any(k.arg is None for k in call.keywords):
+        if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
             raise ValueError("positional")
         return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
     except (SyntaxError, ValueError) as e:
         raise MemplanTorchError(f"model '{spec}': constructor arguments must be NAME=LITERAL, separated by commas "
                                 f"(e.g. torchvision:googlenet(aux_logits=False)), got '({text})'") from e
+
+
+def _parameters(ctor):
+    """The names of `ctor`'s parameters (none where Python cannot tell)."""
+    try:
+        return inspect.signature(ctor).parameters
+    except (TypeError, ValueError):
+        return {}
 
 
 def load_model(spec):
@@ -140,7 +148,7 @@ def load_model(spec):
     ctor = getattr(module, attr, None)
     if ctor is None or not callable(ctor):
         raise MemplanTorchError(f"model '{spec}': module '{module_name}' has no constructor '{attr}'")
-    if module_name.startswith("torchvision.models") and "weights" in inspect.signature(ctor).parameters:
+    if module_name.startswith("torchvision.models") and "weights" in _parameters(ctor):
         kwargs.setdefault("weights", None)
     try:
         model = ctor(**kwargs)

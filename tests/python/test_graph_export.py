@@ -267,14 +267,20 @@ def test_cli_export_and_bad_model(tmp_path):
     assert not bad.exists() and not list(tmp_path.glob(".tmp-*"))
     for spec, message in (("torchvision:resnet18(num_classes=x)", "constructor arguments must be NAME=LITERAL"),
                           ("torchvision:resnet18(colour=1)", "the constructor failed: TypeError: .*'colour'"),
-                          ("torchvision:resnet18(num_classes=10", "expected .* the closing parenthesis last")):
+                          ("torchvision:resnet18(num_classes=10", "expected .* the closing parenthesis last"),
+                          ("torchvision:resnet18()+f()", "constructor arguments must be NAME=LITERAL")):
         r = _cli("export-graph", spec, "-o", str(bad))
         assert r.returncode == 2 and re.search(f"model '{re.escape(spec)}': {message}", r.stderr), r.stderr
         assert not bad.exists()
 
 
-def test_a_model_specification_can_pass_keyword_arguments():
+def test_a_model_specification_can_pass_keyword_arguments(tmp_path):
     assert models.load_model("torchvision:resnet18(num_classes=10)").fc.out_features == 10
     googlenet = models.load_model("torchvision:googlenet(aux_logits=False, init_weights=False)")
     assert googlenet.aux1 is None and googlenet.aux2 is None
     assert models.load_model("memplan_torch.models:GPT(vocab=64, seq_len=8, dim=16, heads=2, layers=1)").seq_len == 8
+    out = tmp_path / "g.json"
+    r = _cli("export-graph", "memplan_torch.models:GPT(vocab=64, seq_len=8, dim=16, heads=2, layers=1)", "--batch",
+             "2", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["name"] == "GPT_bs2"  # named without the arguments
