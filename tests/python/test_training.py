@@ -398,24 +398,29 @@ def test_a_step_planned_in_process_trains_as_with_autograd():
         ScheduledStep.planned(model, (x,), "lots")
 
 
-def test_a_graph_that_advances_the_batch_norm_counter_itself_is_not_advanced_again():
-    # torch 1.13 leaves num_batches_tracked's add_ out of the traced graph, so the step adds to it; a graph
-    # that writes the counter itself (a functionalized trace's copy_) must not be counted twice.
+def _counted_in_hand_made_graph(batch_norm, writes):
+    """_batch_norms_counted on an fx graph of one BatchNorm1d's batch-norm op `batch_norm`, after which
+    writes(g, node, (mean, var, count)) adds what else the graph writes."""
     from memplan_torch.training import _batch_norms_counted
 
     bn = torch.nn.BatchNorm1d(3)
-    aten = torch.ops.aten
-    for writes_counter in (False, True):
-        g = torch.fx.Graph()
-        w, b, mean, var, count, x = (g.placeholder(n) for n in ("w", "b", "mean", "var", "count", "x"))
-        g.call_function(aten.native_batch_norm.default, (x, w, b, mean, var, True, 0.1, 1e-5))
-        if writes_counter:
-            g.call_function(aten.add_.Tensor, (count, 1))
-        g.output(None)
-        primals = [bn.weight, bn.bias, bn.running_mean, bn.running_var, bn.num_batches_tracked, torch.randn(2, 3)]
-        counted = _batch_norms_counted(bn, torch.fx.GraphModule(torch.nn.Module(), g), primals)
-        assert counted == ([] if writes_counter else [bn])
+    g = torch.fx.Graph()
+    w, b, mean, var, count, x = (g.placeholder(n) for n in ("w", "b", "mean", "var", "count", "x"))
+    writes(g, g.call_function(batch_norm, (x, w, b, mean, var, True, 0.1, 1e-5)), (mean, var, count))
+    g.output(None)
+    primals = [bn.weight, bn.bias, bn.running_mean, bn.running_var, bn.num_batches_tracked, torch.randn(2, 3)]
+    return bn, _batch_norms_counted(bn, torch.fx.GraphModule(torch.nn.Module(), g), primals)
 
+
+def test_a_graph_that_advances_the_batch_norm_counter_itself_is_not_advanced_again():
+    # torch 1.13 leaves num_batches_tracked's add_ out of the traced graph, so the step adds to it; a graph
+    # that writes the counter itself (a functionalized trace's copy_) must not be counted twice.
+    aten = torch.ops.aten
+    bn, counted = _counted_in_hand_made_graph(aten.native_batch_norm.default, lambda g, out, buffers: None)
+    assert counted == [bn]
+    _, counted = _counted_in_hand_made_graph(aten.native_batch_norm.default,
+                                             lambda g, out, buffers: g.call_function(aten.add_.Tensor, (buffers[2], 1)))
+    assert counted == []
 
 
 class FunctionalBatchNorm:
@@ -435,25 +440,17 @@ class FunctionalBatchNorm:
 
 
 def test_a_functional_batch_norm_is_refused_unless_the_graph_writes_its_statistics_back():
-    from memplan_torch.training import _batch_norms_counted
-
-    bn = torch.nn.BatchNorm1d(3)
     aten = torch.ops.aten
-    for writes_back in (False, True):
-        g = torch.fx.Graph()
-        w, b, mean, var, count, x = (g.placeholder(n) for n in ("w", "b", "mean", "var", "count", "x"))
-        out = g.call_function(FunctionalBatchNorm(), (x, w, b, mean, var, True, 0.1, 1e-5))
-        if writes_back:  # as a functionalized trace keeps the input mutations: copy_ into the buffers
-            g.call_function(aten.copy_.default, (mean, g.call_function(operator.getitem, (out, 3))))
-            g.call_function(aten.copy_.default, (var, g.call_function(operator.getitem, (out, 4))))
-            g.call_function(aten.copy_.default, (count, g.call_function(aten.add.Tensor, (count, 1))))
-        g.output(None)
-        primals = [bn.weight, bn.bias, bn.running_mean, bn.running_var, bn.num_batches_tracked, torch.randn(2, 3)]
-        gm = torch.fx.GraphModule(torch.nn.Module(), g)
-        if writes_back:
-            assert _batch_norms_counted(bn, gm, primals) == []  # the graph advances the counter itself
-        else:
-            with pytest.raises(MemplanTorchError, match=r"traces training batch norm functionally \(aten\._native_"
-                                                        r"batch_norm_legit_functional\.default\) without writing the "
-                                                        r"new running statistics back"):
-                _batch_norms_counted(bn, gm, primals)
+
+    def write_back(g, out, buffers):  # as a functionalized trace keeps the input mutations: copy_ into the buffers
+        mean, var, count = buffers
+        g.call_function(aten.copy_.default, (mean, g.call_function(operator.getitem, (out, 3))))
+        g.call_function(aten.copy_.default, (var, g.call_function(operator.getitem, (out, 4))))
+        g.call_function(aten.copy_.default, (count, g.call_function(aten.add.Tensor, (count, 1))))
+
+    _, counted = _counted_in_hand_made_graph(FunctionalBatchNorm(), write_back)
+    assert counted == []  # the graph advances the counter itself
+    with pytest.raises(MemplanTorchError, match=r"traces training batch norm functionally \(aten\._native_"
+                                                r"batch_norm_legit_functional\.default\) without writing the "
+                                                r"new running statistics back"):
+        _counted_in_hand_made_graph(FunctionalBatchNorm(), lambda g, out, buffers: None)
