@@ -211,6 +211,7 @@ class CompiledSequence:
 
 
 def _clone(a):
+    """A copy of a tensor argument: the running statistics that a recomputed batch norm updates."""
     return a.clone() if isinstance(a, torch.Tensor) else a
 
 

@@ -76,6 +76,7 @@ def _autocast_state(device_type):
 
 
 def _describe_autocast(state):
+    """An _autocast_state for messages: "on (torch.bfloat16)" or "off"."""
     return f"on ({state[1]})" if state[0] else "off"
 
 
