@@ -230,8 +230,11 @@ class ScheduledStep:
         for k, (t, (shape, dtype)) in enumerate(zip(inputs, self._inputs)):
             if not isinstance(t, torch.Tensor) or tuple(t.shape) != shape or t.dtype != dtype:
                 got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
+                smaller = isinstance(t, torch.Tensor) and t.dim() == len(shape) and t.dtype == dtype and \
+                    0 < t.shape[0] < shape[0] and tuple(t.shape[1:]) == shape[1:]
+                hint = "; a smaller last batch: drop it (DataLoader(..., drop_last=True))" if smaller else ""
                 raise MemplanTorchError(f"ScheduledStep: argument {k}: expected a {dtype} tensor of shape {shape} "
-                                        f"(the graph was traced for it), got {got}")
+                                        f"(the graph was traced for it), got {got}{hint}")
         state = lifted_state(self._module, len(self._state))
         if state is None or any(a is not b for a, b in zip(state[0] + state[1], self._state)):
             raise MemplanTorchError("ScheduledStep: the model's parameters and buffers are not the tensors the step "

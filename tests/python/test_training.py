@@ -302,8 +302,12 @@ def test_bad_arguments_are_clear_errors():
     with pytest.raises(MemplanTorchError, match=r"expected 2 tensors \(the model's inputs and the target\), got 1"):
         step(x)
     with pytest.raises(MemplanTorchError, match=r"argument 0: expected a torch.float32 tensor of shape \(2, 3, 32, "
-                                                r"32\) \(the graph was traced for it\), got torch.float32 \(4, 3"):
+                                                r"32\) \(the graph was traced for it\), got torch.float32 \(4, 3, "
+                                                r"32, 32\)$"):
         step(torch.randn(4, 3, 32, 32), torch.randint(0, 10, (2,)))
+    with pytest.raises(MemplanTorchError, match=r"got torch.float32 \(1, 3, 32, 32\); a smaller last batch: drop it "
+                                                r"\(DataLoader\(..., drop_last=True\)\)"):
+        step(torch.randn(1, 3, 32, 32), torch.randint(0, 10, (1,)))
     with pytest.raises(MemplanTorchError, match="argument 1: .* got list"):
         step(x, [0, 1])
     with pytest.raises(MemplanTorchError, match="argument 0 is on another device than cpu, where the step was made"):
