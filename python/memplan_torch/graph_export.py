@@ -521,12 +521,17 @@ def model_name(model):
     return type(model.model if isinstance(model, WithLoss) else model).__name__
 
 
+def without_loss(loss):
+    """Whether `loss` (one of LOSSES, or a loss function) is "none": the graph ends at the model's outputs."""
+    return isinstance(loss, str) and loss == "none"
+
+
 def with_loss(model, inputs, loss, target=None):
     """(module, inputs) to trace for `loss`: the model itself for "none"; otherwise WithLoss and the inputs
     followed by the target: for "cross-entropy" `target`, else a random int64 target of the logits' shape
     without the class dimension, on the inputs' device (random_target); for a loss function (a callable:
     loss(output, target) -> scalar tensor) `target`, which it needs."""
-    if isinstance(loss, str) and loss == "none":
+    if without_loss(loss):
         return model, tuple(inputs)
     if target is not None and not isinstance(target, torch.Tensor):
         raise MemplanTorchError(f"the example target is a {type(target).__name__}, not a tensor")

@@ -81,18 +81,20 @@ def _fx_nodes(gm):
 
 
 def random_nodes(gm, graph, mapping):
-    """The ids of the graph's random nodes in its reference order: the order in which autograd draws."""
+    """The graph's random nodes in its reference order, the order in which autograd draws: (node id, fx node)
+    pairs."""
     by_name = _fx_nodes(gm)
-    return [nid for nid in graph["order"] if is_random_op(by_name[mapping["nodes"][nid]].target)]
+    nodes = ((nid, by_name[mapping["nodes"][nid]]) for nid in graph["order"])
+    return [(nid, fx_node) for nid, fx_node in nodes if is_random_op(fx_node.target)]
 
 
-def draw_states(gm, graph, mapping, device):
-    """The generator state that each random node starts from when the random nodes draw in the reference
-    order, as autograd draws them: ({node id: state}, the state after the last), for run_sequence's
-    rng_states; the generator is left in the state after the last. Each random op runs here once more, on
-    uninitialized tensors of its arguments' traced shapes (how many numbers it draws depends on shapes, not
-    values), one at a time. None, the generator untouched, where an argument has no traced shape."""
-    by_name = _fx_nodes(gm)
+def draw_states(random, device):
+    """The generator state that each of the `random` nodes (random_nodes) starts from when they draw in the
+    reference order, as autograd draws them: ({node id: state}, the state after the last), for
+    run_sequence's rng_states; the generator is left in the state after the last. Each random op runs here
+    once more, on uninitialized tensors of its arguments' traced shapes (how many numbers it draws depends on
+    shapes, not values), one at a time. None, the generator untouched, where an argument has no traced
+    shape."""
     get_state, set_state = rng_generator(device)
     start = get_state()
 
@@ -104,8 +106,7 @@ def draw_states(gm, graph, mapping, device):
 
     states = {}
     with torch.no_grad():
-        for nid in random_nodes(gm, graph, mapping):
-            fx_node = by_name[mapping["nodes"][nid]]
+        for nid, fx_node in random:
             try:
                 args = torch.fx.node.map_arg(fx_node.args, blank)
                 kwargs = torch.fx.node.map_arg(fx_node.kwargs, blank)

@@ -34,7 +34,7 @@ import torch
 
 from .errors import MemplanTorchError
 from .graph_export import (WithLoss, device_of, is_stateful, named_args, rng_generator, with_loss,
-                           written_arguments)
+                           without_loss, written_arguments)
 from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs,
                        lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule, retrace,
                        trace_fake_else_real)
@@ -192,8 +192,10 @@ class ScheduledStep:
         self._modes = [(name or type(model).__name__, m, m.training) for name, m in model.named_modules()]
         # Random nodes run once each; where the schedule moves one past another, each draws from the state it
         # would have in autograd's order, so the step draws the numbers autograd would.
-        drawing = random_nodes(self._gm, self._graph, self._mapping)
-        self._redraw = [n for n in self._sequence if n in frozenset(drawing)] != drawing
+        self._random = random_nodes(self._gm, self._graph, self._mapping)
+        drawing = [nid for nid, _ in self._random]
+        random_ids = frozenset(drawing)
+        self._redraw = [n for n in self._sequence if n in random_ids] != drawing
 
     def __call__(self, *inputs, grad_scale=None):
         """Runs the step on one batch (the model's inputs, then the target, unless the loss is "none").
@@ -203,7 +205,7 @@ class ScheduledStep:
         does (the returned loss is not scaled); `scaler.step(optimizer)` then unscales the gradients."""
         self._check_call(inputs)
         primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
-        drawn = draw_states(self._gm, self._graph, self._mapping, self._device) if self._redraw else None
+        drawn = draw_states(self._random, self._device) if self._redraw else None
         with torch.autocast(self._device.type, enabled=False):  # the graph's casts are its own
             outputs = self._program(primals, self._scaled_tangents(grad_scale),
                                     rng_states=drawn[0] if drawn else None)
@@ -224,7 +226,7 @@ class ScheduledStep:
     def _check_call(self, inputs):
         """That the step can run on `inputs` as it was made: their shapes, dtypes and device, the model's
         tensors, modes and the autocast state; MemplanTorchError naming what differs."""
-        what = "the model's inputs" if _no_loss(self._loss) else "the model's inputs and the target"
+        what = "the model's inputs" if without_loss(self._loss) else "the model's inputs and the target"
         if len(inputs) != len(self._inputs):
             raise MemplanTorchError(f"ScheduledStep: expected {len(self._inputs)} tensors ({what}), got {len(inputs)}")
         for k, (t, (shape, dtype)) in enumerate(zip(inputs, self._inputs)):
@@ -279,7 +281,7 @@ def autograd_step(model, loss="cross-entropy"):
     with_target = WithLoss(model, loss if callable(loss) else None)
 
     def step(*args):
-        if _no_loss(loss):
+        if without_loss(loss):
             out = model(*args)
             out.sum().backward()
             return out
@@ -287,11 +289,6 @@ def autograd_step(model, loss="cross-entropy"):
         value.backward()
         return value
     return step
-
-
-def _no_loss(loss):
-    """Whether `loss` (ScheduledStep's argument) is "none": the step ends at the model's outputs."""
-    return isinstance(loss, str) and loss == "none"
 
 
 def compare_with_autograd(model, step, batches, measure, loss="cross-entropy"):

@@ -179,7 +179,7 @@ def test_random_ops_draw_as_with_autograd_where_the_schedule_reorders_them():
     seq = _latest_ready_first(g)
     gm, graph, mapping, *_ = trace_joint(graph_export.WithLoss(model), (x, torch.zeros(8, dtype=torch.int64)),
                                          fake=False)
-    drawing = random_nodes(gm, graph, mapping)
+    drawing = [nid for nid, _ in random_nodes(gm, graph, mapping)]
     assert len(drawing) == 2 and [n for n in seq if n in drawing] == drawing[::-1]
     batches = [(torch.randn(8, 16), torch.randint(0, 10, (8,))) for _ in range(3)]
     (model, plain), (got, want) = _train_both(model, batches, g, seq)
