@@ -10,7 +10,6 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,36 +57,18 @@ py::dict PlanToDict(const alloc::Problem& problem, const alloc::PlanResult& r) {
   return d;
 }
 
-// While it lives (planning without the GIL, on Python's main thread), Ctrl-C and SIGTERM ask the planner to
-// stop and return the best plan found so far, as they do in the CLI; Python's own handlers, which could only
-// act once the planner returned, are put back afterwards. Elsewhere (another thread) it does nothing.
+// Where planning runs on Python's main thread, Ctrl-C and SIGTERM ask the planner to stop and return the best
+// plan found so far, as they do in the CLI (Python's own handlers could only act once the planner returned;
+// they are put back afterwards). On another thread signals are left to Python.
 class SignalsStopPlanning {
  public:
   SignalsStopPlanning() {
     py::object threading = py::module_::import("threading");
-    if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
-    active_ = true;
-    common::ResetInterrupt();
-    struct sigaction action {};
-    action.sa_handler = OnSignal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &saved_int_);
-    sigaction(SIGTERM, &action, &saved_term_);
+    if (threading.attr("current_thread")().is(threading.attr("main_thread")())) handler_.emplace();
   }
-  ~SignalsStopPlanning() {
-    if (!active_) return;
-    sigaction(SIGINT, &saved_int_, nullptr);
-    sigaction(SIGTERM, &saved_term_, nullptr);
-    common::ResetInterrupt();
-  }
-  SignalsStopPlanning(const SignalsStopPlanning&) = delete;
-  SignalsStopPlanning& operator=(const SignalsStopPlanning&) = delete;
 
  private:
-  static void OnSignal(int) { common::RequestInterrupt(); }
-  bool active_ = false;
-  struct sigaction saved_int_ {};
-  struct sigaction saved_term_ {};
+  std::optional<common::ScopedInterruptHandler> handler_;
 };
 
 alloc::PlanResult Plan(const alloc::Problem& problem, const std::string& method, double time_limit_s, uint64_t moves,

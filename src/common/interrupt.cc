@@ -23,21 +23,36 @@ extern "C" void OnSignal(int signal_number) {
   g_interrupted = 1;
 }
 
+extern "C" void OnSignalEmbedded(int) { g_interrupted = 1; }
+
+// Makes `handler` the SIGINT and SIGTERM handler; the previous ones go to the saved_* where not null.
+void Install(void (*handler)(int), struct sigaction* saved_int, struct sigaction* saved_term) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, saved_int);
+  sigaction(SIGTERM, &action, saved_term);
+}
+
 }  // namespace
 
-void InstallInterruptHandler() {
-  struct sigaction action {};
-  action.sa_handler = OnSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+void InstallInterruptHandler() { Install(OnSignal, nullptr, nullptr); }
+
+ScopedInterruptHandler::ScopedInterruptHandler() {
+  g_interrupted = 0;
+  Install(OnSignalEmbedded, &saved_int_, &saved_term_);
+}
+
+ScopedInterruptHandler::~ScopedInterruptHandler() {
+  sigaction(SIGINT, &saved_int_, nullptr);
+  sigaction(SIGTERM, &saved_term_, nullptr);
+  g_interrupted = 0;
 }
 
 bool InterruptRequested() { return g_interrupted != 0; }
 
 void ResetInterrupt() { g_interrupted = 0; }
 
-void RequestInterrupt() { g_interrupted = 1; }
 
 void SetPendingTempFile(const char* path) {
   g_pending_set = 0;

@@ -2,6 +2,8 @@
 // the best plan found so far; a second one ends the process at once.
 #pragma once
 
+#include <csignal>
+
 namespace common {
 
 // Installs the SIGINT/SIGTERM handlers (idempotent).
@@ -13,9 +15,20 @@ bool InterruptRequested();
 // Clears the flag (tests use it between runs).
 void ResetInterrupt();
 
-// Sets the flag as a first signal does, without the handlers' second-signal exit: for a signal handler of a
-// program that embeds the planners (the Python bindings). Async-signal-safe.
-void RequestInterrupt();
+// For a program that embeds the planners (the Python bindings): while it lives, SIGINT and SIGTERM set the
+// flag, and a second signal does not end the process; the flag is cleared, and the handlers it replaced
+// are put back, when it ends.
+class ScopedInterruptHandler {
+ public:
+  ScopedInterruptHandler();
+  ~ScopedInterruptHandler();
+  ScopedInterruptHandler(const ScopedInterruptHandler&) = delete;
+  ScopedInterruptHandler& operator=(const ScopedInterruptHandler&) = delete;
+
+ private:
+  struct sigaction saved_int_ {};
+  struct sigaction saved_term_ {};
+};
 
 // Names the temporary file being written (WriteFileAtomically), which a second signal removes before it
 // ends the process, so that no half-written temporary is left beside the output; nullptr: none.
