@@ -12,13 +12,13 @@ from .errors import MemplanTorchError
 
 # export-graph's --loss and --dropout choices (graph_export.LOSSES and DROPOUTS; repeated here so that --help
 # needs no torch import).
-LOSSES = ("cross-entropy", "none")
+LOSSES = ("cross-entropy", "mse", "none")
 DROPOUTS = ("fused", "decomposed")
 
 
 def _cmd_export_graph(args):
     import torch
-    from . import atomic, graph_export, models
+    from . import atomic, autocast, graph_export, models
 
     torch.manual_seed(args.seed)
     model = models.load_model(args.model)
@@ -26,9 +26,10 @@ def _cmd_export_graph(args):
     x = models.example_input(model, args.batch, shape, args.input_dtype)
     name = args.name or f"{args.model.split('(')[0].split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
-    graph = graph_export.export_graph(model, (x,), name, fake=not args.real_tensors,
-                                      recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
-                                      dropout=args.dropout)
+    with autocast.region(args.autocast):
+        graph = graph_export.export_graph(model, (x,), name, fake=False if args.real_tensors else None,
+                                          recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
+                                          dropout=args.dropout, label_smoothing=args.label_smoothing)
     s = graph_export.summarize(graph)
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
@@ -48,7 +49,7 @@ def _cmd_trace(args):
     names = trace.select_modules(model, args.checkpoint.split(",")) if args.checkpoint else []
     t0 = time.time()
     rows, meta = trace.trace_training(model, lambda: models.example_input(model, args.batch, shape, args.input_dtype),
-                                      names)
+                                      names, autocast_dtype=args.autocast)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
     pattern.write(args.output, rows, meta)
     print(f"{args.model} batch {args.batch}{' checkpointed ' + ','.join(names) if names else ''}: "
@@ -79,7 +80,7 @@ def _cmd_apply_schedule(args):
     import json
 
     import torch
-    from . import atomic, graph_export, models, schedule
+    from . import atomic, autocast, graph_export, models, schedule
 
     torch.manual_seed(args.seed)
     model = models.load_model(args.model)
@@ -87,8 +88,9 @@ def _cmd_apply_schedule(args):
     x = models.example_input(model, args.batch, shape, args.input_dtype)
     graph = schedule.read_graph(args.graph)
     sched = schedule.read_schedule(args.schedule)
-    model, inputs = graph_export.with_loss(model, (x,), args.loss)
-    report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
+    with autocast.region(args.autocast):
+        model, inputs = graph_export.with_loss(model, (x,), args.loss, label_smoothing=args.label_smoothing)
+        report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
     if "peak" in sched:
         report["schedule_claimed_peak_bytes"] = sched["peak"]
     text = json.dumps(report, indent=1) + "\n"
@@ -121,7 +123,17 @@ def build_parser():
         q.add_argument("--loss", choices=LOSSES, default="cross-entropy",
                        help="what ends the forward pass: cross-entropy (default; the output read as logits, classes "
                        "last, against a random integer target, so the graph holds the loss and its backward as a "
-                       "training step does) or none (the graph ends at the outputs; their gradients are inputs)")
+                       "training step does), mse (mean squared error against a random target of the output's "
+                       "shape: regression, denoising) or none (the graph ends at the outputs; their gradients "
+                       "are inputs)")
+        q.add_argument("--label-smoothing", type=float, default=0.0,
+                       help="label smoothing of the cross-entropy loss, from 0 to 1 (default 0; torchvision's "
+                       "recipes use 0.1)")
+
+    def autocast_arg(q, what):
+        q.add_argument("--autocast", metavar="DTYPE",
+                       help=f"{what} under CPU autocast with DTYPE (bfloat16; float16 where this torch's CPU "
+                       "autocast takes it, torch 2.x), as mixed-precision training runs it")
 
     def dropout_arg(q):
         q.add_argument("--dropout", choices=DROPOUTS, default="fused",
@@ -132,11 +144,14 @@ def build_parser():
     model_args(q)
     q.add_argument("-o", "--output", required=True)
     q.add_argument("--name", help="graph name (default CONSTRUCTOR_bsBATCH)")
-    q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow)")
+    q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow; "
+                   "by default real ones only where this torch's fake tensors cannot trace the model, as torch "
+                   "1.13's with label smoothing)")
     q.add_argument("--recompute-batch-norm", action="store_true", help="mark training-mode batch norm recomputable "
                    "(apply-schedule updates its running statistics once however often it runs)")
     loss_arg(q)
     dropout_arg(q)
+    autocast_arg(q, "trace the forward pass (the graph holds autocast's casts)")
     q.set_defaults(func=_cmd_export_graph)
 
     q = sub.add_parser("trace", help="allocation pattern of one training iteration (CPU) -> MiniMalloc CSV "
@@ -145,6 +160,7 @@ def build_parser():
     q.add_argument("-o", "--output", required=True, help="CSV path; the period goes to NAME.meta.json beside it")
     q.add_argument("--checkpoint", help="comma-separated submodule names or patterns to wrap in "
                    "torch.utils.checkpoint, e.g. layer1,layer2 or 'blocks.*'")
+    autocast_arg(q, "run the forward pass and the loss")
     q.set_defaults(func=_cmd_trace)
 
     q = sub.add_parser("import-snapshot", help="CUDA memory snapshot pickle -> MiniMalloc CSV of one "
@@ -162,11 +178,13 @@ def build_parser():
                        "and measure the live-tensor peak")
     model_args(q)
     q.add_argument("--graph", required=True,
-                   help="the graph the schedule was planned on (export-graph, the same --loss and --dropout)")
+                   help="the graph the schedule was planned on (export-graph, the same --loss, "
+                   "--label-smoothing, --dropout and --autocast)")
     q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
     loss_arg(q)
     dropout_arg(q)
+    autocast_arg(q, "trace the graph and run autograd's step")
     q.set_defaults(func=_cmd_apply_schedule)
     return p
 

@@ -26,6 +26,7 @@ import torch
 import torch.fx
 from torch import nn
 
+from . import autocast
 from .errors import MemplanTorchError
 
 # Bytes per element of every dtype we can size; anything else (quantized, ...) is an error naming the op.
@@ -155,10 +156,21 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     """Trace `model(*inputs)` into its joint forward+backward fx graph with functorch's aot_module.
     Returns (GraphModule, joint_inputs, num_primals). With fake=True (torch 1.13's
     functorch.compile.config.use_fake_tensor; torch 2.x always traces with fake tensors) no real compute
-    happens; joint_inputs are then fake and only good for their shapes. `dropout`: see DROPOUTS. The modules
-    are traced in the modes they are in (a new module trains; one the user put in eval mode, as a frozen batch
-    norm, stays so). Tracing runs the model (with fake=False on real tensors); its buffers (running
-    statistics) and the inputs' generator are put back as they were."""
+    happens; joint_inputs are then fake and only good for their shapes. fake=None: with fake tensors, else,
+    where this torch cannot trace the model with them (torch 1.13's fake tensors reject some of its Python
+    decompositions, as label-smoothed cross-entropy's), with real ones; a model that neither way traces raises
+    the fake trace's error. `dropout`: see DROPOUTS. The modules are traced in the modes they are in (a new
+    module trains; one the user put in eval mode, as a frozen batch norm, stays so). Tracing runs the model
+    (with fake=False on real tensors); its buffers (running statistics) and the inputs' generator are put
+    back as they were."""
+    if fake is None:
+        try:
+            return capture_joint(model, inputs, True, dropout)
+        except MemplanTorchError as fake_error:
+            try:
+                return capture_joint(model, inputs, False, dropout)
+            except MemplanTorchError:
+                raise fake_error from None
     try:
         from functorch.compile import aot_module, config
     except ImportError:  # pragma: no cover - a torch 2.x without the functorch shim: its home in torch
@@ -206,6 +218,7 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
             for b, saved in buffers:
                 b.copy_(saved)
         set_state(rng)
+        autocast.forget_casts()
     if "gm" not in captured:
         raise MemplanTorchError(f"model {model_name(model)}: aot_module produced no joint graph")
     if dropout == "fused":
@@ -483,26 +496,29 @@ def _flatten(x):
 
 
 # What export-graph can put at the end of the forward pass: "cross-entropy" (the model's output read as
-# logits, classes in the last dimension, against an integer target that becomes a graph input) or "none"
-# (the graph ends at the model's outputs; their gradients are tangent inputs, resident throughout).
-LOSSES = ("cross-entropy", "none")
+# logits, classes in the last dimension, against an integer target that becomes a graph input), "mse" (the mean
+# squared error of the output against a target of its shape and dtype, for regression and denoising models) or
+# "none" (the graph ends at the model's outputs; their gradients are tangent inputs, resident throughout).
+LOSSES = ("cross-entropy", "mse", "none")
 
 
 class WithLoss(nn.Module):
     """`model` followed by its training loss, so that the joint graph holds the loss and its backward as a
-    training step does: forward(*inputs, target) -> the scalar loss: the mean cross-entropy of the model's
-    logits, or loss_fn(output, target) for a loss function of the user's."""
+    training step does: forward(*inputs, target) -> the scalar loss. `loss`: "cross-entropy" (the mean over
+    every position of the logits, with `label_smoothing`), "mse", or a loss function of the user's,
+    loss(output, target) -> a floating-point scalar tensor."""
 
-    def __init__(self, model, loss_fn=None):
+    def __init__(self, model, loss="cross-entropy", label_smoothing=0.0):
         super().__init__()
         self.model = model
-        self.loss_fn = loss_fn
+        self.loss = loss
+        self.label_smoothing = label_smoothing
 
     def forward(self, *inputs_and_target):
         *inputs, target = inputs_and_target
         out = self.model(*inputs)
-        if self.loss_fn is not None:
-            value = self.loss_fn(out, target)
+        if callable(self.loss):
+            value = self.loss(out, target)
             if not isinstance(value, torch.Tensor) or value.dim() != 0 or not value.dtype.is_floating_point:
                 what = f"a {value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) \
                     else type(value).__name__
@@ -511,9 +527,12 @@ class WithLoss(nn.Module):
             return value
         if not isinstance(out, torch.Tensor):  # e.g. GoogLeNet's auxiliary outputs in training mode
             raise MemplanTorchError(f"model {type(self.model).__name__}: in training mode its output is a "
-                                    f"{type(out).__name__}, not the logits tensor that the cross-entropy loss "
-                                    "takes; use --loss none, or build the model without auxiliary outputs")
-        return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
+                                    f"{type(out).__name__}, not the tensor that the {self.loss} loss takes; use "
+                                    "--loss none, or build the model without auxiliary outputs")
+        if self.loss == "mse":
+            return nn.functional.mse_loss(out, target)
+        return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1),
+                                           label_smoothing=self.label_smoothing)
 
 
 def model_name(model):
@@ -526,29 +545,38 @@ def without_loss(loss):
     return isinstance(loss, str) and loss == "none"
 
 
-def with_loss(model, inputs, loss, target=None):
+def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
     """(module, inputs) to trace for `loss`: the model itself for "none"; otherwise WithLoss and the inputs
-    followed by the target: for "cross-entropy" `target`, else a random int64 target of the logits' shape
-    without the class dimension, on the inputs' device (random_target); for a loss function (a callable:
-    loss(output, target) -> scalar tensor) `target`, which it needs."""
+    followed by the target: `target` where given, else, for "cross-entropy", a random int64 target of the
+    logits' shape without the class dimension (random_target), for "mse" a random normal one of the output's
+    shape and dtype, each on the inputs' device; a loss function (a callable: loss(output, target) -> scalar
+    tensor) needs `target`. `label_smoothing` (cross-entropy only): as torch's cross_entropy takes it."""
+    if not callable(loss) and loss not in LOSSES:
+        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}, or a loss function")
+    if label_smoothing and loss != "cross-entropy":
+        raise MemplanTorchError(f"label smoothing applies to the cross-entropy loss, not to "
+                                f"{'a loss function' if callable(loss) else repr(loss)}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise MemplanTorchError(f"label smoothing {label_smoothing}: expected a number from 0 to 1")
     if without_loss(loss):
         return model, tuple(inputs)
     if target is not None and not isinstance(target, torch.Tensor):
         raise MemplanTorchError(f"the example target is a {type(target).__name__}, not a tensor")
-    if callable(loss):
-        if target is None:
-            raise MemplanTorchError("a loss function needs an example target: one batch of the targets it takes")
-        return WithLoss(model, loss), tuple(inputs) + (target,)
-    if loss != "cross-entropy":
-        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}, or a loss function")
     if target is None:
-        target = random_target(logits_shape(model, inputs), inputs[0].device)
-    return WithLoss(model), tuple(inputs) + (target,)
+        if callable(loss):
+            raise MemplanTorchError("a loss function needs an example target: one batch of the targets it takes")
+        if loss == "mse":
+            shape, dtype = output_meta(model, inputs, "mse")
+            target = torch.randn(shape, dtype=dtype, device=inputs[0].device)
+        else:
+            target = random_target(logits_shape(model, inputs), inputs[0].device)
+    return WithLoss(model, loss, label_smoothing), tuple(inputs) + (target,)
 
 
-def logits_shape(model, inputs):
-    """The shape (batch, ..., classes) of `model`'s logits on `inputs`, from one sample run in eval mode without
-    autograd (no statistics updated); an error that says to use --loss none where the output is not logits."""
+def output_meta(model, inputs, loss):
+    """(shape, dtype) of `model`'s output on the whole batch `inputs`, from one sample run in eval mode without
+    autograd (no statistics updated, modes put back); an error naming `loss` where the output is not one
+    floating-point tensor with a batch dimension."""
     modes = [(m, m.training) for m in model.modules()]  # model.train() would put every module in training
     model.eval()
     try:
@@ -560,12 +588,24 @@ def logits_shape(model, inputs):
     finally:
         for m, training in modes:
             m.training = training
-    if not isinstance(out, torch.Tensor) or out.dim() < 2 or not out.dtype.is_floating_point:
+        autocast.forget_casts()
+    if not isinstance(out, torch.Tensor) or out.dim() < 1 or not out.dtype.is_floating_point:
         what = f"a {out.dtype} tensor of shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) \
             else type(out).__name__
-        raise MemplanTorchError(f"model {type(model).__name__}: its output ({what}) is not logits of shape "
-                                "(batch, ..., classes) for the cross-entropy loss; use --loss none")
-    return (inputs[0].shape[0],) + tuple(out.shape[1:])
+        raise MemplanTorchError(f"model {type(model).__name__}: its output ({what}) is not a floating-point "
+                                f"tensor with a batch dimension for the {loss} loss; use --loss none")
+    return (inputs[0].shape[0],) + tuple(out.shape[1:]), out.dtype
+
+
+def logits_shape(model, inputs):
+    """The shape (batch, ..., classes) of `model`'s logits on `inputs` (output_meta); an error that says to use
+    --loss none where the output is not logits."""
+    shape, _ = output_meta(model, inputs, "cross-entropy")
+    if len(shape) < 2:
+        raise MemplanTorchError(f"model {type(model).__name__}: its output (shape {tuple(shape)} on the batch) "
+                                "is not logits of shape (batch, ..., classes) for the cross-entropy loss; use "
+                                "--loss none")
+    return shape
 
 
 def random_target(shape, device=None):
@@ -573,15 +613,16 @@ def random_target(shape, device=None):
     return torch.randint(0, shape[-1], tuple(shape[:-1]), dtype=torch.int64, device=device)
 
 
-def export_graph(model, inputs, name, fake=True, recompute_batch_norm=False, loss="none", dropout="fused",
-                 target=None):
-    """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph). With
-    recompute_batch_norm, training-mode batch norm is marked recomputable (plus `updates_running_stats`):
-    its outputs do not depend on the running statistics, and apply-schedule lets only the first run update
-    them, so recomputing it is exact when the schedule is applied by memplan-torch. `loss` (LOSSES, or a loss
-    function) and `target`: what ends the forward pass (see with_loss). `dropout` (DROPOUTS): how dropout is
-    traced (see dropout_as)."""
-    model, inputs = with_loss(model, inputs, loss, target)
+def export_graph(model, inputs, name, fake=None, recompute_batch_norm=False, loss="none", dropout="fused",
+                 target=None, label_smoothing=0.0):
+    """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph). `fake`: as
+    capture_joint takes it (default: fake tensors, else real ones). With recompute_batch_norm, training-mode
+    batch norm is marked recomputable (plus `updates_running_stats`): its outputs do not depend on the running
+    statistics, and apply-schedule lets only the first run update them, so recomputing it is exact when the
+    schedule is applied by memplan-torch. `loss` (LOSSES, or a loss function), `target` and `label_smoothing`:
+    what ends the forward pass (see with_loss). `dropout` (DROPOUTS): how dropout is traced (see dropout_as).
+    Made under torch.autocast, the graph holds the casts that autocast makes."""
+    model, inputs = with_loss(model, inputs, loss, target, label_smoothing)
     gm, _, _ = capture_joint(model, inputs, fake=fake, dropout=dropout)
     graph, _ = joint_to_graph(gm, name, recompute_batch_norm=recompute_batch_norm)
     graph_summary_check(graph)

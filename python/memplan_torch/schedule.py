@@ -15,6 +15,7 @@ import json
 import torch
 import torch.fx
 
+from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import device_of, is_random_op, is_stateful, rng_generator
 from .memory import free_plan, simulate_peak
@@ -252,8 +253,9 @@ def lifted_state(module, count):
 
 
 def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake=True):
-    """Trace `model(*inputs)` into its joint fx graph (`dropout`: graph_export.DROPOUTS; `fake`: with fake
-    tensors, as export-graph does by default, or with real ones where this torch can, as --real-tensors).
+    """Trace `model(*inputs)` into its joint fx graph (`dropout`: graph_export.DROPOUTS; `fake`: True with fake
+    tensors, False with real ones (as --real-tensors), None with fake ones else real ones (as export-graph does
+    by default; graph_export.capture_joint)).
     Returns (gm, graph, mapping, primals, tangents, num_params): the fx graph, its remat-graph/v1 dict (see
     graph_export.joint_to_graph) and fx names, the real tensors for its primal inputs (lifted_state's
     parameters and buffers, then `inputs`: the same objects), one all-ones tangent per forward output (the
@@ -276,19 +278,6 @@ def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake
     return gm, graph, mapping, primals, tangents, len(params)
 
 
-def trace_fake_else_real(model, inputs, dropout="fused", recompute_batch_norm=False):
-    """trace_joint with fake tensors, else, where this torch cannot trace the model with them (torch 1.13's
-    fake tensors reject some of its Python decompositions, as label-smoothed cross-entropy's), with real ones.
-    A model that neither way traces raises the fake trace's error."""
-    try:
-        return trace_joint(model, inputs, dropout, recompute_batch_norm, fake=True)
-    except MemplanTorchError as fake_error:
-        try:
-            return trace_joint(model, inputs, dropout, recompute_batch_norm, fake=False)
-        except MemplanTorchError:
-            raise fake_error from None
-
-
 def _trace_difference(graph, graph_json, name):
     """How the traced `graph` differs from `graph_json`: None, or ("nodes" or "sizes", a message naming the
     first difference)."""
@@ -297,7 +286,7 @@ def _trace_difference(graph, graph_json, name):
     if mine != theirs:
         first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
         return "nodes", (f"the graph file does not match {name} as traced here (first difference at node {first}); "
-                         "export it again with the same --loss and --dropout")
+                         "export it again with the same --loss, --label-smoothing, --dropout and --autocast")
     sizes = [(v["size"], w["size"]) for v, w in zip(graph["values"], graph_json["values"])]
     if len(graph["values"]) != len(graph_json["values"]) or any(a != b for a, b in sizes):
         k = next((k for k, (a, b) in enumerate(sizes) if a != b), min(len(sizes), len(graph_json["values"])))
@@ -314,7 +303,7 @@ def retrace(model, inputs, graph_json, dropout="fused"):
     that matches neither way raises MemplanTorchError naming the fake trace's first difference."""
     from .graph_export import model_name
 
-    traced = trace_fake_else_real(model, inputs, dropout)
+    traced = trace_joint(model, inputs, dropout, fake=None)
     difference = _trace_difference(traced[1], graph_json, model_name(model))
     if difference:
         try:
@@ -343,17 +332,20 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     trace matches `graph_json` node for node (retrace), run the reference order and `sequence`, and compare: the
     schedule's outputs against the reference order's, and the reference order's parameter gradients against
     autograd on the model. Dropout draws the same numbers in all three runs (the reference order
-    starts from autograd's generator state; run_sequence replays it per node).
+    starts from autograd's generator state; run_sequence replays it per node). The modules run in the modes
+    they are in; under torch.autocast autograd runs under it and the graph, which holds its casts, without.
     Returns a report dict (allclose results, max differences, measured and predicted peaks)."""
     from .trace import AllocationRecorder
 
     # Autograd on the model itself first; then restore the running statistics that this step updated.
     state = {k: v.clone() for k, v in model.state_dict().items()}
     model.zero_grad(set_to_none=True)
-    model.train()
-    get_state, set_state = rng_generator(device_of(inputs))
+    device = device_of(inputs)
+    get_state, set_state = rng_generator(device)
     rng_start = get_state()
+    autocast.forget_casts()  # casts the caller's region holds may lack autograd history
     model(*inputs).sum().backward()
+    autocast.forget_casts()
     autograd = {id(p): p.grad.clone() for p in model.parameters() if p.grad is not None}
     model.zero_grad(set_to_none=True)
     model.load_state_dict(state)
@@ -363,10 +355,11 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     num_fwd = len(graph_outputs(gm)) - len(primals)
     rng_states = {}
     set_state(rng_start)
-    ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"], rng_states=rng_states)
-    model.load_state_dict(state)  # undo the running-statistics update of the reference run
     rec = AllocationRecorder()
-    got = run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=rec, rng_states=rng_states)
+    with torch.autocast(device.type, enabled=False):
+        ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"], rng_states=rng_states)
+        model.load_state_dict(state)  # undo the running-statistics update of the reference run
+        got = run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=rec, rng_states=rng_states)
 
     report = {"steps": len(sequence), "recomputed_steps": len(sequence) - len(set(sequence))}
     diffs = [float((a - b).abs().max()) for a, b in zip(ref, got) if a is not None and a.numel()]

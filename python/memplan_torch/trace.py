@@ -25,6 +25,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from . import autocast
 from .errors import MemplanTorchError
 from .pattern import meta_path, peak_load, to_csv  # noqa: F401  (re-exported: trace.to_csv etc.)
 
@@ -149,10 +150,11 @@ def _persistent_bytes(model, optimizer):
     return total
 
 
-def trace_training(model, make_input, checkpoint_names=(), lr=0.01):
-    """Trace one steady-state training iteration of `model` (SGD with momentum, loss = mean of the output).
-    Returns (rows, meta): rows are dicts id, lower, upper, size (upper may exceed the period: the buffer
-    wraps into the next iteration); meta holds the period, peak load and what was left out."""
+def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dtype=None):
+    """Trace one steady-state training iteration of `model` (SGD with momentum, loss = mean of the output;
+    with `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss under CPU autocast, the mixed-
+    precision recipe). Returns (rows, meta): rows are dicts id, lower, upper, size (upper may exceed the
+    period: the buffer wraps into the next iteration); meta holds the period, peak load and what was left out."""
     if checkpoint_names:
         apply_checkpoint(model, checkpoint_names)
     model.train()
@@ -160,11 +162,13 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01):
 
     def iteration():
         opt.zero_grad(set_to_none=True)
-        out = model(make_input())
-        if not isinstance(out, torch.Tensor):
-            raise MemplanTorchError(f"model {type(model).__name__}: forward returned {type(out).__name__}, "
-                                    "not a tensor")
-        out.float().mean().backward()
+        with autocast.region(autocast_dtype):
+            out = model(make_input())
+            if not isinstance(out, torch.Tensor):
+                raise MemplanTorchError(f"model {type(model).__name__}: forward returned {type(out).__name__}, "
+                                        "not a tensor")
+            loss = out.float().mean()
+        loss.backward()
         opt.step()
 
     iteration()  # warm-up: optimizer state appears here, outside the trace
@@ -202,6 +206,7 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01):
         "zero_byte_buffers": zero_byte,
         "steady": steady,
         "checkpointed": list(checkpoint_names),
+        "autocast": autocast_dtype,
         "torch": torch.__version__,
     }
     return rows, meta

@@ -32,12 +32,13 @@ import json
 
 import torch
 
+from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import (WithLoss, device_of, is_stateful, named_args, rng_generator, with_loss,
                            without_loss, written_arguments)
 from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs,
                        lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule, retrace,
-                       trace_fake_else_real)
+                       trace_joint)
 
 
 def _graph_of(graph):
@@ -63,21 +64,6 @@ def _with_loss(model, example_inputs, loss, target):
         return with_loss(model, tuple(example_inputs), loss, target)
     finally:
         set_state(rng)
-
-
-def _autocast_state(device_type):
-    """(enabled, dtype) of autocast on `device_type` ("cpu" or "cuda") in the calling context."""
-    try:
-        return torch.is_autocast_enabled(device_type), torch.get_autocast_dtype(device_type)  # torch >= 2.4
-    except (TypeError, AttributeError):
-        if device_type == "cuda":
-            return torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype()
-        return torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype()
-
-
-def _describe_autocast(state):
-    """An _autocast_state for messages: "on (torch.bfloat16)" or "off"."""
-    return f"on ({state[1]})" if state[0] else "off"
 
 
 def _batch_norms_counted(model, gm, primals):
@@ -117,9 +103,9 @@ class ScheduledStep:
     example_inputs: a tuple of tensors, one batch of the model's inputs (the target excluded);
     graph: the remat-graph/v1 of the model (a dict or a path); schedule: a remat-schedule/v1 (a dict, a path,
     or its node sequence); loss: "cross-entropy" (the graph ends with the mean cross-entropy of the model's
-    logits against a target: the step is called with the inputs and the target and returns the loss), a loss
-    function (loss(output, target) -> a scalar tensor; the graph ends with it, the step is called as with
-    "cross-entropy"), or "none" (the graph ends at the model's outputs: the step returns them and
+    logits against a target: the step is called with the inputs and the target and returns the loss), "mse"
+    (the same with F.mse_loss), a loss function (loss(output, target) -> a scalar tensor; the graph ends with
+    it, the step is called as with "cross-entropy"), or "none" (the graph ends at the model's outputs: the step returns them and
     backpropagates their sum); example_target: one batch of the target, which a loss function needs (and
     which the graph's target must have the shape of); dropout: "fused" or "decomposed", as the graph was
     exported.
@@ -142,7 +128,7 @@ class ScheduledStep:
     def planned(cls, model, example_inputs, budget, loss="cross-entropy", dropout="fused", time_limit_s=10.0,
                 seed=1, example_target=None):
         """Plans the step in-process and returns it: the model traced once, with fake tensors where this torch
-        can (schedule.trace_fake_else_real; batch norm recomputable), FastSA on its graph through the bindings
+        can (schedule.trace_joint with fake=None; batch norm recomputable), FastSA on its graph through the bindings
         (memplan_native, as `memplan remat --budget B --time-limit T --seed S`), the schedule checked by the
         independent validator. budget: bytes (an int, or text with a unit: "6GiB") or a percentage of the
         reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
@@ -157,7 +143,7 @@ class ScheduledStep:
         except ImportError as e:
             raise MemplanTorchError(f"ScheduledStep.planned needs the memplan_native bindings: {e}") from e
         module, inputs = _with_loss(model, example_inputs, loss, example_target)
-        traced = trace_fake_else_real(module, inputs, dropout, recompute_batch_norm=True)
+        traced = trace_joint(module, inputs, dropout, recompute_batch_norm=True, fake=None)
         graph_json = traced[1]
         graph = planner.parse_graph(json.dumps(graph_json))
         try:
@@ -188,7 +174,7 @@ class ScheduledStep:
         self._counted = _batch_norms_counted(model, self._gm, primals)
         self._loss = loss
         self._device = device_of(inputs)
-        self._autocast = _autocast_state(self._device.type)
+        self._autocast = autocast.state(self._device.type)
         self._modes = [(name or type(model).__name__, m, m.training) for name, m in model.named_modules()]
         # Random nodes run once each; where the schedule moves one past another, each draws from the state it
         # would have in autograd's order, so the step draws the numbers autograd would.
@@ -252,10 +238,10 @@ class ScheduledStep:
             raise MemplanTorchError(f"ScheduledStep: module '{changed[0]}' is in {mode[not changed[1]]} mode here but "
                                     f"was in {mode[changed[1]]} mode when the step was traced; make the step again "
                                     "for these modes")
-        autocast = _autocast_state(self._device.type)
-        if autocast[0] != self._autocast[0] or autocast[0] and autocast[1] != self._autocast[1]:
-            raise MemplanTorchError(f"ScheduledStep: autocast is {_describe_autocast(autocast)} here but was "
-                                    f"{_describe_autocast(self._autocast)} when the step was traced; its graph holds "
+        here = autocast.state(self._device.type)
+        if here[0] != self._autocast[0] or here[0] and here[1] != self._autocast[1]:
+            raise MemplanTorchError(f"ScheduledStep: autocast is {autocast.describe(here)} here but was "
+                                    f"{autocast.describe(self._autocast)} when the step was traced; its graph holds "
                                     "the casts it was traced with: call it as it was made")
 
     def _scaled_tangents(self, grad_scale):
@@ -278,7 +264,7 @@ def autograd_step(model, loss="cross-entropy"):
     same arguments, it backpropagates and returns the same thing (the loss: the mean cross-entropy of the
     logits against the target, or the loss function's value; with "none", the outputs, whose sum it
     backpropagates)."""
-    with_target = WithLoss(model, loss if callable(loss) else None)
+    with_target = None if without_loss(loss) else WithLoss(model, loss)
 
     def step(*args):
         if without_loss(loss):

@@ -16,7 +16,7 @@ from torch import nn  # noqa: E402
 from memplan_torch import graph_export, models  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
-from conftest import REPO  # noqa: E402
+from conftest import REPO, memplan_binary  # noqa: E402
 
 
 class ConvBN(nn.Module):
@@ -207,8 +207,8 @@ def test_loss_needs_logits():
 
     with pytest.raises(MemplanTorchError, match=r"not logits of shape .*use --loss none"):
         graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="cross-entropy")
-    with pytest.raises(MemplanTorchError, match="loss 'mse': expected one of cross-entropy, none"):
-        graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="mse")
+    with pytest.raises(MemplanTorchError, match="loss 'hinge': expected one of cross-entropy, mse, none"):
+        graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="hinge")
     g = graph_export.export_graph(Scalar(), (torch.randn(2, 3),), "s", loss="none")
     assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [8]
 
@@ -220,9 +220,79 @@ def test_loss_needs_logits():
         def forward(self, x):
             return (self.head(x), self.aux(x)) if self.training else self.head(x)
 
-    with pytest.raises(MemplanTorchError, match="model WithAuxiliary: in training mode its output is a tuple, not "
-                                                "the logits tensor .*; use --loss none, or build the model without"):
-        graph_export.export_graph(WithAuxiliary(), (torch.randn(2, 3),), "a", loss="cross-entropy")
+    for loss in ("cross-entropy", "mse"):
+        with pytest.raises(MemplanTorchError, match=f"model WithAuxiliary: in training mode its output is a tuple, not "
+                                                    f"the tensor that the {loss} loss takes; use --loss none, or build"):
+            graph_export.export_graph(WithAuxiliary(), (torch.randn(2, 3),), "a", loss=loss)
+
+
+def test_mse_loss_ends_the_graph():
+    # A regression: the target is a float input of the output's shape, and the only tangent is the loss's.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 16), nn.ReLU(), nn.Linear(16, 2))
+    g = graph_export.export_graph(model, (torch.randn(5, 3),), "r", loss="mse")
+    assert {"mse_loss", "mse_loss_backward"} <= {n["op"].split(".")[1] for n in g["nodes"]}
+    assert [v["size"] for v in g["values"] if v["kind"] == "input"][-1] == 5 * 2 * 4
+    assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [4]
+    with pytest.raises(MemplanTorchError, match=r"its output \(a torch.int64 tensor of shape \(1,\)\) is not a "
+                                                "floating-point tensor with a batch dimension for the mse loss"):
+        graph_export.with_loss(IntegerOutput(), (torch.randn(2, 3),), "mse")
+
+
+class IntegerOutput(nn.Module):
+    """A model whose output is not a floating-point tensor."""
+
+    def forward(self, x):
+        return x.argmax(dim=1)
+
+
+def test_label_smoothing_traces_where_fake_tensors_cannot():
+    # torch 1.13's fake tensors reject label-smoothed cross-entropy's decomposition: the default trace then
+    # uses real tensors; the graph holds the smoothing term (more nodes than without it).
+    torch.manual_seed(0)
+    model, x = ConvBN(), torch.randn(2, 3, 8, 8)
+    plain = graph_export.export_graph(model, (x,), "c", loss="cross-entropy")
+    smoothed = graph_export.export_graph(model, (x,), "c", loss="cross-entropy", label_smoothing=0.1)
+    assert len(smoothed["nodes"]) > len(plain["nodes"])
+    with pytest.raises(MemplanTorchError, match="label smoothing applies to the cross-entropy loss, not to 'mse'"):
+        graph_export.with_loss(model, (x,), "mse", label_smoothing=0.1)
+    with pytest.raises(MemplanTorchError, match="label smoothing 1.5: expected a number from 0 to 1"):
+        graph_export.with_loss(model, (x,), "cross-entropy", label_smoothing=1.5)
+
+
+def test_autocast_graph_holds_the_casts_and_leaves_no_cast_behind():
+    # Traced under autocast, the graph holds autocast's casts, and its matmuls and convolutions make bfloat16.
+    # Tracing (fake) and the one-sample run (no_grad) cast the weights inside the caller's autocast region;
+    # had those copies stayed in autocast's cache, the caller's own step would have given the weights no
+    # gradient (torch 1.13: only the batch-norm parameters got one).
+    torch.manual_seed(0)
+    model, x = ConvBN(), torch.randn(2, 3, 8, 8)
+    plain = graph_export.export_graph(model, (x,), "c", loss="cross-entropy")
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        g = graph_export.export_graph(model, (x,), "c", loss="cross-entropy")
+        model(x).sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+    casts = [n for n in g["nodes"] if n["op"] == "aten._to_copy.default"]
+    assert casts and not [n for n in plain["nodes"] if n["op"] == "aten._to_copy.default"]
+    conv = _node(g, "aten.convolution.default")[0]
+    assert g["values"][conv["outputs"][0]]["size"] == 2 * 4 * 8 * 8 * 2  # bfloat16
+
+
+def test_autocast_region_refuses_what_it_cannot_run():
+    from memplan_torch import autocast
+
+    with autocast.region("bfloat16"):
+        assert autocast.state("cpu") == (True, torch.bfloat16)
+    assert autocast.state("cpu")[0] is False
+    with pytest.raises(MemplanTorchError, match="autocast 'int8': not a floating-point dtype"):
+        with autocast.region("int8"):
+            pass
+    try:  # torch 1.13's CPU autocast takes only bfloat16 (and turns itself off for float16); later ones more
+        with autocast.region("float16"):
+            assert autocast.state("cpu") == (True, torch.float16)
+    except MemplanTorchError as e:
+        assert "cpu autocast does not support torch.float16" in str(e)
+    assert autocast.state("cpu")[0] is False
 
 
 def test_cli_loss_choices_are_the_exporters():
@@ -284,3 +354,31 @@ def test_a_model_specification_can_pass_keyword_arguments(tmp_path):
              "2", "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["name"] == "GPT_bs2"  # named without the arguments
+
+
+def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
+    # export-graph, memplan remat and apply-schedule with the same --autocast and --label-smoothing: the
+    # schedule's gradients are autograd's under autocast; a mismatch of the options is named.
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("memplan is not built")
+    spec, common = "memplan_torch.models:GPT(vocab=64, seq_len=64, dim=32, heads=2, layers=2)", ["--batch", "8"]
+    mixed = ["--autocast", "bfloat16", "--label-smoothing", "0.1"]
+    g, s, report = tmp_path / "g.json", tmp_path / "s.json", tmp_path / "r.json"
+    r = _cli("export-graph", spec, *common, *mixed, "-o", str(g))
+    assert r.returncode == 0, r.stderr
+    assert [n for n in json.loads(g.read_text())["nodes"] if n["op"] == "aten._to_copy.default"]
+    run = subprocess.run([memplan, "remat", str(g), "--budget", "60%", "--time-limit", "2", "--quiet", "-o", str(s)],
+                         capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    r = _cli("apply-schedule", spec, *common, *mixed, "--graph", str(g), "--schedule", str(s), "-o", str(report))
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(report.read_text())
+    assert rep["recomputed_steps"] > 0
+    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
+    r = _cli("apply-schedule", spec, *common, "--label-smoothing", "0.1", "--graph", str(g), "--schedule", str(s))
+    assert r.returncode == 2 and "export it again with the same --loss, --label-smoothing, --dropout and --autocast" \
+        in r.stderr, r.stderr
+    r = _cli("export-graph", spec, *common, "--autocast", "int8", "-o", str(tmp_path / "bad.json"))
+    assert r.returncode == 2 and "autocast 'int8': not a floating-point dtype" in r.stderr
+    assert not (tmp_path / "bad.json").exists()

@@ -46,6 +46,18 @@ def test_training_iteration_is_periodic_with_wrapping_gradients():
     assert meta["peak_load"] == pattern.peak_load(rows, period) >= sum(grad_sizes)
 
 
+def test_autocast_traces_the_mixed_precision_step():
+    # Under CPU autocast each Linear's weight is cast to bfloat16 inside the forward pass: half-size copies
+    # appear among the buffers, and the sidecar says how the step ran.
+    model = _mlp()
+    rows, meta = trace.trace_training(model, lambda: torch.randn(4, 64), autocast_dtype="bfloat16")
+    assert meta["steady"] and meta["autocast"] == "bfloat16"
+    sizes = {r["size"] for r in rows}
+    assert {64 * 256 * 2, 256 * 256 * 2, 256 * 10 * 2} <= sizes
+    plain_rows, plain = trace.trace_training(_mlp(), lambda: torch.randn(4, 64))
+    assert plain["autocast"] is None and 64 * 256 * 2 not in {r["size"] for r in plain_rows}
+
+
 def test_checkpointing_changes_the_pattern():
     torch.manual_seed(0)
     model = models.GPT(vocab=64, seq_len=16, dim=32, heads=2, layers=3, dropout=0.0)

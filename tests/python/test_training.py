@@ -49,6 +49,8 @@ def _train_both(model, batches, graph, sequence, loss="cross-entropy", autocast=
             out = plain(x)
             if loss == "cross-entropy":
                 want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1)))
+            elif loss == "mse":
+                want.append(F.mse_loss(out, target))
             else:
                 want.append(loss(out, target) if callable(loss) else out)
         (out.sum() if loss == "none" else want[-1]).backward()
@@ -263,6 +265,14 @@ def test_a_loss_function_of_the_users_ends_the_step():
     (regressor, plain), (got, want) = _train_both(regressor, batches, g, recompute_late(g), F.mse_loss)
     assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
     _same_state(regressor, plain)
+    # the built-in "mse" is the same graph and the same step, with no example target needed
+    torch.manual_seed(0)
+    named = graph_export.export_graph(regressor, (x,), "r", fake=False, loss="mse")
+    assert [(n["op"], n["inputs"], n["outputs"]) for n in named["nodes"]] == \
+        [(n["op"], n["inputs"], n["outputs"]) for n in g["nodes"]]
+    (regressor, plain), (got, want) = _train_both(regressor, batches, named, recompute_late(named), "mse")
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(regressor, plain)
     with pytest.raises(MemplanTorchError, match="a loss function needs an example target"):
         ScheduledStep(regressor, (x,), g, g["order"], loss=F.mse_loss)
     with pytest.raises(MemplanTorchError, match=r"the loss function returned a torch.float32 tensor of shape "
@@ -317,7 +327,8 @@ def test_bad_arguments_are_clear_errors():
                                                 "here and 24576 in the file; export it at this batch size"):
         ScheduledStep(model, (torch.randn(4, 3, 32, 32),), g, g["order"])
     with pytest.raises(MemplanTorchError, match=r"does not match ResNet as traced here \(first difference at node "
-                                                r"0\); export it again with the same --loss and --dropout"):
+                                                r"0\); export it again with the same --loss, --label-smoothing, "
+                                                r"--dropout and --autocast"):
         ScheduledStep(model, (x,), g, g["order"], loss="none")
     once = _graph(model, x, recompute_batch_norm=False)
     twice = recompute_late(once, several_outputs=False) + [1]
