@@ -574,16 +574,21 @@ def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
 
 
 def output_meta(model, inputs, loss):
-    """(shape, dtype) of `model`'s output on the whole batch `inputs`, from one sample run in eval mode without
-    autograd (no statistics updated, modes put back); an error naming `loss` where the output is not one
-    floating-point tensor with a batch dimension."""
+    """(shape, dtype) of `model`'s output on the whole batch `inputs`, from one sample run in eval mode (no
+    statistics updated, modes put back); an error naming `loss` where the output is not one floating-point
+    tensor with a batch dimension. The sample runs with autograd on, as training does: under no_grad, eval-mode
+    nn.MultiheadAttention takes its inference fast path, which torch 1.13 also takes under CPU autocast, and
+    fails there (vit_b_16: "expected scalar type BFloat16 but found Float")."""
     modes = [(m, m.training) for m in model.modules()]  # model.train() would put every module in training
     model.eval()
     try:
-        with torch.no_grad():
+        with torch.enable_grad():
             out = model(*(x[:1] for x in inputs))
     except Exception as e:
-        raise MemplanTorchError(f"model {type(model).__name__} failed on one sample of its input: "
+        device_type = inputs[0].device.type if inputs and isinstance(inputs[0], torch.Tensor) else "cpu"
+        mixed = autocast.state(device_type)
+        under = f" under {device_type} autocast ({mixed[1]})" if mixed[0] else ""
+        raise MemplanTorchError(f"model {type(model).__name__} failed on one sample of its input{under}: "
                                 f"{type(e).__name__}: {e}") from e
     finally:
         for m, training in modes:

@@ -278,6 +278,34 @@ def test_autocast_graph_holds_the_casts_and_leaves_no_cast_behind():
     assert g["values"][conv["outputs"][0]]["size"] == 2 * 4 * 8 * 8 * 2  # bfloat16
 
 
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention (as in vit_b_16's encoder) and a linear head: logits (batch, tokens, 5)."""
+
+    def __init__(self):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, x):
+        return self.head(self.mha(x, x, x, need_weights=False)[0])
+
+
+def test_the_output_shape_under_autocast_avoids_attentions_inference_path():
+    # Eval mode without autograd sends nn.MultiheadAttention down its inference fast path, which torch 1.13
+    # takes under CPU autocast too and which fails there on bfloat16 ("expected scalar type BFloat16 but found
+    # Float"): the one-sample run keeps autograd on, and the export works.
+    torch.manual_seed(0)
+    model, x = SelfAttention(), torch.randn(4, 6, 16)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert graph_export.logits_shape(model, (x,)) == (4, 6, 5)
+        g = graph_export.export_graph(model, (x,), "a", loss="cross-entropy")
+    assert [n for n in g["nodes"] if n["op"] == "aten._to_copy.default"]
+    with pytest.raises(MemplanTorchError, match=r"model IntegerOutput failed on one sample of its input under cpu "
+                                                r"autocast \(torch.bfloat16\): IndexError"):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            graph_export.logits_shape(IntegerOutput(), (torch.randn(2),))
+
+
 def test_autocast_region_refuses_what_it_cannot_run():
     from memplan_torch import autocast
 
