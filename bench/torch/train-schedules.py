@@ -13,8 +13,11 @@ With --zoo the models are one of each torchvision family instead (batch 4 at 3×
 whose input size is fixed, batch 2 at 3×224×224): a check that export, planning and the scheduled step work,
 and train as autograd does, on architectures the committed data does not cover.
 
+With --autocast DTYPE (bfloat16) the step is planned and made under CPU autocast, and each step of both runs
+runs in an autocast region of its own, as torch's mixed-precision recipe has it.
+
 Usage: PYTHONPATH=python /usr/bin/python3 bench/torch/train-schedules.py [--zoo] [--models a,b]
-       [--budgets 50%,25%] [--steps N] [--time-limit S] [--json OUT.json] [--markdown OUT.md]
+       [--budgets 50%,25%] [--steps N] [--time-limit S] [--autocast DTYPE] [--json OUT.json] [--markdown OUT.md]
 """
 
 import argparse
@@ -27,7 +30,7 @@ import time
 
 import torch
 
-from memplan_torch import MemplanTorchError, ScheduledStep, atomic, models
+from memplan_torch import MemplanTorchError, ScheduledStep, atomic, autocast, models
 from memplan_torch.graph_export import logits_shape, random_target
 from memplan_torch.training import compare_with_autograd
 from memplan_torch.trace import AllocationRecorder
@@ -63,19 +66,36 @@ def measure_made(call):
     return out, rec.peak_live_bytes
 
 
-def measure(name, spec, batch, shape, budget, steps, time_limit):
-    """One row: plan the step at `budget`, then train `steps` SGD steps both ways on the same batches."""
+def autograd_error(spec, batch, shape, autocast_dtype):
+    """The error one plain autograd training step of the model raises (under autocast with `autocast_dtype`),
+    or None: whether a step that failed with a schedule fails without one too."""
+    torch.manual_seed(0)
+    model = models.load_model(spec).train()
+    x = models.example_input(model, batch, shape)
+    try:
+        with autocast.region(autocast_dtype):
+            out = model(x)
+        out.float().mean().backward()
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+def measure(name, spec, batch, shape, budget, steps, time_limit, autocast_dtype=None):
+    """One row: plan the step at `budget` (under autocast with `autocast_dtype`), then train `steps` SGD steps
+    both ways on the same batches."""
     torch.manual_seed(0)
     model = models.load_model(spec).train()
     x = models.example_input(model, batch, shape)
     logits = logits_shape(model, (x,))
     t0 = time.perf_counter()
-    step = ScheduledStep.planned(model, (x,), budget, time_limit_s=time_limit)
+    with autocast.region(autocast_dtype):
+        step = ScheduledStep.planned(model, (x,), budget, time_limit_s=time_limit)
     row = {"model": f"{name}_bs{batch}", "budget": budget, "plan_seconds": time.perf_counter() - t0,
            **{k: step.plan[k] for k in ("memory_percent", "cost_increase_percent", "budget_met", "reference_peak",
                                         "peak", "lower_bound")}}
     batches = [(models.example_input(model, batch, shape), random_target(logits)) for _ in range(steps)]
-    row.update(compare_with_autograd(model, step, batches, measure_made))
+    row.update(compare_with_autograd(model, step, batches, measure_made, autocast_dtype=autocast_dtype))
     row["scheduled_over_autograd"] = row["step_peak_scheduled"] / row["step_peak_autograd"]
     return row
 
@@ -83,7 +103,8 @@ def measure(name, spec, batch, shape, budget, steps, time_limit):
 def markdown(rows, args):
     mib = 2 ** 20
     out = [f"Run {datetime.date.today()} on {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} "
-           f"(CPU); FastSA {args.time_limit:g} s a plan (seed 1), {args.steps} SGD steps each way.", "",
+           f"(CPU); FastSA {args.time_limit:g} s a plan (seed 1), {args.steps} SGD steps each way"
+           f"{f', under CPU autocast ({args.autocast})' if args.autocast else ''}.", "",
            "Planned peak and floor: shares of the reference order's peak; the floor (the graph's lower bound: "
            "parameters, inputs, the largest single step...) is what no schedule goes below.", "",
            "| model | budget | floor | planned peak | cost | met | step peak, schedule MiB | step peak, autograd MiB | "
@@ -117,6 +138,7 @@ def main():
     p.add_argument("--budgets", default="50%,25%")
     p.add_argument("--steps", type=int, default=2)
     p.add_argument("--time-limit", type=float, default=10.0)
+    p.add_argument("--autocast", metavar="DTYPE", help="plan and train under CPU autocast with DTYPE (bfloat16)")
     p.add_argument("--json")
     p.add_argument("--markdown")
     args = p.parse_args()
@@ -129,9 +151,13 @@ def main():
             continue
         for budget in args.budgets:
             try:
-                rows.append(measure(name, spec, batch, shape, budget, args.steps, args.time_limit))
+                rows.append(measure(name, spec, batch, shape, budget, args.steps, args.time_limit, args.autocast))
             except MemplanTorchError as e:
                 rows.append({"model": f"{name}_bs{batch}", "budget": budget, "error": str(e)})
+            except RuntimeError as e:  # e.g. a kernel this torch lacks: does autograd's step fail alike?
+                alone = autograd_error(spec, batch, shape, args.autocast)
+                rows.append({"model": f"{name}_bs{batch}", "budget": budget,
+                             "error": f"torch: {e} ({'autograd too' if alone else 'NOT autograd'})"})
             print(json.dumps(rows[-1]), file=sys.stderr)
     text = markdown(rows, args)
     if args.json:

@@ -277,12 +277,13 @@ def autograd_step(model, loss="cross-entropy"):
     return step
 
 
-def compare_with_autograd(model, step, batches, measure, loss="cross-entropy"):
+def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", autocast_dtype=None):
     """Trains `model` with `step` (its ScheduledStep) and a copy of it, taken first, with autograd, on the
     same `batches` (tuples of the step's arguments; SGD, learning rate 0.01, momentum 0.9), the CPU generator
-    seeded alike before each step. measure(call) runs call() and returns (its result, the bytes the step
-    made). Returns per run ("scheduled", "autograd") its losses, its largest step and its seconds per step:
-    losses_*, step_peak_*, seconds_*, and whether the losses agree to 1e-4 (losses_close)."""
+    seeded alike before each step; with `autocast_dtype` (a dtype name; the step made under it) each step runs
+    in an autocast region of its own on the batch's device. measure(call) runs call() and returns (its result,
+    the bytes the step made). Returns per run ("scheduled", "autograd") its losses, its largest step and its
+    seconds per step: losses_*, step_peak_*, seconds_*, and whether the losses agree to 1e-4 (losses_close)."""
     import copy
     import math
     import time
@@ -296,7 +297,8 @@ def compare_with_autograd(model, step, batches, measure, loss="cross-entropy"):
             torch.manual_seed(k)  # dropout: the same generator state (the same masks where they draw alike)
             opts[name].zero_grad(set_to_none=True)
             start = time.perf_counter()
-            out, made = measure(lambda: call(*batch))
+            with autocast.region(autocast_dtype, device_of(batch).type):
+                out, made = measure(lambda: call(*batch))
             result.setdefault("seconds_" + name, []).append(time.perf_counter() - start)
             opts[name].step()
             result.setdefault("losses_" + name, []).append(float(out.sum()))

@@ -93,3 +93,8 @@ def test_training_with_schedules_on_resnet18(tmp_path):
     assert run.returncode == 0, run.stderr
     (row,) = json.loads(out.read_text())
     assert row["model"] == "googlenet_bs4" and row["losses_close"] and row["peak"] < row["reference_peak"]
+    # --autocast: planned and trained under CPU bfloat16 autocast, a region a step, both ways alike
+    run = bench("--zoo", "--models", "vit_b_32", "--budgets", "60%", "--autocast", "bfloat16")
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["model"] == "vit_b_32_bs2" and row["losses_close"] and "under CPU autocast (bfloat16)" in run.stdout
