@@ -29,6 +29,7 @@ import tempfile
 import time
 
 from . import atomic
+from .errors import MemplanTorchError
 
 MARKER = 4093  # requested bytes of the allocation that marks each iteration start (odd: no tensor has it)
 
@@ -221,7 +222,13 @@ def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
         entry["error"] = "recording failed (log.json)"
         return entry
     entry["losses_caching"] = rec["losses"]
-    rows, meta = snapshot.import_snapshot(snapshot.load(pk), marker_size=MARKER)
+    try:  # the importer refuses anything but plain data (snapshot.load): does this torch's snapshot pass?
+        snap = snapshot.load(pk)
+        entry["snapshot_plain_data"] = True
+    except MemplanTorchError as e:  # say so, and load our own recording anyway
+        entry["snapshot_plain_data"] = str(e)
+        snap = snapshot.load(pk, plain_only=False)
+    rows, meta = snapshot.import_snapshot(snap, marker_size=MARKER)
     csv = os.path.join(work, tag + ".csv")
     pattern.write(csv, rows, meta)
     for k in ("period", "buffers", "peak_load", "reserved_peak_bytes", "allocated_peak_bytes", "persistent_bytes",

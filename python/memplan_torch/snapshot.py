@@ -36,11 +36,22 @@ USED = {ALLOC, *FREES, *SEGMENT_DELTA}  # the actions whose address and size the
 OTHERS = {"oom", "snapshot", "user_defined", "annotate"}  # actions of known versions that the import skips
 
 
-def load(path):
-    """Unpickle a snapshot file; a clear error when it is not one."""
+class _PlainData(pickle.Unpickler):
+    """Unpickles plain data only: dicts, lists, tuples, strings, numbers, booleans and None, all that
+    torch.cuda.memory._snapshot() holds. A pickle that names a class or function is refused, not loaded:
+    loading it could run any code (a snapshot is a file users pass around)."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"it refers to {module}.{name}, and a memory snapshot holds plain data only "
+                                     "(not loaded: unpickling it could run code)")
+
+
+def load(path, plain_only=True):
+    """Unpickle a snapshot file (plain data only unless `plain_only` is False: for a pickle this process's
+    own recording made); a clear error when it is not one."""
     try:
         with open(path, "rb") as f:
-            snap = pickle.load(f)
+            snap = _PlainData(f).load() if plain_only else pickle.load(f)
     except FileNotFoundError:
         raise MemplanTorchError(f"{path}: no such file")
     except Exception as e:

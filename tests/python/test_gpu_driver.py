@@ -60,6 +60,7 @@ def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
     plain, ckpt, graph = summary["models"]
     assert plain["name"] == "block_bs2" and ckpt["name"] == "block_bs2_ckpt" and graph["name"] == "block_bs2"
     assert plain["period"] == 16 and plain["buffers"] == 8 and plain["skipped_events"] == {}
+    assert plain["snapshot_plain_data"] is True  # the importer's plain-data unpickling took the recording
     assert plain["alloc"]["height"] >= plain["peak_load"] and plain["losses_equal"] is True
     assert plain["planned_bytes"] == plain["alloc"]["height"] + plain["persistent_bytes"]
     assert plain["planned_over_reserved"] == plain["planned_bytes"] / plain["reserved_peak_bytes"]

@@ -1,6 +1,7 @@
 """Snapshot import: pickles with the schema of torch.cuda.memory._snapshot(), built by a small model of the
 caching allocator (reuse of freed blocks, new segments on a miss), and the errors for broken ones."""
 
+import collections
 import copy
 import json
 import os
@@ -188,3 +189,35 @@ def test_cli_writes_csv_and_meta_or_nothing(tmp_path):
     r = subprocess.run(cmd[:-1] + [str(bad), "--marker-size", "7"], env=env, capture_output=True, text=True)
     assert r.returncode == 2 and "iteration marker" in r.stderr
     assert not bad.exists() and not (tmp_path / "bad.meta.json").exists()
+
+
+class _RunsCode:
+    """Unpickling this would run a shell command: what a snapshot file from elsewhere must not do."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_pickle_that_names_code_is_refused_not_run(tmp_path):
+    marker = tmp_path / "ran"
+    pkl = tmp_path / "evil.pickle"
+    snap = make_snapshot()
+    snap["device_traces"][0][0]["frames"] = [_RunsCode(marker)]
+    pkl.write_bytes(pickle.dumps(snap))
+    with pytest.raises(MemplanTorchError, match=r"evil.pickle: not a memory snapshot pickle: UnpicklingError: it "
+                                                r"refers to (posix|os)\.system, and a memory snapshot holds plain data"):
+        snapshot.load(str(pkl))
+    r = subprocess.run([sys.executable, "-m", "memplan_torch", "import-snapshot", str(pkl), "-o",
+                        str(tmp_path / "it.csv")], env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")),
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "plain data only" in r.stderr, r.stderr
+    assert not marker.exists() and not (tmp_path / "it.csv").exists()
+    # a recording of this process's own (the GPU driver's) may be loaded as it is
+    ordered = tmp_path / "ordered.pickle"
+    ordered.write_bytes(pickle.dumps(collections.OrderedDict(make_snapshot())))
+    with pytest.raises(MemplanTorchError, match="refers to collections.OrderedDict"):
+        snapshot.load(str(ordered))
+    assert snapshot.load(str(ordered), plain_only=False)["device_traces"] == make_snapshot()["device_traces"]
