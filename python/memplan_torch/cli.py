@@ -11,9 +11,10 @@ import time
 from .errors import MemplanTorchError
 
 # export-graph's --loss and --dropout choices (graph_export.LOSSES and DROPOUTS; repeated here so that --help
-# needs no torch import).
+# needs no torch import), and trace's --loss.
 LOSSES = ("cross-entropy", "mse", "none")
 DROPOUTS = ("fused", "decomposed")
+TRACE_LOSSES = ("mean", "cross-entropy", "mse")  # trace's --loss (trace.TRACE_LOSSES)
 
 
 def _cmd_export_graph(args):
@@ -49,7 +50,8 @@ def _cmd_trace(args):
     names = trace.select_modules(model, args.checkpoint.split(",")) if args.checkpoint else []
     t0 = time.time()
     rows, meta = trace.trace_training(model, lambda: models.example_input(model, args.batch, shape, args.input_dtype),
-                                      names, autocast_dtype=args.autocast)
+                                      names, autocast_dtype=args.autocast, loss=args.loss,
+                                      label_smoothing=args.label_smoothing)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
     pattern.write(args.output, rows, meta)
     print(f"{args.model} batch {args.batch}{' checkpointed ' + ','.join(names) if names else ''}: "
@@ -160,6 +162,10 @@ def build_parser():
     q.add_argument("-o", "--output", required=True, help="CSV path; the period goes to NAME.meta.json beside it")
     q.add_argument("--checkpoint", help="comma-separated submodule names or patterns to wrap in "
                    "torch.utils.checkpoint, e.g. layer1,layer2 or 'blocks.*'")
+    q.add_argument("--loss", choices=TRACE_LOSSES, default="mean",
+                   help="what the iteration backpropagates: mean (default; of the output, as the committed traces), "
+                   "or export-graph's cross-entropy or mse against a random target")
+    q.add_argument("--label-smoothing", type=float, default=0.0, help="label smoothing of the cross-entropy loss")
     autocast_arg(q, "run the forward pass and the loss")
     q.set_defaults(func=_cmd_trace)
 

@@ -30,6 +30,11 @@ from .errors import MemplanTorchError
 from .pattern import meta_path, peak_load, to_csv  # noqa: F401  (re-exported: trace.to_csv etc.)
 
 
+# What ends a traced iteration: the mean of the output (as the committed traces and the GPU run), or the losses
+# export-graph ends its graphs with.
+TRACE_LOSSES = ("mean", "cross-entropy", "mse")
+
+
 def storage_of(t):
     """(identity, bytes) of a tensor's storage, on torch 1.13 (TypedStorage._storage) and 2.x
     (untyped_storage); None for tensors without a storage (sparse, nested, ...)."""
@@ -150,25 +155,40 @@ def _persistent_bytes(model, optimizer):
     return total
 
 
-def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dtype=None):
-    """Trace one steady-state training iteration of `model` (SGD with momentum, loss = mean of the output;
-    with `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss under CPU autocast, the mixed-
-    precision recipe). Returns (rows, meta): rows are dicts id, lower, upper, size (upper may exceed the
-    period: the buffer wraps into the next iteration); meta holds the period, peak load and what was left out."""
+def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dtype=None, loss="mean",
+                   label_smoothing=0.0):
+    """Trace one steady-state training iteration of `model` (SGD with momentum). `loss`: "mean" (of the output)
+    or, as export-graph's graph ends, "cross-entropy" (with `label_smoothing`) or "mse" against a random target
+    drawn once (graph_export.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
+    run under CPU autocast, the mixed-precision recipe. Returns (rows, meta): rows are dicts id, lower, upper,
+    size (upper may exceed the period: the buffer wraps into the next iteration); meta holds the period, peak
+    load and what was left out."""
+    from .graph_export import with_loss
+
+    if loss not in TRACE_LOSSES:
+        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(TRACE_LOSSES)}")
     if checkpoint_names:
         apply_checkpoint(model, checkpoint_names)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    if loss == "mean":
+        if label_smoothing:
+            raise MemplanTorchError("label smoothing applies to the cross-entropy loss, not to 'mean'")
+        step_module, target = model, ()
+    else:
+        with autocast.region(autocast_dtype):  # the output's dtype (an mse target's) as the step makes it
+            step_module, inputs = with_loss(model, (make_input(),), loss, label_smoothing=label_smoothing)
+        target = inputs[-1:]
 
     def iteration():
         opt.zero_grad(set_to_none=True)
         with autocast.region(autocast_dtype):
-            out = model(make_input())
+            out = step_module(make_input(), *target)
             if not isinstance(out, torch.Tensor):
                 raise MemplanTorchError(f"model {type(model).__name__}: forward returned {type(out).__name__}, "
                                         "not a tensor")
-            loss = out.float().mean()
-        loss.backward()
+            value = out.float().mean() if loss == "mean" else out
+        value.backward()
         opt.step()
 
     iteration()  # warm-up: optimizer state appears here, outside the trace
@@ -207,6 +227,7 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dty
         "steady": steady,
         "checkpointed": list(checkpoint_names),
         "autocast": autocast_dtype,
+        "loss": loss,
         "torch": torch.__version__,
     }
     return rows, meta

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("functorch")
 from torch import nn  # noqa: E402
 
-from memplan_torch import graph_export, models  # noqa: E402
+from memplan_torch import graph_export, models, trace  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
 from conftest import REPO, memplan_binary  # noqa: E402
@@ -327,6 +327,7 @@ def test_cli_loss_choices_are_the_exporters():
     from memplan_torch import cli
 
     assert cli.LOSSES == graph_export.LOSSES
+    assert cli.TRACE_LOSSES == trace.TRACE_LOSSES
     assert cli.DROPOUTS == graph_export.DROPOUTS
 
 

@@ -58,6 +58,21 @@ def test_autocast_traces_the_mixed_precision_step():
     assert plain["autocast"] is None and 64 * 256 * 2 not in {r["size"] for r in plain_rows}
 
 
+def test_the_iteration_can_end_with_export_graphs_losses():
+    # --loss cross-entropy: log-softmax and its backward join the iteration, against a target drawn once;
+    # mse: a target of the output's shape. The default stays the mean of the output.
+    rows, mean = trace.trace_training(_mlp(), lambda: torch.randn(4, 64))
+    ce_rows, ce = trace.trace_training(_mlp(), lambda: torch.randn(4, 64), loss="cross-entropy", label_smoothing=0.1)
+    _, mse = trace.trace_training(_mlp(), lambda: torch.randn(4, 64), loss="mse")
+    assert (mean["loss"], ce["loss"], mse["loss"]) == ("mean", "cross-entropy", "mse")
+    assert ce["steady"] and mse["steady"] and ce["period"] > mean["period"]
+    assert ce["period"] != mse["period"]
+    with pytest.raises(MemplanTorchError, match="loss 'none': expected one of mean, cross-entropy, mse"):
+        trace.trace_training(_mlp(), lambda: torch.randn(4, 64), loss="none")
+    with pytest.raises(MemplanTorchError, match="label smoothing applies to the cross-entropy loss, not to 'mse'"):
+        trace.trace_training(_mlp(), lambda: torch.randn(4, 64), loss="mse", label_smoothing=0.1)
+
+
 def test_checkpointing_changes_the_pattern():
     torch.manual_seed(0)
     model = models.GPT(vocab=64, seq_len=16, dim=32, heads=2, layers=3, dropout=0.0)
