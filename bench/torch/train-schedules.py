@@ -31,7 +31,7 @@ import time
 import torch
 
 from memplan_torch import MemplanTorchError, ScheduledStep, atomic, autocast, models
-from memplan_torch.graph_export import logits_shape, random_target
+from memplan_torch.losses import logits_shape, random_target
 from memplan_torch.training import compare_with_autograd
 from memplan_torch.trace import AllocationRecorder
 

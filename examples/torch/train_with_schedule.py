@@ -22,7 +22,7 @@ import time
 
 import torch
 
-from memplan_torch import MemplanTorchError, ScheduledStep, atomic, graph_export, models
+from memplan_torch import MemplanTorchError, ScheduledStep, atomic, graph_export, losses, models
 from memplan_torch.trace import AllocationRecorder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -64,9 +64,9 @@ def main():
     scheduled_opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     plain_opt = torch.optim.SGD(plain.parameters(), lr=0.05, momentum=0.9)
 
-    logits = graph_export.logits_shape(plain, (x,))  # (batch, ..., classes)
+    logits = losses.logits_shape(plain, (x,))  # (batch, ..., classes)
     classes = logits[-1]
-    targets = lambda: graph_export.random_target(logits)  # noqa: E731
+    targets = lambda: losses.random_target(logits)  # noqa: E731
     seconds = [0.0, 0.0]
     for k in range(args.steps):
         x, target = batch(), targets()

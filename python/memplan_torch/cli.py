@@ -10,8 +10,8 @@ import time
 
 from .errors import MemplanTorchError
 
-# export-graph's --loss and --dropout choices (graph_export.LOSSES and DROPOUTS; repeated here so that --help
-# needs no torch import), and trace's --loss.
+# export-graph's --loss and --dropout choices (losses.LOSSES and graph_export.DROPOUTS; repeated here so that
+# --help needs no torch import), and trace's --loss.
 LOSSES = ("cross-entropy", "mse", "none")
 DROPOUTS = ("fused", "decomposed")
 TRACE_LOSSES = ("mean", "cross-entropy", "mse")  # trace's --loss (trace.TRACE_LOSSES)
@@ -82,7 +82,7 @@ def _cmd_apply_schedule(args):
     import json
 
     import torch
-    from . import atomic, autocast, graph_export, models, schedule
+    from . import atomic, autocast, losses, models, schedule
 
     torch.manual_seed(args.seed)
     model = models.load_model(args.model)
@@ -91,7 +91,7 @@ def _cmd_apply_schedule(args):
     graph = schedule.read_graph(args.graph)
     sched = schedule.read_schedule(args.schedule)
     with autocast.region(args.autocast):
-        model, inputs = graph_export.with_loss(model, (x,), args.loss, label_smoothing=args.label_smoothing)
+        model, inputs = losses.with_loss(model, (x,), args.loss, label_smoothing=args.label_smoothing)
         report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
     if "peak" in sched:
         report["schedule_claimed_peak_bytes"] = sched["peak"]

@@ -133,7 +133,7 @@ def scheduled(spec, batch, graph, schedule_path, iterations=3):
     peak allocated bytes, or the trace recorder's live-tensor peak on the CPU."""
     import torch
     from . import models
-    from .graph_export import logits_shape, random_target
+    from .losses import logits_shape, random_target
     from .trace import AllocationRecorder
     from .training import ScheduledStep, compare_with_autograd
 

@@ -261,7 +261,8 @@ def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake
     parameters and buffers, then `inputs`: the same objects), one all-ones tangent per forward output (the
     backward of the sum of the outputs), and how many primals are parameters. The fx graph runs on real
     tensors however it was traced."""
-    from .graph_export import capture_joint, joint_to_graph, model_name
+    from .graph_export import capture_joint, joint_to_graph
+    from .losses import model_name
 
     gm, joint_inputs, _ = capture_joint(model, inputs, fake=fake, dropout=dropout)
     graph, mapping = joint_to_graph(gm, model_name(model), recompute_batch_norm=recompute_batch_norm)
@@ -301,7 +302,7 @@ def retrace(model, inputs, graph_json, dropout="fused"):
     default), else, where the fake trace fails or differs (a few more `detach` on some models; batch norm in
     eval mode, whose saved statistics are empty on real tensors), with real ones (--real-tensors). A graph
     that matches neither way raises MemplanTorchError naming the fake trace's first difference."""
-    from .graph_export import model_name
+    from .losses import model_name
 
     traced = trace_joint(model, inputs, dropout, fake=None)
     difference = _trace_difference(traced[1], graph_json, model_name(model))

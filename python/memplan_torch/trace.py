@@ -159,11 +159,11 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dty
                    label_smoothing=0.0):
     """Trace one steady-state training iteration of `model` (SGD with momentum). `loss`: "mean" (of the output)
     or, as export-graph's graph ends, "cross-entropy" (with `label_smoothing`) or "mse" against a random target
-    drawn once (graph_export.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
+    drawn once (losses.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
     run under CPU autocast, the mixed-precision recipe. Returns (rows, meta): rows are dicts id, lower, upper,
     size (upper may exceed the period: the buffer wraps into the next iteration); meta holds the period, peak
     load and what was left out."""
-    from .graph_export import with_loss
+    from .losses import with_loss
 
     if loss not in TRACE_LOSSES:
         raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(TRACE_LOSSES)}")

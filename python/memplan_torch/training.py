@@ -34,8 +34,8 @@ import torch
 
 from . import autocast
 from .errors import MemplanTorchError
-from .graph_export import (WithLoss, device_of, is_stateful, named_args, rng_generator, with_loss,
-                           without_loss, written_arguments)
+from .graph_export import device_of, is_stateful, named_args, rng_generator, written_arguments
+from .losses import WithLoss, with_loss, without_loss
 from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs,
                        lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule, retrace,
                        trace_joint)
@@ -57,7 +57,7 @@ def _sequence_of(schedule):
 
 
 def _with_loss(model, example_inputs, loss, target):
-    """graph_export.with_loss, leaving the inputs' generator as it was (a cross-entropy target may be drawn)."""
+    """losses.with_loss, leaving the inputs' generator as it was (a cross-entropy target may be drawn)."""
     get_state, set_state = rng_generator(device_of(example_inputs))
     rng = get_state()
     try:

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("functorch")
 from torch import nn  # noqa: E402
 
-from memplan_torch import graph_export, models, trace  # noqa: E402
+from memplan_torch import graph_export, losses, models, trace  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
 from conftest import REPO, memplan_binary  # noqa: E402
@@ -236,7 +236,7 @@ def test_mse_loss_ends_the_graph():
     assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [4]
     with pytest.raises(MemplanTorchError, match=r"its output \(a torch.int64 tensor of shape \(1,\)\) is not a "
                                                 "floating-point tensor with a batch dimension for the mse loss"):
-        graph_export.with_loss(IntegerOutput(), (torch.randn(2, 3),), "mse")
+        losses.with_loss(IntegerOutput(), (torch.randn(2, 3),), "mse")
 
 
 class IntegerOutput(nn.Module):
@@ -255,9 +255,9 @@ def test_label_smoothing_traces_where_fake_tensors_cannot():
     smoothed = graph_export.export_graph(model, (x,), "c", loss="cross-entropy", label_smoothing=0.1)
     assert len(smoothed["nodes"]) > len(plain["nodes"])
     with pytest.raises(MemplanTorchError, match="label smoothing applies to the cross-entropy loss, not to 'mse'"):
-        graph_export.with_loss(model, (x,), "mse", label_smoothing=0.1)
+        losses.with_loss(model, (x,), "mse", label_smoothing=0.1)
     with pytest.raises(MemplanTorchError, match="label smoothing 1.5: expected a number from 0 to 1"):
-        graph_export.with_loss(model, (x,), "cross-entropy", label_smoothing=1.5)
+        losses.with_loss(model, (x,), "cross-entropy", label_smoothing=1.5)
 
 
 def test_autocast_graph_holds_the_casts_and_leaves_no_cast_behind():
@@ -297,13 +297,13 @@ def test_the_output_shape_under_autocast_avoids_attentions_inference_path():
     torch.manual_seed(0)
     model, x = SelfAttention(), torch.randn(4, 6, 16)
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        assert graph_export.logits_shape(model, (x,)) == (4, 6, 5)
+        assert losses.logits_shape(model, (x,)) == (4, 6, 5)
         g = graph_export.export_graph(model, (x,), "a", loss="cross-entropy")
     assert [n for n in g["nodes"] if n["op"] == "aten._to_copy.default"]
     with pytest.raises(MemplanTorchError, match=r"model IntegerOutput failed on one sample of its input under cpu "
                                                 r"autocast \(torch.bfloat16\): IndexError"):
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            graph_export.logits_shape(IntegerOutput(), (torch.randn(2),))
+            losses.logits_shape(IntegerOutput(), (torch.randn(2),))
 
 
 def test_autocast_region_refuses_what_it_cannot_run():
@@ -326,7 +326,7 @@ def test_autocast_region_refuses_what_it_cannot_run():
 def test_cli_loss_choices_are_the_exporters():
     from memplan_torch import cli
 
-    assert cli.LOSSES == graph_export.LOSSES
+    assert cli.LOSSES == losses.LOSSES
     assert cli.TRACE_LOSSES == trace.TRACE_LOSSES
     assert cli.DROPOUTS == graph_export.DROPOUTS
 

@@ -10,14 +10,14 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 torchvision = pytest.importorskip("torchvision")
 
-from memplan_torch import graph_export, models, schedule  # noqa: E402
+from memplan_torch import graph_export, losses, models, schedule  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
 from conftest import memplan_binary, recompute_late  # noqa: E402
 
 
 def _check(model, x, loss="none", fake=False):
-    model, inputs = graph_export.with_loss(model, (x,), loss)
+    model, inputs = losses.with_loss(model, (x,), loss)
     g = graph_export.export_graph(model, inputs, "g", fake=fake)
     seq = recompute_late(g)
     assert len(seq) > len(g["order"]) + 5
@@ -62,7 +62,7 @@ def test_gpt_with_dropout_draws_the_same_numbers_in_every_run():
     for dropout in graph_export.DROPOUTS:
         torch.manual_seed(0)
         model = models.GPT(vocab=64, seq_len=8, dim=16, heads=2, layers=1, dropout=0.1)
-        model, inputs = graph_export.with_loss(model, (model.example_input(2),), "cross-entropy")
+        model, inputs = losses.with_loss(model, (model.example_input(2),), "cross-entropy")
         g = graph_export.export_graph(model, inputs, "g", fake=False, dropout=dropout)
         seq = recompute_late(g)
         rep = schedule.apply_schedule(model, inputs, g, seq, dropout=dropout)

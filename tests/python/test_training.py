@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
-from memplan_torch import MemplanTorchError, ScheduledStep, graph_export, models  # noqa: E402
+from memplan_torch import MemplanTorchError, ScheduledStep, graph_export, losses, models  # noqa: E402
 
 from conftest import REPO, memplan_binary, recompute_late  # noqa: E402
 
@@ -179,7 +179,7 @@ def test_random_ops_draw_as_with_autograd_where_the_schedule_reorders_them():
     x = torch.randn(8, 16)
     g = _graph(model, x)
     seq = _latest_ready_first(g)
-    gm, graph, mapping, *_ = trace_joint(graph_export.WithLoss(model), (x, torch.zeros(8, dtype=torch.int64)),
+    gm, graph, mapping, *_ = trace_joint(losses.WithLoss(model), (x, torch.zeros(8, dtype=torch.int64)),
                                          fake=False)
     drawing = [nid for nid, _ in random_nodes(gm, graph, mapping)]
     assert len(drawing) == 2 and [n for n in seq if n in drawing] == drawing[::-1]
