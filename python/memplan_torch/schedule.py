@@ -300,21 +300,31 @@ def _trace_difference(graph, graph_json, name):
 def retrace(model, inputs, graph_json, dropout="fused"):
     """trace_joint as `graph_json` was exported (`dropout` the same): with fake tensors (export-graph's
     default), else, where the fake trace fails or differs (a few more `detach` on some models; batch norm in
-    eval mode, whose saved statistics are empty on real tensors), with real ones (--real-tensors). A graph
-    that matches neither way raises MemplanTorchError naming the fake trace's first difference."""
+    eval mode, whose saved statistics are empty on real tensors; label smoothing, which torch 1.13's fake
+    tensors cannot trace), with real ones (--real-tensors), at most once. A graph that matches neither way
+    raises MemplanTorchError naming the first difference (the fake trace's where it ran), or, where neither
+    trace ran, the fake trace's error."""
     from .losses import model_name
 
-    traced = trace_joint(model, inputs, dropout, fake=None)
-    difference = _trace_difference(traced[1], graph_json, model_name(model))
-    if difference:
-        try:
-            real = trace_joint(model, inputs, dropout, fake=False)
-            if _trace_difference(real[1], graph_json, model_name(model)) is None:
-                return real
-        except MemplanTorchError:
-            pass  # the fake trace's difference says more
-        raise MemplanTorchError(difference[1])
-    return traced
+    name = model_name(model)
+    try:
+        fake = trace_joint(model, inputs, dropout, fake=True)
+    except MemplanTorchError as e:
+        fake, fake_error = None, e
+    else:
+        difference = _trace_difference(fake[1], graph_json, name)
+        if difference is None:
+            return fake
+    try:
+        real = trace_joint(model, inputs, dropout, fake=False)
+    except MemplanTorchError:
+        if fake is None:
+            raise fake_error from None
+        raise MemplanTorchError(difference[1]) from None
+    real_difference = _trace_difference(real[1], graph_json, name)
+    if real_difference is None:
+        return real
+    raise MemplanTorchError((difference if fake is not None else real_difference)[1])
 
 
 def parameter_gradients(params, grads):

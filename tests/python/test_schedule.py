@@ -213,3 +213,23 @@ def test_storage_prediction_follows_the_production_a_view_was_made_from():
     assert schedule.simulate_peak(g, [0, 1, 2, 0, 3], by_storage=True) == 1 + 20 + 100 + 1
     assert schedule.simulate_peak(g, [0, 1, 2, 0, 1, 3], by_storage=True) == 1 + 10 + 100 + 1
     assert schedule.simulate_peak(g, [0, 1, 2, 0, 1, 3]) == 1 + 20 + 100 + 1  # views at full size
+
+
+def test_retrace_traces_with_real_tensors_at_most_once(monkeypatch):
+    # A graph of another batch size, for a model whose loss torch 1.13's fake tensors cannot trace (label
+    # smoothing): the fake trace fails or differs, one real trace differs too, and its difference is named.
+    torch.manual_seed(0)
+    model = models.GPT(vocab=32, seq_len=8, dim=16, heads=2, layers=1, dropout=0.0)
+    module, inputs = losses.with_loss(model, (model.example_input(2),), "cross-entropy", label_smoothing=0.1)
+    g = graph_export.export_graph(model, (model.example_input(4),), "g", loss="cross-entropy", label_smoothing=0.1)
+    real_traces = []
+    capture_joint = graph_export.capture_joint
+
+    def counted(model, inputs, fake=True, dropout="fused"):
+        real_traces.extend([1] if fake is False else [])
+        return capture_joint(model, inputs, fake, dropout)
+
+    monkeypatch.setattr(graph_export, "capture_joint", counted)
+    with pytest.raises(MemplanTorchError, match="does not match GPT on these inputs: value .* export it at this batch"):
+        schedule.retrace(module, inputs, g)
+    assert real_traces == [1]
