@@ -51,7 +51,8 @@ def main():
         ratios.append(mixed / full)
         cells = [f"{planned[name][b]['peak'] / MIB:.1f} ({planned[name][b]['peak'] / full * 100:.1f} %)"
                  for b in ("50%", "25%")]
-        print(f"| {name} | {full / MIB:.1f} | {mixed / MIB:.1f} | {mixed / full * 100:.1f} % | {cells[0]} | {cells[1]} |")
+        print(f"| {name} | {full / MIB:.1f} | {mixed / MIB:.1f} | {mixed / full * 100:.1f} % | {cells[0]} "
+              f"| {cells[1]} |")
     if ratios:
         print(f"| **mean** | | | {sum(ratios) / len(ratios) * 100:.1f} % | | |")
 

@@ -3,8 +3,8 @@
 Exports the joint forward+backward graph of a torch.nn.Module, with its training loss (losses), as
 remat-graph/v1 JSON (graph_export), records the allocation pattern of one training iteration as MiniMalloc
 CSV (trace), imports CUDA memory snapshots (snapshot), rebuilds a joint graph in the order of a
-remat-schedule/v1 to check it (schedule), and trains with a schedule (training.ScheduledStep). The command line (`python3 -m memplan_torch`, cli.py) is the
-primary interface.
+remat-schedule/v1 to check it (schedule), and trains with a schedule (training.ScheduledStep). The command
+line (`python3 -m memplan_torch`, cli.py) is the primary interface.
 """
 
 __all__ = ["MemplanTorchError", "ScheduledStep"]

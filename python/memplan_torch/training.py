@@ -105,10 +105,10 @@ class ScheduledStep:
     or its node sequence); loss: "cross-entropy" (the graph ends with the mean cross-entropy of the model's
     logits against a target: the step is called with the inputs and the target and returns the loss), "mse"
     (the same with F.mse_loss), a loss function (loss(output, target) -> a scalar tensor; the graph ends with
-    it, the step is called as with "cross-entropy"), or "none" (the graph ends at the model's outputs: the step returns them and
-    backpropagates their sum); example_target: one batch of the target, which a loss function needs (and
-    which the graph's target must have the shape of); dropout: "fused" or "decomposed", as the graph was
-    exported.
+    it, the step is called as with "cross-entropy"), or "none" (the graph ends at the model's outputs: the
+    step returns them and backpropagates their sum); example_target: one batch of the target, which a loss
+    function needs (and which the graph's target must have the shape of); dropout: "fused" or "decomposed", as
+    the graph was exported.
 
     The model is traced again (schedule.retrace: with fake tensors, else with real ones, as the graph may have
     been exported); its parameters, running statistics, modes and the generator are left as they were. A graph
@@ -128,8 +128,8 @@ class ScheduledStep:
     def planned(cls, model, example_inputs, budget, loss="cross-entropy", dropout="fused", time_limit_s=10.0,
                 seed=1, example_target=None):
         """Plans the step in-process and returns it: the model traced once, with fake tensors where this torch
-        can (schedule.trace_joint with fake=None; batch norm recomputable), FastSA on its graph through the bindings
-        (memplan_native, as `memplan remat --budget B --time-limit T --seed S`), the schedule checked by the
+        can (schedule.trace_joint with fake=None; batch norm recomputable), FastSA on its graph through the
+        bindings (memplan_native, as `memplan remat --budget B --time-limit T --seed S`), the schedule checked by the
         independent validator. budget: bytes (an int, or text with a unit: "6GiB") or a percentage of the
         reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
         (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...) and the graph's

@@ -221,8 +221,8 @@ def test_loss_needs_logits():
             return (self.head(x), self.aux(x)) if self.training else self.head(x)
 
     for loss in ("cross-entropy", "mse"):
-        with pytest.raises(MemplanTorchError, match=f"model WithAuxiliary: in training mode its output is a tuple, not "
-                                                    f"the tensor that the {loss} loss takes; use --loss none, or build"):
+        with pytest.raises(MemplanTorchError, match=f"model WithAuxiliary: in training mode its output is a tuple, "
+                                                    f"not the tensor that the {loss} loss takes; use --loss none"):
             graph_export.export_graph(WithAuxiliary(), (torch.randn(2, 3),), "a", loss=loss)
 
 
