@@ -13,8 +13,9 @@ With --zoo the models are one of each torchvision family instead (batch 4 at 3×
 whose input size is fixed, batch 2 at 3×224×224): a check that export, planning and the scheduled step work,
 and train as autograd does, on architectures the committed data does not cover.
 
-With --autocast DTYPE (bfloat16) the step is planned and made under CPU autocast, and each step of both runs
-runs in an autocast region of its own, as torch's mixed-precision recipe has it.
+With --autocast DTYPE (bfloat16) the step is planned and made under CPU autocast and called in an autocast
+region of its own each time; autograd's step runs its forward pass and loss in one and its backward pass after
+it, as torch's mixed-precision recipe has it.
 
 Usage: PYTHONPATH=python /usr/bin/python3 bench/torch/train-schedules.py [--zoo] [--models a,b]
        [--budgets 50%,25%] [--steps N] [--time-limit S] [--autocast DTYPE] [--json OUT.json] [--markdown OUT.md]

@@ -259,37 +259,40 @@ class ScheduledStep:
         return [t * scale.to(t.dtype) for t in self._tangents]
 
 
-def autograd_step(model, loss="cross-entropy"):
+def autograd_step(model, loss="cross-entropy", autocast_dtype=None):
     """The plain training step that a ScheduledStep with `loss` stands for, by autograd: called with the
     same arguments, it backpropagates and returns the same thing (the loss: the mean cross-entropy of the
     logits against the target, or the loss function's value; with "none", the outputs, whose sum it
-    backpropagates)."""
-    with_target = None if without_loss(loss) else WithLoss(model, loss)
+    backpropagates). With `autocast_dtype` (a dtype name) the forward pass and the loss run in an autocast
+    region on the batch's device and the backward pass after it, as torch's mixed-precision recipe has it."""
+    module = model if without_loss(loss) else WithLoss(model, loss)
 
     def step(*args):
-        if without_loss(loss):
-            out = model(*args)
-            out.sum().backward()
-            return out
-        value = with_target(*args)
-        value.backward()
-        return value
+        with autocast.region(autocast_dtype, device_of(args).type):
+            out = module(*args)
+        (out.sum() if without_loss(loss) else out).backward()
+        return out
     return step
 
 
 def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", autocast_dtype=None):
     """Trains `model` with `step` (its ScheduledStep) and a copy of it, taken first, with autograd, on the
     same `batches` (tuples of the step's arguments; SGD, learning rate 0.01, momentum 0.9), the CPU generator
-    seeded alike before each step; with `autocast_dtype` (a dtype name; the step made under it) each step runs
-    in an autocast region of its own on the batch's device. measure(call) runs call() and returns (its result,
+    seeded alike before each step; with `autocast_dtype` (a dtype name; the step made under it) the scheduled
+    step is called in an autocast region of its own on the batch's device, and autograd's step runs its
+    forward pass in one (autograd_step). measure(call) runs call() and returns (its result,
     the bytes the step made). Returns per run ("scheduled", "autograd") its losses, its largest step and its
     seconds per step: losses_*, step_peak_*, seconds_*, and whether the losses agree to 1e-4 (losses_close)."""
     import copy
     import math
     import time
 
+    def scheduled(*batch):
+        with autocast.region(autocast_dtype, device_of(batch).type):  # the state the step was made in
+            return step(*batch)
+
     plain = copy.deepcopy(model)
-    runs = {"scheduled": (model, step), "autograd": (plain, autograd_step(plain, loss))}
+    runs = {"scheduled": (model, scheduled), "autograd": (plain, autograd_step(plain, loss, autocast_dtype))}
     opts = {name: torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9) for name, (m, _) in runs.items()}
     result = {}
     for k, batch in enumerate(batches):
@@ -297,8 +300,7 @@ def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", a
             torch.manual_seed(k)  # dropout: the same generator state (the same masks where they draw alike)
             opts[name].zero_grad(set_to_none=True)
             start = time.perf_counter()
-            with autocast.region(autocast_dtype, device_of(batch).type):
-                out, made = measure(lambda: call(*batch))
+            out, made = measure(lambda: call(*batch))
             result.setdefault("seconds_" + name, []).append(time.perf_counter() - start)
             opts[name].step()
             result.setdefault("losses_" + name, []).append(float(out.sum()))
