@@ -6,8 +6,11 @@ the last step, and the peak of live tensor bytes of one step each way.
     PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py                  # resnet18, 50 %
     PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py \\
         --model memplan_torch.models:gpt_small --batch 2 --budget 50% --steps 5   # with dropout
+    PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py --autocast bfloat16  # mixed precision
 
-The three lines a training loop needs are marked "the schedule's step" below. Each step starts both runs from
+The three lines a training loop needs are marked "the schedule's step" below; with --autocast the graph is
+exported, and the step made and called, under CPU autocast, while autograd's forward pass runs under it and its
+backward pass after it (torch's mixed-precision recipe). Each step starts both runs from
 the same generator state, so a model with dropout draws the same masks both ways. Exits 1 if the two runs
 end with different parameters.
 """
@@ -22,7 +25,7 @@ import time
 
 import torch
 
-from memplan_torch import MemplanTorchError, ScheduledStep, atomic, graph_export, losses, models
+from memplan_torch import MemplanTorchError, ScheduledStep, atomic, autocast, graph_export, losses, models
 from memplan_torch.trace import AllocationRecorder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,7 +47,9 @@ def main():
     p.add_argument("--budget", default="50%", help="memplan remat --budget")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--memplan", default=os.path.join(ROOT, "build", "src", "tools", "memplan"))
+    p.add_argument("--autocast", metavar="DTYPE", help="train in mixed precision: CPU autocast with DTYPE (bfloat16)")
     args = p.parse_args()
+    mixed = lambda: autocast.region(args.autocast)  # noqa: E731  (a null context without --autocast)
 
     torch.manual_seed(0)
     model = models.load_model(args.model).train()
@@ -53,14 +58,16 @@ def main():
     x = batch()
     with tempfile.TemporaryDirectory() as tmp:
         graph_path, schedule_path = os.path.join(tmp, "graph.json"), os.path.join(tmp, "schedule.json")
-        graph = graph_export.export_graph(model, (x,), "model", recompute_batch_norm=True, loss="cross-entropy")
+        with mixed():
+            graph = graph_export.export_graph(model, (x,), "model", recompute_batch_norm=True, loss="cross-entropy")
         atomic.write_json(graph_path, graph, compact=True)
         run = subprocess.run([args.memplan, "remat", graph_path, "--budget", args.budget, "-o", schedule_path,
                               "--validate", "-q"], stderr=subprocess.PIPE, text=True)
         if run.returncode not in (0, 1):  # 1: the budget was missed, but a schedule was written
             sys.exit(f"memplan remat failed:\n{run.stderr}")
         plain = copy.deepcopy(model)
-        step = ScheduledStep(model, (x,), graph_path, schedule_path)  # the schedule's step, 1 of 3
+        with mixed():
+            step = ScheduledStep(model, (x,), graph_path, schedule_path)  # the schedule's step, 1 of 3
     scheduled_opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     plain_opt = torch.optim.SGD(plain.parameters(), lr=0.05, momentum=0.9)
 
@@ -73,12 +80,14 @@ def main():
         generator = torch.get_rng_state()
         start = time.perf_counter()
         scheduled_opt.zero_grad()
-        loss = step(x, target)  # the schedule's step, 2 of 3: forward and backward, gradients in .grad
+        with mixed():
+            loss = step(x, target)  # the schedule's step, 2 of 3: forward and backward, gradients in .grad
         scheduled_opt.step()  # the schedule's step, 3 of 3
         middle = time.perf_counter()
         torch.set_rng_state(generator)
         plain_opt.zero_grad()
-        plain_loss = torch.nn.functional.cross_entropy(plain(x).reshape(-1, classes), target.reshape(-1))
+        with mixed():
+            plain_loss = torch.nn.functional.cross_entropy(plain(x).reshape(-1, classes), target.reshape(-1))
         plain_loss.backward()
         plain_opt.step()
         seconds[0] += middle - start
@@ -96,9 +105,16 @@ def main():
     x, target = batch(), targets()
     model.zero_grad(set_to_none=True)
     plain.zero_grad(set_to_none=True)
-    scheduled = peak_mib(lambda: step(x, target))
-    autograd = peak_mib(lambda: torch.nn.functional.cross_entropy(plain(x).reshape(-1, classes),
-                                                                  target.reshape(-1)).backward())
+    def plain_step():
+        with mixed():
+            plain_loss = torch.nn.functional.cross_entropy(plain(x).reshape(-1, classes), target.reshape(-1))
+        plain_loss.backward()
+
+    def scheduled_step():
+        with mixed():
+            step(x, target)
+
+    scheduled, autograd = peak_mib(scheduled_step), peak_mib(plain_step)
     print(f"peak of live tensors in one step: {scheduled:.1f} MiB with the schedule, {autograd:.1f} MiB with "
           f"autograd ({100 * scheduled / autograd:.1f} %)")
     return 0 if same else 1

@@ -355,6 +355,12 @@ def test_the_example_trains_with_a_planned_schedule():
     assert run.returncode == 0, run.stderr
     assert "parameters and buffers after 2 steps: equal" in run.stdout
     assert "with the schedule" in run.stdout.splitlines()[-1]
+    # mixed precision: exported, made and called under CPU bfloat16 autocast, autograd by torch's recipe
+    run = subprocess.run([sys.executable, script, "--input-shape", "3,64,64", "--budget", "70%", "--steps", "2",
+                          "--memplan", memplan, "--autocast", "bfloat16"], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "parameters and buffers after 2 steps: equal" in run.stdout
     # a decoder with dropout, built from a specification with constructor arguments: the same masks both ways
     decoder = "memplan_torch.models:GPT(vocab=512, seq_len=32, dim=64, heads=4, layers=2, dropout=0.1)"
     run = subprocess.run([sys.executable, script, "--model", decoder, "--batch", "4", "--budget", "60%", "--steps",
