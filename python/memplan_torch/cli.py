@@ -121,13 +121,12 @@ def build_parser():
         q.add_argument("--input-dtype", default="float32", help="input dtype when --input-shape is used")
         q.add_argument("--seed", type=int, default=0)
 
-    def loss_arg(q):
-        q.add_argument("--loss", choices=LOSSES, default="cross-entropy",
-                       help="what ends the forward pass: cross-entropy (default; the output read as logits, classes "
-                       "last, against a random integer target, so the graph holds the loss and its backward as a "
-                       "training step does), mse (mean squared error against a random target of the output's "
-                       "shape: regression, denoising) or none (the graph ends at the outputs; their gradients "
-                       "are inputs)")
+    def loss_arg(q, choices=LOSSES, default="cross-entropy",
+                 what="what ends the forward pass: cross-entropy (default; the output read as logits, classes last, "
+                 "against a random integer target, so the graph holds the loss and its backward as a training "
+                 "step does), mse (mean squared error against a random target of the output's shape: regression, "
+                 "denoising) or none (the graph ends at the outputs; their gradients are inputs)"):
+        q.add_argument("--loss", choices=choices, default=default, help=what)
         q.add_argument("--label-smoothing", type=float, default=0.0,
                        help="label smoothing of the cross-entropy loss, from 0 to 1 (default 0; torchvision's "
                        "recipes use 0.1)")
@@ -162,10 +161,8 @@ def build_parser():
     q.add_argument("-o", "--output", required=True, help="CSV path; the period goes to NAME.meta.json beside it")
     q.add_argument("--checkpoint", help="comma-separated submodule names or patterns to wrap in "
                    "torch.utils.checkpoint, e.g. layer1,layer2 or 'blocks.*'")
-    q.add_argument("--loss", choices=TRACE_LOSSES, default="mean",
-                   help="what the iteration backpropagates: mean (default; of the output, as the committed traces), "
-                   "or export-graph's cross-entropy or mse against a random target")
-    q.add_argument("--label-smoothing", type=float, default=0.0, help="label smoothing of the cross-entropy loss")
+    loss_arg(q, TRACE_LOSSES, "mean", "what the iteration backpropagates: mean (default; of the output, as the "
+             "committed traces), or export-graph's cross-entropy or mse against a random target")
     autocast_arg(q, "run the forward pass and the loss")
     q.set_defaults(func=_cmd_trace)
 
