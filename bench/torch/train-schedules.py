@@ -33,7 +33,7 @@ import torch
 
 from memplan_torch import MemplanTorchError, ScheduledStep, atomic, autocast, models
 from memplan_torch.losses import logits_shape, random_target
-from memplan_torch.training import compare_with_autograd
+from memplan_torch.training import autograd_step, compare_with_autograd
 from memplan_torch.trace import AllocationRecorder
 
 # name, spec, batch, input shape (None: the model's default): the small-batch graphs of data/torch
@@ -72,11 +72,8 @@ def autograd_error(spec, batch, shape, autocast_dtype):
     or None: whether a step that failed with a schedule fails without one too."""
     torch.manual_seed(0)
     model = models.load_model(spec).train()
-    x = models.example_input(model, batch, shape)
     try:
-        with autocast.region(autocast_dtype):
-            out = model(x)
-        out.float().mean().backward()
+        autograd_step(model, "none", autocast_dtype)(models.example_input(model, batch, shape))
     except RuntimeError as e:
         return str(e)
     return None

@@ -105,7 +105,9 @@ def output_meta(model, inputs, loss):
         with torch.enable_grad():
             out = model(*(x[:1] for x in inputs))
     except Exception as e:
-        device_type = inputs[0].device.type if inputs and isinstance(inputs[0], torch.Tensor) else "cpu"
+        from .graph_export import device_of  # graph_export imports this module
+
+        device_type = device_of(inputs).type
         mixed = autocast.state(device_type)
         under = f" under {device_type} autocast ({mixed[1]})" if mixed[0] else ""
         raise MemplanTorchError(f"model {type(model).__name__} failed on one sample of its input{under}: "
