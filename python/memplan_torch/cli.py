@@ -17,14 +17,27 @@ DROPOUTS = ("fused", "decomposed")
 TRACE_LOSSES = ("mean", "cross-entropy", "mse")  # trace's --loss (trace.TRACE_LOSSES)
 
 
-def _cmd_export_graph(args):
+def _model_and_input(args):
+    """(model, x, make_input): the model of the command's arguments (seeded; in SelectOutput under
+    --model-output), one example input batch x, and a function that makes another."""
     import torch
-    from . import atomic, autocast, graph_export, models
+    from . import losses, models
 
     torch.manual_seed(args.seed)
     model = models.load_model(args.model)
     shape = models.parse_shape(args.input_shape) if args.input_shape else None
-    x = models.example_input(model, args.batch, shape, args.input_dtype)
+
+    def make_input():
+        return models.example_input(model, args.batch, shape, args.input_dtype)
+
+    x = make_input()
+    return (model if args.model_output is None else losses.SelectOutput(model, args.model_output)), x, make_input
+
+
+def _cmd_export_graph(args):
+    from . import atomic, autocast, graph_export
+
+    model, x, _ = _model_and_input(args)
     name = args.name or f"{args.model.split('(')[0].split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
     with autocast.region(args.autocast):
@@ -40,19 +53,16 @@ def _cmd_export_graph(args):
 
 
 def _cmd_trace(args):
-    import torch
-    from . import models, pattern, trace
+    from . import losses, pattern, trace
 
-    torch.manual_seed(args.seed)
-    model = models.load_model(args.model)
-    shape = models.parse_shape(args.input_shape) if args.input_shape else None
-    models.example_input(model, args.batch, shape, args.input_dtype)  # validates the options early
-    names = trace.select_modules(model, args.checkpoint.split(",")) if args.checkpoint else []
+    model, _, make_input = _model_and_input(args)
+    names = trace.select_modules(losses.user_model(model), args.checkpoint.split(",")) if args.checkpoint else []
     t0 = time.time()
-    rows, meta = trace.trace_training(model, lambda: models.example_input(model, args.batch, shape, args.input_dtype),
-                                      names, autocast_dtype=args.autocast, loss=args.loss,
+    rows, meta = trace.trace_training(model, make_input, names, autocast_dtype=args.autocast, loss=args.loss,
                                       label_smoothing=args.label_smoothing)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
+    if args.model_output is not None:
+        meta["model_output"] = args.model_output
     pattern.write(args.output, rows, meta)
     print(f"{args.model} batch {args.batch}{' checkpointed ' + ','.join(names) if names else ''}: "
           f"{meta['buffers']} buffers, period {meta['period']}, peak load {meta['peak_load'] / 2**20:.1f} MiB "
@@ -81,13 +91,9 @@ def _cmd_import_snapshot(args):
 def _cmd_apply_schedule(args):
     import json
 
-    import torch
-    from . import atomic, autocast, losses, models, schedule
+    from . import atomic, autocast, losses, schedule
 
-    torch.manual_seed(args.seed)
-    model = models.load_model(args.model)
-    shape = models.parse_shape(args.input_shape) if args.input_shape else None
-    x = models.example_input(model, args.batch, shape, args.input_dtype)
+    model, x, _ = _model_and_input(args)
     graph = schedule.read_graph(args.graph)
     sched = schedule.read_schedule(args.schedule)
     with autocast.region(args.autocast):
@@ -104,6 +110,11 @@ def _cmd_apply_schedule(args):
     print(f"gradients {'match' if ok else 'DIFFER'}; live-tensor peak {report['measured_peak_bytes'] / 2**20:.1f} MiB "
           f"measured vs {report['predicted_peak_bytes'] / 2**20:.1f} MiB predicted "
           f"({report['predicted_peak_storage_bytes'] / 2**20:.1f} MiB counting each storage once)", file=sys.stderr)
+    if not report["reference_vs_autograd_allclose"] and args.model_output is not None:
+        print("note: the graph leaves out what computes only the outputs other than --model-output; where that "
+              "holds random ops (GoogLeNet's auxiliary dropout), autograd's step draws for them and the graph does "
+              "not, so the later dropout masks, and the gradients, differ; build the model without them (GoogLeNet: "
+              "aux_logits=False or dropout_aux=0.0)", file=sys.stderr)
     return 0 if ok else 1
 
 
@@ -120,6 +131,10 @@ def build_parser():
                        "example_input, else 3,224,224)")
         q.add_argument("--input-dtype", default="float32", help="input dtype when --input-shape is used")
         q.add_argument("--seed", type=int, default=0)
+        q.add_argument("--model-output", metavar="KEY",
+                       help="where the model returns more than one tensor (a dict such as Hugging Face's "
+                       "ModelOutput, a named tuple, a tuple): the key, field or position of the one the loss takes, "
+                       "e.g. logits or 0; the others get no gradient")
 
     def loss_arg(q, choices=LOSSES, default="cross-entropy",
                  what="what ends the forward pass: cross-entropy (default; the output read as logits, classes last, "

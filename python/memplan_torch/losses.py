@@ -1,7 +1,11 @@
 """What ends the forward pass of a traced training step: the loss (cross-entropy of logits, mean squared
 error, or a loss function of the user's) wrapped around the model with its target, so that the joint graph
 holds the loss and its backward as a training step does; or nothing ("none"), the graph then ending at the
-model's outputs."""
+model's outputs. Where a model returns more than the loss takes (a dict such as Hugging Face's ModelOutput, a
+named tuple, a tuple), SelectOutput narrows it to the one tensor the loss takes."""
+
+import dataclasses
+from collections.abc import Mapping
 
 import torch
 from torch import nn
@@ -35,24 +39,98 @@ class WithLoss(nn.Module):
         if callable(self.loss):
             value = self.loss(out, target)
             if not isinstance(value, torch.Tensor) or value.dim() != 0 or not value.dtype.is_floating_point:
-                what = f"a {value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) \
-                    else type(value).__name__
-                raise MemplanTorchError(f"model {type(self.model).__name__}: the loss function returned {what}, "
-                                        "not a floating-point scalar tensor")
+                raise MemplanTorchError(f"model {model_name(self.model)}: the loss function returned "
+                                        f"{describe_output(value)}, not a floating-point scalar tensor")
             return value
         if not isinstance(out, torch.Tensor):  # e.g. GoogLeNet's auxiliary outputs in training mode
-            raise MemplanTorchError(f"model {type(self.model).__name__}: in training mode its output is a "
-                                    f"{type(out).__name__}, not the tensor that the {self.loss} loss takes; use "
-                                    "--loss none, or build the model without auxiliary outputs")
+            raise MemplanTorchError(f"model {model_name(self.model)}: in training mode its output is "
+                                    f"{describe_output(out)}, not the tensor that the {self.loss} loss takes; "
+                                    f"{NOT_A_TENSOR_EXPORT_HINT}")
         if self.loss == "mse":
             return nn.functional.mse_loss(out, target)
         return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1),
                                            label_smoothing=self.label_smoothing)
 
 
+# What to do about a model output that is not one tensor (the end of each error that finds one); the graph's
+# exporters can also end the graph at every output.
+NOT_A_TENSOR_HINT = "choose the tensor the loss takes with --model-output KEY (its key, field or position)"
+NOT_A_TENSOR_EXPORT_HINT = f"{NOT_A_TENSOR_HINT}, or end the graph at every output with --loss none"
+
+
+class SelectOutput(nn.Module):
+    """`model` with its output narrowed to the one tensor a loss takes: `key` names it in a mapping (a dict,
+    Hugging Face's ModelOutput), a named tuple, a dataclass or any object with attributes, or, as an integer
+    (or its digits), gives its position in a tuple or list. An output that is one tensor is the one: GoogLeNet,
+    for one, returns its logits alone in eval mode and with its auxiliary logits in training.
+
+    The outputs not selected get no gradient, and the joint graph leaves out what computes only them (aot's
+    dead-code elimination), as a step that drops them early would. Random ops among those (GoogLeNet's
+    auxiliary dropout) then draw nothing in the graph, where the model's own forward pass draws for them: the
+    graph's later dropout masks differ from autograd's, and so do the gradients."""
+
+    def __init__(self, model, key):
+        super().__init__()
+        self.model = model
+        self.key = key
+
+    def forward(self, *inputs):
+        return select_output(self.model(*inputs), self.key, model_name(self.model))
+
+
+def select_output(out, key, name):
+    """The tensor at `key` in the output `out` of the model named `name` (SelectOutput), or `out` itself where it
+    is a tensor; an error that says what the output holds where there is no tensor at `key`."""
+    if isinstance(out, torch.Tensor):
+        return out
+    position = key if isinstance(key, int) else int(key) if str(key).lstrip("-").isdigit() else None
+    missing = object()
+    if isinstance(out, Mapping):
+        value = out.get(key, missing)
+    elif isinstance(out, (tuple, list)) and position is not None:
+        value = out[position] if -len(out) <= position < len(out) else missing
+    elif isinstance(key, str):
+        value = getattr(out, key, missing)
+    else:
+        value = missing
+    if value is missing:
+        raise MemplanTorchError(f"model {name}: its output has no '{key}'; it is {describe_output(out)}")
+    if not isinstance(value, torch.Tensor):
+        raise MemplanTorchError(f"model {name}: its output '{key}' is {describe_output(value)}, not a tensor")
+    return value
+
+
+def describe_output(out):
+    """What a model output holds, for messages: "a float32 tensor of shape (4, 10)", "a dict with 'logits'
+    (float32 tensor (4, 10)), 'hidden' (tuple)", "a tuple of 2 with 0 (float32 tensor (4, 10)), 1 (list)"."""
+    def brief(v):
+        return f"{str(v.dtype)[6:]} tensor {tuple(v.shape)}" if isinstance(v, torch.Tensor) else type(v).__name__
+
+    kind = f"{str(out.dtype)[6:]} tensor" if isinstance(out, torch.Tensor) else type(out).__name__
+    article = "an" if kind[0].lower() in "aeiou" else "a"
+    if isinstance(out, torch.Tensor):
+        return f"{article} {kind} of shape {tuple(out.shape)}"
+    if isinstance(out, Mapping):
+        entries = [(repr(k), v) for k, v in out.items()]
+    elif isinstance(out, tuple) and hasattr(out, "_fields"):
+        entries = [(f"'{f}'", v) for f, v in zip(out._fields, out)]
+    elif isinstance(out, (tuple, list)):
+        entries = list(enumerate(out))
+        kind = f"{kind} of {len(out)}"
+    elif dataclasses.is_dataclass(out):
+        entries = [(f"'{f.name}'", getattr(out, f.name)) for f in dataclasses.fields(out)]
+    else:
+        return f"{article} {kind}"
+    shown = ", ".join(f"{k} ({brief(v)})" for k, v in entries[:8])
+    more = f", and {len(entries) - 8} more" if len(entries) > 8 else ""
+    return f"{article} {kind} with {shown}{more}" if entries else f"an empty {kind}"
+
+
 def user_model(module):
-    """The user's model in `module`: the model a WithLoss wraps, else `module` itself."""
-    return module.model if isinstance(module, WithLoss) else module
+    """The user's model in `module`: the model a WithLoss or SelectOutput wraps, else `module` itself."""
+    while isinstance(module, (WithLoss, SelectOutput)):
+        module = module.model
+    return module
 
 
 def model_name(model):
@@ -110,17 +188,18 @@ def output_meta(model, inputs, loss):
         device_type = device_of(inputs).type
         mixed = autocast.state(device_type)
         under = f" under {device_type} autocast ({mixed[1]})" if mixed[0] else ""
-        raise MemplanTorchError(f"model {type(model).__name__} failed on one sample of its input{under}: "
+        raise MemplanTorchError(f"model {model_name(model)} failed on one sample of its input{under}: "
                                 f"{type(e).__name__}: {e}") from e
     finally:
         for m, training in modes:
             m.training = training
         autocast.forget_casts()
-    if not isinstance(out, torch.Tensor) or out.dim() < 1 or not out.dtype.is_floating_point:
-        what = f"a {out.dtype} tensor of shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) \
-            else type(out).__name__
-        raise MemplanTorchError(f"model {type(model).__name__}: its output ({what}) is not a floating-point "
-                                f"tensor with a batch dimension for the {loss} loss; use --loss none")
+    if not isinstance(out, torch.Tensor):
+        raise MemplanTorchError(f"model {model_name(model)}: its output is {describe_output(out)}, not the tensor "
+                                f"that the {loss} loss takes; {NOT_A_TENSOR_EXPORT_HINT}")
+    if out.dim() < 1 or not out.dtype.is_floating_point:
+        raise MemplanTorchError(f"model {model_name(model)}: its output ({describe_output(out)}) is not a "
+                                f"floating-point tensor with a batch dimension for the {loss} loss; use --loss none")
     return (inputs[0].shape[0],) + tuple(out.shape[1:]), out.dtype
 
 
@@ -129,7 +208,7 @@ def logits_shape(model, inputs):
     --loss none where the output is not logits."""
     shape, _ = output_meta(model, inputs, "cross-entropy")
     if len(shape) < 2:
-        raise MemplanTorchError(f"model {type(model).__name__}: its output (shape {tuple(shape)} on the batch) "
+        raise MemplanTorchError(f"model {model_name(model)}: its output (shape {tuple(shape)} on the batch) "
                                 "is not logits of shape (batch, ..., classes) for the cross-entropy loss; use "
                                 "--loss none")
     return shape

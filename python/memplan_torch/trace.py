@@ -160,15 +160,16 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dty
     """Trace one steady-state training iteration of `model` (SGD with momentum). `loss`: "mean" (of the output)
     or, as export-graph's graph ends, "cross-entropy" (with `label_smoothing`) or "mse" against a random target
     drawn once (losses.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
-    run under CPU autocast, the mixed-precision recipe. Returns (rows, meta): rows are dicts id, lower, upper,
-    size (upper may exceed the period: the buffer wraps into the next iteration); meta holds the period, peak
-    load and what was left out."""
-    from .losses import with_loss
+    run under CPU autocast, the mixed-precision recipe. `checkpoint_names` are the user's model's submodules
+    (select_modules), also where `model` is it in a losses.SelectOutput. Returns (rows, meta): rows are dicts
+    id, lower, upper, size (upper may exceed the period: the buffer wraps into the next iteration); meta holds
+    the period, peak load and what was left out."""
+    from .losses import NOT_A_TENSOR_HINT, describe_output, model_name, user_model, with_loss
 
     if loss not in TRACE_LOSSES:
         raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(TRACE_LOSSES)}")
     if checkpoint_names:
-        apply_checkpoint(model, checkpoint_names)
+        apply_checkpoint(user_model(model), checkpoint_names)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
     if loss == "mean":
@@ -185,8 +186,8 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dty
         with autocast.region(autocast_dtype):
             out = step_module(make_input(), *target)
             if not isinstance(out, torch.Tensor):
-                raise MemplanTorchError(f"model {type(model).__name__}: forward returned {type(out).__name__}, "
-                                        "not a tensor")
+                raise MemplanTorchError(f"model {model_name(model)}: its output is {describe_output(out)}, not "
+                                        f"the tensor that the {loss} loss takes; {NOT_A_TENSOR_HINT}")
             value = out.float().mean() if loss == "mean" else out
         value.backward()
         opt.step()

@@ -221,9 +221,83 @@ def test_loss_needs_logits():
             return (self.head(x), self.aux(x)) if self.training else self.head(x)
 
     for loss in ("cross-entropy", "mse"):
-        with pytest.raises(MemplanTorchError, match=f"model WithAuxiliary: in training mode its output is a tuple, "
-                                                    f"not the tensor that the {loss} loss takes; use --loss none"):
+        with pytest.raises(MemplanTorchError, match=re.escape(
+                "model WithAuxiliary: in training mode its output is a tuple of 2 with 0 (float32 tensor (2, 4)), 1 "
+                f"(float32 tensor (2, 4)), not the tensor that the {loss} loss takes; choose the tensor the loss takes "
+                "with --model-output KEY")):
             graph_export.export_graph(WithAuxiliary(), (torch.randn(2, 3),), "a", loss=loss)
+        # Selected, the logits end the graph; in eval mode (the output-shape sample) they are the lone output.
+        g = graph_export.export_graph(losses.SelectOutput(WithAuxiliary(), 0), (torch.randn(2, 3),), "a", loss=loss)
+        assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [4]
+
+
+class HeadAndFeatures(nn.Module):
+    """Returns a dict, as Hugging Face's models return a ModelOutput: the logits, and features the loss does
+    not take."""
+
+    def __init__(self):
+        super().__init__()
+        self.body, self.head = nn.Linear(3, 8), nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return {"logits": self.head(h), "features": (h, h.sum(dim=1))}
+
+
+def test_the_loss_takes_the_selected_output():
+    x = torch.randn(5, 3)
+    model = HeadAndFeatures()
+    for loss in ("cross-entropy", "mse"):
+        with pytest.raises(MemplanTorchError, match=re.escape(
+                "model HeadAndFeatures: its output is a dict with 'logits' (float32 tensor (1, 4)), 'features' "
+                f"(tuple), not the tensor that the {loss} loss takes; choose the tensor the loss takes with "
+                "--model-output KEY (its key, field or position), or end the graph at every output with --loss none")):
+            graph_export.export_graph(model, (x,), "d", loss=loss)
+    selected = losses.SelectOutput(model, "logits")
+    g = graph_export.export_graph(selected, (x,), "d", loss="cross-entropy")
+    assert [n for n in g["nodes"] if n["op"] == "aten.nll_loss_forward.default"]
+    assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [4]  # the loss's; no feature tangents
+    # The features are not outputs of the graph: the forward pass is the body and the head.
+    assert [n["op"] for n in g["nodes"]].count("aten.addmm.default") == 2
+    assert losses.user_model(losses.WithLoss(selected)) is model and losses.model_name(selected) == "HeadAndFeatures"
+    with pytest.raises(MemplanTorchError, match=re.escape(
+            "model HeadAndFeatures: its output 'features' is a tuple of 2 with 0 (float32 tensor (1, 8)), 1 (float32 "
+            "tensor (1,)), not a tensor")):
+        graph_export.export_graph(losses.SelectOutput(model, "features"), (x,), "d", loss="mse")
+
+
+def test_an_output_is_selected_by_key_field_or_position():
+    import collections
+    import dataclasses
+
+    a, b = torch.zeros(2, 3), torch.ones(2, dtype=torch.int64)
+    Pair = collections.namedtuple("Pair", "logits aux")
+
+    @dataclasses.dataclass
+    class Record:
+        logits: torch.Tensor
+        steps: int
+
+    assert losses.select_output({"logits": a, "b": b}, "logits", "m") is a
+    assert losses.select_output(Pair(a, b), "aux", "m") is b
+    assert losses.select_output(Pair(a, b), "0", "m") is a
+    assert losses.select_output([a, b], -1, "m") is b
+    assert losses.select_output(Record(a, 3), "logits", "m") is a
+    assert losses.select_output(a, "logits", "m") is a  # a lone tensor is the one (GoogLeNet in eval mode)
+    for out, key, message in (
+            ({"logits": a}, "loss", "model m: its output has no 'loss'; it is a dict with 'logits' (float32 tensor "
+                                    "(2, 3))"),
+            ((a, b), "2", "its output has no '2'; it is a tuple of 2 with 0 (float32 tensor (2, 3)), 1 (int64 tensor "
+                          "(2,))"),
+            ((a, b), "logits", "its output has no 'logits'; it is a tuple of 2"),
+            (Pair(a, [b]), "aux", "its output 'aux' is a list of 1 with 0 (int64 tensor (2,)), not a tensor"),
+            (Record(a, 3), "steps", "its output 'steps' is an int, not a tensor"),
+            ({}, "x", "its output has no 'x'; it is an empty dict")):
+        with pytest.raises(MemplanTorchError, match=re.escape(message)):
+            losses.select_output(out, key, "m")
+    many = {f"k{i}": a for i in range(10)}
+    assert losses.describe_output(many).endswith("'k7' (float32 tensor (2, 3)), and 2 more")
+    assert losses.describe_output(Record(a, 3)) == "a Record with 'logits' (float32 tensor (2, 3)), 'steps' (int)"
 
 
 def test_mse_loss_ends_the_graph():
@@ -234,7 +308,7 @@ def test_mse_loss_ends_the_graph():
     assert {"mse_loss", "mse_loss_backward"} <= {n["op"].split(".")[1] for n in g["nodes"]}
     assert [v["size"] for v in g["values"] if v["kind"] == "input"][-1] == 5 * 2 * 4
     assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [4]
-    with pytest.raises(MemplanTorchError, match=r"its output \(a torch.int64 tensor of shape \(1,\)\) is not a "
+    with pytest.raises(MemplanTorchError, match=r"its output \(an int64 tensor of shape \(1,\)\) is not a "
                                                 "floating-point tensor with a batch dimension for the mse loss"):
         losses.with_loss(IntegerOutput(), (torch.randn(2, 3),), "mse")
 
@@ -345,8 +419,8 @@ def test_untraceable_model_is_a_clear_error():
         graph_export.export_graph(Bad(), (torch.randn(2, 2, requires_grad=True),), "bad")
 
 
-def _cli(*args):
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+def _cli(*args, path=()):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), *map(str, path)]))
     return subprocess.run([sys.executable, "-m", "memplan_torch", *args], env=env, capture_output=True, text=True)
 
 
@@ -411,3 +485,63 @@ def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
     r = _cli("export-graph", spec, *common, "--autocast", "int8", "-o", str(tmp_path / "bad.json"))
     assert r.returncode == 2 and "autocast 'int8': not a floating-point dtype" in r.stderr
     assert not (tmp_path / "bad.json").exists()
+
+
+DICT_MODEL = """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    # As a Hugging Face token classifier: a dict of logits and hidden states; dropout on the path to the logits.
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(50, 16)
+        self.blocks = nn.Sequential(nn.Linear(16, 16), nn.GELU(), nn.Dropout(0.1), nn.Linear(16, 16))
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, ids):
+        h = self.blocks(self.embed(ids))
+        return {"logits": self.head(h), "hidden_states": (h,)}
+
+    def example_input(self, batch):
+        return torch.randint(0, 50, (batch, 12))
+"""
+
+
+def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
+    # A model that returns a dict: refused with its keys named, then exported, planned, applied and traced with
+    # --model-output logits; --checkpoint names the model's own submodules.
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("memplan is not built")
+    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    spec, common = "dict_model:Tagger", ["--batch", "4"]
+    g, s, report, csv = (tmp_path / n for n in ("g.json", "s.json", "r.json", "t.csv"))
+    r = _cli("export-graph", spec, *common, "-o", str(g), path=[tmp_path])
+    assert r.returncode == 2 and "its output is a dict with 'logits' (float32 tensor (1, 12, 5)), 'hidden_states' " \
+        "(tuple), not the tensor that the cross-entropy loss takes; choose the tensor the loss takes with " \
+        "--model-output KEY" in r.stderr, r.stderr
+    assert not g.exists()
+    r = _cli("export-graph", spec, *common, "--model-output", "logits", "-o", str(g), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    graph = json.loads(g.read_text())
+    assert graph["name"] == "Tagger_bs4" and [n for n in graph["nodes"] if "nll_loss" in n["op"]]
+    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
+                         capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    r = _cli("apply-schedule", spec, *common, "--model-output", "logits", "--graph", str(g), "--schedule", str(s),
+             "-o", str(report), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(report.read_text())
+    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
+    r = _cli("trace", spec, *common, "--model-output", "logits", "--checkpoint", "blocks", "--loss", "cross-entropy",
+             "-o", str(csv), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "t.meta.json").read_text())
+    assert meta["model_output"] == "logits" and meta["checkpointed"] == ["blocks"] and meta["steady"]
+    bad = tmp_path / "bad.csv"
+    r = _cli("trace", spec, *common, "--model-output", "hidden_states", "-o", str(bad), path=[tmp_path])
+    assert r.returncode == 2 and "model Tagger: its output 'hidden_states' is a tuple of 1 with 0 (float32 tensor " \
+        "(4, 12, 16)), not a tensor" in r.stderr, r.stderr
+    assert not bad.exists()

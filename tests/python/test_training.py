@@ -275,9 +275,36 @@ def test_a_loss_function_of_the_users_ends_the_step():
     _same_state(regressor, plain)
     with pytest.raises(MemplanTorchError, match="a loss function needs an example target"):
         ScheduledStep(regressor, (x,), g, g["order"], loss=F.mse_loss)
-    with pytest.raises(MemplanTorchError, match=r"the loss function returned a torch.float32 tensor of shape "
+    with pytest.raises(MemplanTorchError, match=r"the loss function returned a float32 tensor of shape "
                                                 r"\(4, 3\), not a floating-point scalar tensor"):
         ScheduledStep(regressor, (x,), g, g["order"], loss=lambda out, t: (out - t) ** 2, example_target=y)
+
+
+class DictDecoder(torch.nn.Module):
+    """Returns a dict (logits and the hidden states), as Hugging Face's language models do; dropout on the path to
+    the logits."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed, self.drop = torch.nn.Embedding(40, 16), torch.nn.Dropout(0.2)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16))
+        self.head = torch.nn.Linear(16, 40)
+
+    def forward(self, ids):
+        h = self.drop(self.embed(ids))
+        h = h + self.mlp(h)
+        return {"logits": self.head(h), "hidden_states": (self.embed(ids), h)}
+
+
+def test_a_step_on_the_selected_output_trains_as_autograd():
+    torch.manual_seed(0)
+    model = losses.SelectOutput(DictDecoder(), "logits")
+    x = torch.randint(0, 40, (3, 10))
+    g = graph_export.export_graph(model, (x,), "d", loss="cross-entropy")
+    batches = [(torch.randint(0, 40, (3, 10)), torch.randint(0, 40, (3, 10))) for _ in range(3)]
+    (model, plain), (got, want) = _train_both(model, batches, g, recompute_late(g), "cross-entropy")
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
 
 
 def test_a_scaled_step_gives_scaled_gradients_and_the_unscaled_loss():
