@@ -85,8 +85,8 @@ def select_output(out, key, name):
         return out
     position = key if isinstance(key, int) else int(key) if str(key).lstrip("-").isdigit() else None
     missing = object()
-    if isinstance(out, Mapping):
-        value = out.get(key, missing)
+    if isinstance(out, Mapping):  # a key given as digits may be an integer key
+        value = out.get(key, missing) if key in out or position is None else out.get(position, missing)
     elif isinstance(out, (tuple, list)) and position is not None:
         value = out[position] if -len(out) <= position < len(out) else missing
     elif isinstance(key, str):

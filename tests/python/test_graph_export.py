@@ -279,6 +279,7 @@ def test_an_output_is_selected_by_key_field_or_position():
         steps: int
 
     assert losses.select_output({"logits": a, "b": b}, "logits", "m") is a
+    assert losses.select_output({0: a, "1": b}, "0", "m") is a and losses.select_output({0: a, "1": b}, "1", "m") is b
     assert losses.select_output(Pair(a, b), "aux", "m") is b
     assert losses.select_output(Pair(a, b), "0", "m") is a
     assert losses.select_output([a, b], -1, "m") is b
