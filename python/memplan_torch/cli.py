@@ -17,31 +17,32 @@ DROPOUTS = ("fused", "decomposed")
 TRACE_LOSSES = ("mean", "cross-entropy", "mse")  # trace's --loss (trace.TRACE_LOSSES)
 
 
-def _model_and_input(args):
-    """(model, x, make_input): the model of the command's arguments (seeded; in SelectOutput under
-    --model-output), one example input batch x, and a function that makes another."""
+def _model_and_inputs(args):
+    """(model, inputs, make_inputs): the model of the command's arguments (seeded; in SelectOutput under
+    --model-output), one batch of its inputs (a tuple), and a function that makes another."""
     import torch
     from . import losses, models
 
     torch.manual_seed(args.seed)
     model = models.load_model(args.model)
-    shape = models.parse_shape(args.input_shape) if args.input_shape else None
+    shapes = [models.parse_shape(text) for text in args.input_shape or ()]
 
-    def make_input():
-        return models.example_input(model, args.batch, shape, args.input_dtype)
+    def make_inputs():
+        return models.example_inputs(model, args.batch, shapes, args.input_dtype or ())
 
-    x = make_input()
-    return (model if args.model_output is None else losses.SelectOutput(model, args.model_output)), x, make_input
+    inputs = make_inputs()
+    return (model if args.model_output is None else losses.SelectOutput(model, args.model_output)), inputs, \
+        make_inputs
 
 
 def _cmd_export_graph(args):
     from . import atomic, autocast, graph_export
 
-    model, x, _ = _model_and_input(args)
+    model, inputs, _ = _model_and_inputs(args)
     name = args.name or f"{args.model.split('(')[0].split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
     with autocast.region(args.autocast):
-        graph = graph_export.export_graph(model, (x,), name, fake=False if args.real_tensors else None,
+        graph = graph_export.export_graph(model, inputs, name, fake=False if args.real_tensors else None,
                                           recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
                                           dropout=args.dropout, label_smoothing=args.label_smoothing)
     s = graph_export.summarize(graph)
@@ -55,10 +56,10 @@ def _cmd_export_graph(args):
 def _cmd_trace(args):
     from . import losses, pattern, trace
 
-    model, _, make_input = _model_and_input(args)
+    model, _, make_inputs = _model_and_inputs(args)
     names = trace.select_modules(losses.user_model(model), args.checkpoint.split(",")) if args.checkpoint else []
     t0 = time.time()
-    rows, meta = trace.trace_training(model, make_input, names, autocast_dtype=args.autocast, loss=args.loss,
+    rows, meta = trace.trace_training(model, make_inputs, names, autocast_dtype=args.autocast, loss=args.loss,
                                       label_smoothing=args.label_smoothing)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
     if args.model_output is not None:
@@ -93,11 +94,11 @@ def _cmd_apply_schedule(args):
 
     from . import atomic, autocast, losses, schedule
 
-    model, x, _ = _model_and_input(args)
+    model, inputs, _ = _model_and_inputs(args)
     graph = schedule.read_graph(args.graph)
     sched = schedule.read_schedule(args.schedule)
     with autocast.region(args.autocast):
-        model, inputs = losses.with_loss(model, (x,), args.loss, label_smoothing=args.label_smoothing)
+        model, inputs = losses.with_loss(model, inputs, args.loss, label_smoothing=args.label_smoothing)
         report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
     if "peak" in sched:
         report["schedule_claimed_peak_bytes"] = sched["peak"]
@@ -127,9 +128,12 @@ def build_parser():
         q.add_argument("model", help="MODULE:CONSTRUCTOR, e.g. torchvision:resnet18 or memplan_torch.models:gpt_small, "
                        "with keyword arguments in parentheses where needed: 'torchvision:googlenet(aux_logits=False)'")
         q.add_argument("--batch", type=int, default=8, help="batch size (default 8)")
-        q.add_argument("--input-shape", help="per-sample input shape, e.g. 3,224,224 (default: the model's "
-                       "example_input, else 3,224,224)")
-        q.add_argument("--input-dtype", default="float32", help="input dtype when --input-shape is used")
+        q.add_argument("--input-shape", action="append", metavar="SHAPE",
+                       help="per-sample input shape, e.g. 3,224,224 (default: the model's example_input, else "
+                       "3,224,224); once per input, in order, for a model of several inputs (token ids and a mask)")
+        q.add_argument("--input-dtype", action="append", metavar="DTYPE",
+                       help="input dtype, e.g. int64 (default float32); once for every input, or once per "
+                       "--input-shape")
         q.add_argument("--seed", type=int, default=0)
         q.add_argument("--model-output", metavar="KEY",
                        help="where the model returns more than one tensor (a dict such as Hugging Face's "

@@ -172,7 +172,8 @@ def parse_shape(text):
 
 def example_input(model, batch, input_shape=None, input_dtype="float32"):
     """An input batch for `model`: its own example_input(batch) if it has one, else a random tensor of shape
-    (batch, *input_shape) (default 3,224,224: an image), floats from randn, integers from 0..input-range."""
+    (batch, *input_shape) (default 3,224,224: an image), floats from randn, integers and booleans 0 or 1 (token
+    ids, masks)."""
     if batch <= 0:
         raise MemplanTorchError(f"--batch {batch}: must be positive")
     if input_shape is None and hasattr(model, "example_input"):
@@ -184,3 +185,21 @@ def example_input(model, batch, input_shape=None, input_dtype="float32"):
     if dtype.is_floating_point:
         return torch.randn(shape, dtype=dtype)
     return torch.randint(0, 2, shape, dtype=dtype)
+
+
+def example_inputs(model, batch, input_shapes=(), input_dtypes=()):
+    """One batch of each of `model`'s inputs, as a tuple: without input_shapes, its own example_input(batch) (a
+    tensor, or a tuple of them) or else one image batch (example_input, of input_dtypes' one dtype); with them,
+    one random tensor (batch, *shape) per shape (parse_shape), of the dtype at its position in input_dtypes, or
+    of its one dtype (default float32), in order, so that one input draws as example_input does."""
+    dtypes = tuple(input_dtypes) or ("float32",)
+    wanted = max(1, len(input_shapes))
+    if len(dtypes) == 1:
+        dtypes *= wanted
+    if len(dtypes) != wanted:
+        raise MemplanTorchError(f"--input-dtype given {len(input_dtypes)} times for {len(input_shapes)} "
+                                "--input-shape: give one dtype for every input, or one for each, in order")
+    if not input_shapes:
+        x = example_input(model, batch, None, dtypes[0])
+        return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    return tuple(example_input(model, batch, shape, dtype) for shape, dtype in zip(input_shapes, dtypes))

@@ -155,9 +155,10 @@ def _persistent_bytes(model, optimizer):
     return total
 
 
-def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dtype=None, loss="mean",
+def trace_training(model, make_inputs, checkpoint_names=(), lr=0.01, autocast_dtype=None, loss="mean",
                    label_smoothing=0.0):
-    """Trace one steady-state training iteration of `model` (SGD with momentum). `loss`: "mean" (of the output)
+    """Trace one steady-state training iteration of `model` (SGD with momentum) on the batches that
+    make_inputs() makes (a tensor, or a tuple of the model's inputs). `loss`: "mean" (of the output)
     or, as export-graph's graph ends, "cross-entropy" (with `label_smoothing`) or "mse" against a random target
     drawn once (losses.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
     run under CPU autocast, the mixed-precision recipe. `checkpoint_names` are the user's model's submodules
@@ -168,6 +169,11 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dty
 
     if loss not in TRACE_LOSSES:
         raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(TRACE_LOSSES)}")
+
+    def batch():
+        inputs = make_inputs()
+        return tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+
     if checkpoint_names:
         apply_checkpoint(user_model(model), checkpoint_names)
     model.train()
@@ -178,13 +184,13 @@ def trace_training(model, make_input, checkpoint_names=(), lr=0.01, autocast_dty
         step_module, target = model, ()
     else:
         with autocast.region(autocast_dtype):  # the output's dtype (an mse target's) as the step makes it
-            step_module, inputs = with_loss(model, (make_input(),), loss, label_smoothing=label_smoothing)
+            step_module, inputs = with_loss(model, batch(), loss, label_smoothing=label_smoothing)
         target = inputs[-1:]
 
     def iteration():
         opt.zero_grad(set_to_none=True)
         with autocast.region(autocast_dtype):
-            out = step_module(make_input(), *target)
+            out = step_module(*batch(), *target)
             if not isinstance(out, torch.Tensor):
                 raise MemplanTorchError(f"model {model_name(model)}: its output is {describe_output(out)}, not "
                                         f"the tensor that the {loss} loss takes; {NOT_A_TENSOR_HINT}")

@@ -507,6 +507,15 @@ class Tagger(nn.Module):
 
     def example_input(self, batch):
         return torch.randint(0, 50, (batch, 12))
+
+
+class MaskedTagger(Tagger):
+    # Two inputs, as a Hugging Face encoder takes token ids and an attention mask; its example_input is both.
+    def forward(self, ids, mask):
+        return super().forward(ids)["logits"] * mask.unsqueeze(-1)
+
+    def example_input(self, batch):
+        return torch.randint(0, 50, (batch, 12)), torch.ones(batch, 12, dtype=torch.int64)
 """
 
 
@@ -545,4 +554,47 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     r = _cli("trace", spec, *common, "--model-output", "hidden_states", "-o", str(bad), path=[tmp_path])
     assert r.returncode == 2 and "model Tagger: its output 'hidden_states' is a tuple of 1 with 0 (float32 tensor " \
         "(4, 12, 16)), not a tensor" in r.stderr, r.stderr
+    assert not bad.exists()
+
+
+def test_cli_models_of_several_inputs(tmp_path):
+    # --input-shape once per input (one --input-dtype for all, or one each), or the model's own example_input
+    # returning a tuple: exported, planned, applied and traced; a count of dtypes that fits no rule is an error.
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("memplan is not built")
+    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    spec = "dict_model:MaskedTagger"
+    g, s, report, csv = (tmp_path / n for n in ("g.json", "s.json", "r.json", "t.csv"))
+    two = ["--batch", "3", "--input-shape", "12", "--input-shape", "12", "--input-dtype", "int64"]
+    r = _cli("export-graph", spec, *two, "-o", str(g), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    graph = json.loads(g.read_text())
+    inputs = [v["size"] for v in graph["values"] if v["kind"] == "input"]
+    assert inputs[-3:] == [3 * 12 * 8, 3 * 12 * 8, 3 * 12 * 8]  # the ids, the mask, then the target
+    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
+                         capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    r = _cli("apply-schedule", spec, *two, "--graph", str(g), "--schedule", str(s), "-o", str(report), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(report.read_text())
+    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
+    # The model's own example_input makes the same shapes and dtypes: the same graph.
+    r = _cli("export-graph", spec, "--batch", "3", "-o", str(tmp_path / "own.json"), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    own = json.loads((tmp_path / "own.json").read_text())
+    assert [(n["op"], n["inputs"], n["outputs"]) for n in own["nodes"]] == \
+        [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
+    r = _cli("trace", spec, "--batch", "3", "--input-shape", "12", "--input-dtype", "int64", "--input-shape", "12",
+             "--input-dtype", "bool", "-o", str(csv), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "t.meta.json").read_text())["steady"]
+    bad = tmp_path / "bad.json"
+    r = _cli("export-graph", spec, *two, "--input-dtype", "int64", "--input-dtype", "int64", "-o", str(bad),
+             path=[tmp_path])
+    assert r.returncode == 2 and "--input-dtype given 3 times for 2 --input-shape: give one dtype for every input, " \
+        "or one for each, in order" in r.stderr, r.stderr
+    r = _cli("export-graph", spec, "--batch", "3", "--input-shape", "12", "-o", str(bad), path=[tmp_path])
+    assert r.returncode == 2 and "model MaskedTagger failed on one sample of its input: TypeError" in r.stderr \
+        and "'mask'" in r.stderr, r.stderr
     assert not bad.exists()
