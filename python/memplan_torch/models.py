@@ -182,6 +182,9 @@ def example_input(model, batch, input_shape=None, input_dtype="float32"):
     dtype = getattr(torch, input_dtype, None)
     if not isinstance(dtype, torch.dtype):
         raise MemplanTorchError(f"--input-dtype '{input_dtype}': not a torch dtype")
+    integers = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool)
+    if not (dtype.is_floating_point or dtype in integers):  # not complex, quantized or another kind
+        raise MemplanTorchError(f"--input-dtype '{input_dtype}': expected a floating-point, integer or bool dtype")
     if dtype.is_floating_point:
         return torch.randn(shape, dtype=dtype)
     return torch.randint(0, 2, shape, dtype=dtype)

@@ -460,6 +460,22 @@ def test_a_model_specification_can_pass_keyword_arguments(tmp_path):
     assert json.loads(out.read_text())["name"] == "GPT_bs2"  # named without the arguments
 
 
+def test_example_inputs_per_shape_and_dtype():
+    plain = nn.Linear(3, 3)
+    xs = models.example_inputs(plain, 2, [(5,), (5,), (4, 3)], ["int64", "bool", "float16"])
+    assert [(tuple(x.shape), x.dtype) for x in xs] == [((2, 5), torch.int64), ((2, 5), torch.bool),
+                                                       ((2, 4, 3), torch.float16)]
+    assert int(xs[0].max()) <= 1  # token ids and masks: 0 or 1
+    assert [x.dtype for x in models.example_inputs(plain, 2, [(5,), (5,)], ["int32"])] == [torch.int32] * 2
+    assert [tuple(x.shape) for x in models.example_inputs(plain, 2)] == [(2, 3, 224, 224)]  # an image batch
+    assert models.example_inputs(plain, 1, [(2,)], ["int"])[0].dtype == torch.int32  # torch's alias
+    for dtypes, message in ((["int64"] * 3, "--input-dtype given 3 times for 2 --input-shape"),
+                            (["complex64"], "--input-dtype 'complex64': expected a floating-point, integer or bool"),
+                            (["qint8"], "--input-dtype 'qint8': expected a floating-point, integer or bool")):
+        with pytest.raises(MemplanTorchError, match=re.escape(message)):
+            models.example_inputs(plain, 1, [(2,), (2,)], dtypes)
+
+
 def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
     # export-graph, memplan remat and apply-schedule with the same --autocast and --label-smoothing: the
     # schedule's gradients are autograd's under autocast; a mismatch of the options is named.
