@@ -200,8 +200,8 @@ def build_parser():
                        "and measure the live-tensor peak")
     model_args(q)
     q.add_argument("--graph", required=True,
-                   help="the graph the schedule was planned on (export-graph, the same --loss, "
-                   "--label-smoothing, --dropout and --autocast)")
+                   help="the graph the schedule was planned on (export-graph, the same --input-shape, "
+                   "--model-output, --loss, --label-smoothing, --dropout and --autocast)")
     q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
     loss_arg(q)

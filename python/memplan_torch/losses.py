@@ -126,6 +126,31 @@ def describe_output(out):
     return f"{article} {kind} with {shown}{more}" if entries else f"an empty {kind}"
 
 
+def output_tensors(out):
+    """The tensors in a model output, in order: the output itself, or those in its dicts (Hugging Face's
+    ModelOutput too, which torch 1.13's pytree leaves whole), tuples, lists and dataclasses, nested."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, Mapping):
+        parts = out.values()
+    elif isinstance(out, (tuple, list)):
+        parts = out
+    elif dataclasses.is_dataclass(out) and not isinstance(out, type):
+        parts = [getattr(out, f.name) for f in dataclasses.fields(out)]
+    else:
+        return []
+    return [t for part in parts for t in output_tensors(part)]
+
+
+def output_sum(out):
+    """The sum of every element of the outputs that require grad: what the joint graph of --loss none
+    backpropagates (each such output's tangent is ones); an error where no output requires grad."""
+    needed = [t.sum() for t in output_tensors(out) if t.requires_grad]
+    if not needed:
+        raise MemplanTorchError(f"no output of the model requires grad: it is {describe_output(out)}")
+    return sum(needed[1:], needed[0])
+
+
 def user_model(module):
     """The user's model in `module`: the model a WithLoss or SelectOutput wraps, else `module` itself."""
     while isinstance(module, (WithLoss, SelectOutput)):

@@ -17,7 +17,8 @@ import torch.fx
 
 from . import autocast
 from .errors import MemplanTorchError
-from .graph_export import device_of, is_random_op, is_stateful, rng_generator
+from .graph_export import capture_joint, device_of, is_random_op, is_stateful, joint_to_graph, rng_generator
+from .losses import model_name, output_sum
 from .memory import free_plan, simulate_peak
 
 
@@ -261,9 +262,6 @@ def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake
     parameters and buffers, then `inputs`: the same objects), one all-ones tangent per forward output (the
     backward of the sum of the outputs), and how many primals are parameters. The fx graph runs on real
     tensors however it was traced."""
-    from .graph_export import capture_joint, joint_to_graph
-    from .losses import model_name
-
     gm, joint_inputs, _ = capture_joint(model, inputs, fake=fake, dropout=dropout)
     graph, mapping = joint_to_graph(gm, model_name(model), recompute_batch_norm=recompute_batch_norm)
     traced = list(joint_inputs[0])
@@ -287,7 +285,8 @@ def _trace_difference(graph, graph_json, name):
     if mine != theirs:
         first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
         return "nodes", (f"the graph file does not match {name} as traced here (first difference at node {first}); "
-                         "export it again with the same --loss, --label-smoothing, --dropout and --autocast")
+                         "export it again with the same --model-output, --loss, --label-smoothing, --dropout and "
+                         "--autocast")
     sizes = [(v["size"], w["size"]) for v, w in zip(graph["values"], graph_json["values"])]
     if len(graph["values"]) != len(graph_json["values"]) or any(a != b for a, b in sizes):
         k = next((k for k, (a, b) in enumerate(sizes) if a != b), min(len(sizes), len(graph_json["values"])))
@@ -304,8 +303,6 @@ def retrace(model, inputs, graph_json, dropout="fused"):
     tensors cannot trace), with real ones (--real-tensors), at most once. A graph that matches neither way
     raises MemplanTorchError naming the first difference (the fake trace's where it ran), or, where neither
     trace ran, the fake trace's error."""
-    from .losses import model_name
-
     name = model_name(model)
     try:
         fake = trace_joint(model, inputs, dropout, fake=True)
@@ -355,7 +352,7 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     get_state, set_state = rng_generator(device)
     rng_start = get_state()
     autocast.forget_casts()  # casts the caller's region holds may lack autograd history
-    model(*inputs).sum().backward()
+    output_sum(model(*inputs)).backward()  # a loss (WithLoss) is its own sum
     autocast.forget_casts()
     autograd = {id(p): p.grad.clone() for p in model.parameters() if p.grad is not None}
     model.zero_grad(set_to_none=True)

@@ -35,7 +35,7 @@ import torch
 from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import device_of, is_stateful, named_args, rng_generator, written_arguments
-from .losses import WithLoss, with_loss, without_loss
+from .losses import WithLoss, output_sum, output_tensors, with_loss, without_loss
 from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs,
                        lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule, retrace,
                        trace_joint)
@@ -270,7 +270,7 @@ def autograd_step(model, loss="cross-entropy", autocast_dtype=None):
     def step(*args):
         with autocast.region(autocast_dtype, device_of(args).type):
             out = module(*args)
-        (out.sum() if without_loss(loss) else out).backward()
+        (output_sum(out) if without_loss(loss) else out).backward()
         return out
     return step
 
@@ -303,7 +303,8 @@ def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", a
             out, made = measure(lambda: call(*batch))
             result.setdefault("seconds_" + name, []).append(time.perf_counter() - start)
             opts[name].step()
-            result.setdefault("losses_" + name, []).append(float(out.sum()))
+            result.setdefault("losses_" + name, []).append(sum(float(t.sum()) for t in output_tensors(out)
+                                                               if t.dtype.is_floating_point))
             result["step_peak_" + name] = max(result.get("step_peak_" + name, 0), made)
     result["losses_close"] = all(math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6)
                                  for a, b in zip(result["losses_scheduled"], result["losses_autograd"]))

@@ -296,6 +296,11 @@ def test_an_output_is_selected_by_key_field_or_position():
             ({}, "x", "its output has no 'x'; it is an empty dict")):
         with pytest.raises(MemplanTorchError, match=re.escape(message)):
             losses.select_output(out, key, "m")
+    assert [t is x for t, x in zip(losses.output_tensors({"l": a, "h": (b, [Record(a, 3)])}), (a, b, a))] == [True] * 3
+    w = torch.ones(2, 3, requires_grad=True)
+    assert float(losses.output_sum({"l": w * 2, "n": b, "h": (w,)})) == 18.0  # the outputs that require grad
+    with pytest.raises(MemplanTorchError, match=re.escape("no output of the model requires grad: it is a dict")):
+        losses.output_sum({"l": a})
     many = {f"k{i}": a for i in range(10)}
     assert losses.describe_output(many).endswith("'k7' (float32 tensor (2, 3)), and 2 more")
     assert losses.describe_output(Record(a, 3)) == "a Record with 'logits' (float32 tensor (2, 3)), 'steps' (int)"
@@ -497,8 +502,8 @@ def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
     assert rep["recomputed_steps"] > 0
     assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     r = _cli("apply-schedule", spec, *common, "--label-smoothing", "0.1", "--graph", str(g), "--schedule", str(s))
-    assert r.returncode == 2 and "export it again with the same --loss, --label-smoothing, --dropout and --autocast" \
-        in r.stderr, r.stderr
+    assert r.returncode == 2 and "export it again with the same --model-output, --loss, --label-smoothing, --dropout " \
+        "and --autocast" in r.stderr, r.stderr
     r = _cli("export-graph", spec, *common, "--autocast", "int8", "-o", str(tmp_path / "bad.json"))
     assert r.returncode == 2 and "autocast 'int8': not a floating-point dtype" in r.stderr
     assert not (tmp_path / "bad.json").exists()
@@ -566,6 +571,20 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     assert r.returncode == 0, r.stderr
     meta = json.loads((tmp_path / "t.meta.json").read_text())
     assert meta["model_output"] == "logits" and meta["checkpointed"] == ["blocks"] and meta["steady"]
+    # --loss none ends the graph at every output: the logits and the hidden states each get a tangent, and
+    # apply-schedule's autograd reference backpropagates the sum of them all.
+    r = _cli("export-graph", spec, *common, "--loss", "none", "-o", str(g), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    assert [v["size"] for v in json.loads(g.read_text())["values"] if v["kind"] == "tangent"] == \
+        [4 * 12 * 5 * 4, 4 * 12 * 16 * 4]
+    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
+                         capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    r = _cli("apply-schedule", spec, *common, "--loss", "none", "--graph", str(g), "--schedule", str(s), "-o",
+             str(report), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(report.read_text())
+    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     bad = tmp_path / "bad.csv"
     r = _cli("trace", spec, *common, "--model-output", "hidden_states", "-o", str(bad), path=[tmp_path])
     assert r.returncode == 2 and "model Tagger: its output 'hidden_states' is a tuple of 1 with 0 (float32 tensor " \

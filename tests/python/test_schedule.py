@@ -229,7 +229,7 @@ def test_retrace_traces_with_real_tensors_at_most_once(monkeypatch):
         real_traces.extend([1] if fake is False else [])
         return capture_joint(model, inputs, fake, dropout)
 
-    monkeypatch.setattr(graph_export, "capture_joint", counted)
+    monkeypatch.setattr(schedule, "capture_joint", counted)
     with pytest.raises(MemplanTorchError, match="does not match GPT on these inputs: value .* export it at this batch"):
         schedule.retrace(module, inputs, g)
     assert real_traces == [1]
