@@ -36,12 +36,13 @@ def _model_and_inputs(args):
 
 
 def _cmd_export_graph(args):
-    from . import atomic, autocast, graph_export
+    from . import atomic, autocast, graph_export, progress
 
     model, inputs, _ = _model_and_inputs(args)
     name = args.name or f"{args.model.split('(')[0].split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
-    with autocast.region(args.autocast):
+    tensors = "real" if args.real_tensors else "fake"
+    with progress.phase(f"{name}: tracing the joint graph with {tensors} tensors"), autocast.region(args.autocast):
         graph = graph_export.export_graph(model, inputs, name, fake=False if args.real_tensors else None,
                                           recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
                                           dropout=args.dropout, label_smoothing=args.label_smoothing)
@@ -54,13 +55,14 @@ def _cmd_export_graph(args):
 
 
 def _cmd_trace(args):
-    from . import losses, pattern, trace
+    from . import losses, pattern, progress, trace
 
     model, _, make_inputs = _model_and_inputs(args)
     names = trace.select_modules(losses.user_model(model), args.checkpoint.split(",")) if args.checkpoint else []
     t0 = time.time()
-    rows, meta = trace.trace_training(model, make_inputs, names, autocast_dtype=args.autocast, loss=args.loss,
-                                      label_smoothing=args.label_smoothing)
+    with progress.phase(f"{args.model}: three training iterations, the last two recorded"):
+        rows, meta = trace.trace_training(model, make_inputs, names, autocast_dtype=args.autocast, loss=args.loss,
+                                          label_smoothing=args.label_smoothing)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
     if args.model_output is not None:
         meta["model_output"] = args.model_output
@@ -72,11 +74,12 @@ def _cmd_trace(args):
 
 
 def _cmd_import_snapshot(args):
-    from . import pattern, snapshot
+    from . import pattern, progress, snapshot
 
-    snap = snapshot.load(args.snapshot)
-    rows, meta = snapshot.import_snapshot(snap, device=args.device, marker_size=args.marker_size,
-                                          round_to=args.round, min_period=args.min_period)
+    with progress.phase(f"{args.snapshot}: reading the snapshot and finding one iteration"):
+        snap = snapshot.load(args.snapshot)
+        rows, meta = snapshot.import_snapshot(snap, device=args.device, marker_size=args.marker_size,
+                                              round_to=args.round, min_period=args.min_period)
     meta.update({"snapshot": os.path.basename(args.snapshot), "csv": os.path.basename(args.output)})
     pattern.write(args.output, rows, meta)
     for action, count in sorted(meta["skipped_events"].items()):
@@ -92,12 +95,13 @@ def _cmd_import_snapshot(args):
 def _cmd_apply_schedule(args):
     import json
 
-    from . import atomic, autocast, losses, schedule
+    from . import atomic, autocast, losses, progress, schedule
 
     model, inputs, _ = _model_and_inputs(args)
     graph = schedule.read_graph(args.graph)
     sched = schedule.read_schedule(args.schedule)
-    with autocast.region(args.autocast):
+    with progress.phase(f"{args.model}: autograd's step, a trace, then the graph in its order and the schedule's"), \
+            autocast.region(args.autocast):
         model, inputs = losses.with_loss(model, inputs, args.loss, label_smoothing=args.label_smoothing)
         report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
     if "peak" in sched:

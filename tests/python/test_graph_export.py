@@ -453,6 +453,35 @@ def test_cli_export_and_bad_model(tmp_path):
         assert not bad.exists()
 
 
+def test_cli_shows_progress_on_a_terminal_only(tmp_path):
+    # On a terminal the phase and its elapsed seconds are one status line, cleared at the end; in a pipe
+    # (every other test) stderr holds the summary line alone.
+    import pty
+
+    args = [sys.executable, "-m", "memplan_torch", "export-graph", "memplan_torch.models:gpt_tiny", "--batch", "1",
+            "-o", str(tmp_path / "g.json")]
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    master, terminal = pty.openpty()
+    run = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert run.wait() == 0
+    text = shown.decode()
+    assert re.search(r"\r\x1b\[Kgpt_tiny_bs1: tracing the joint graph with fake tensors \.\.\. \d+ s", text), text
+    assert re.search(r"\r\x1b\[Kgpt_tiny_bs1: \d+ nodes", text), text  # cleared before the summary
+    piped = _cli(*args[3:])
+    assert piped.returncode == 0 and "gpt_tiny_bs1: " in piped.stderr and "\r" not in piped.stderr
+
+
 def test_a_model_specification_can_pass_keyword_arguments(tmp_path):
     assert models.load_model("torchvision:resnet18(num_classes=10)").fc.out_features == 10
     googlenet = models.load_model("torchvision:googlenet(aux_logits=False, init_weights=False)")
