@@ -116,7 +116,7 @@ def draw_states(random, device):
                 set_state(start)
                 return None
             states[nid] = get_state()
-            fx_node.target(*args, **kwargs)
+            _drawing_as_eager(fx_node.target)(*args, **kwargs)
             del args, kwargs
     return states, get_state()
 
@@ -166,7 +166,7 @@ class CompiledSequence:
             runs[nid] += 1
             if is_random_op(fx_node.target):
                 lines.append(f"    if states is not None: rng(states, {nid})")
-            self._ops.append(fx_node.target)
+            self._ops.append(_drawing_as_eager(fx_node.target))
             call = f"f[{len(self._ops) - 1}]({', '.join(args)})"
             outs = [value_name[v] for v in graph["nodes"][nid]["outputs"]]
             if outs == [fx_node.name]:
@@ -211,6 +211,24 @@ class CompiledSequence:
         with torch.no_grad(), (recorder if recorder is not None else _Null()):
             env = self._run(env, self._constants, self._ops, rng_states, rng, _clone)
         return [env[k] if k is not None else None for k in self._outputs]
+
+
+def _native_dropout_as_eager(input, p, train):
+    """aten.native_dropout whose mask draws as eager dropout draws on the CPU. There F.dropout takes the
+    decomposed path, a bernoulli_ of a contiguous tensor of the input's shape, which draws in the logical order
+    of the elements, while native_dropout's CPU kernel draws into a mask of the input's memory layout: where
+    dropout's input is not contiguous (nn.MultiheadAttention's batch_first output, a transposed view) the
+    same numbers would land on other elements, and the step would not train as autograd does. CUDA runs
+    native_dropout in eager mode too, so only the CPU is changed."""
+    if input.device.type != "cpu" or not train or not 0.0 < p < 1.0:
+        return torch.ops.aten.native_dropout.default(input, p, train)
+    mask = torch.empty(input.shape, dtype=torch.bool).bernoulli_(1.0 - p)
+    return input * mask * (1.0 / (1.0 - p)), mask
+
+
+def _drawing_as_eager(op):
+    """The function a sequence calls for `op`: native_dropout as eager dropout draws (above), else `op`."""
+    return _native_dropout_as_eager if op is torch.ops.aten.native_dropout.default else op
 
 
 def _clone(a):
