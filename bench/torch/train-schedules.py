@@ -10,8 +10,10 @@ the parameters, buffers and the batch) with the schedule and with autograd, whet
 seconds per step. Times are wall-clock on a shared machine: indicative only.
 
 With --zoo the models are one of each torchvision family instead (batch 4 at 3×128×128; the transformers,
-whose input size is fixed, batch 2 at 3×224×224): a check that export, planning and the scheduled step work,
-and train as autograd does, on architectures the committed data does not cover.
+whose input size is fixed, batch 2 at 3×224×224), and the bundled BERT-style encoder (nn.TransformerEncoder,
+called as Hugging Face's models are: token ids and an attention mask in, a dict out, the loss on its logits):
+a check that export, planning and the scheduled step work, and train as autograd does, on architectures the
+committed data does not cover.
 
 With --autocast DTYPE (bfloat16) the step is planned and made under CPU autocast and called in an autocast
 region of its own each time; autograd's step runs its forward pass and loss in one and its backward pass after
@@ -32,32 +34,33 @@ import time
 import torch
 
 from memplan_torch import MemplanTorchError, ScheduledStep, atomic, autocast, models
-from memplan_torch.losses import logits_shape, random_target
+from memplan_torch.losses import SelectOutput, logits_shape, random_target
 from memplan_torch.training import autograd_step, compare_with_autograd
 from memplan_torch.trace import AllocationRecorder
 
-# name, spec, batch, input shape (None: the model's default): the small-batch graphs of data/torch
-# (scripts/export-real-data).
+# name, spec, batch, input shape (None: the model's default), and the output the loss takes where the model
+# returns several (--model-output): the small-batch graphs of data/torch (scripts/export-real-data).
 MODELS = [
-    ("resnet18", "torchvision:resnet18", 8, None),
-    ("gpt_small", "memplan_torch.models:gpt_small", 8, None),
-    ("mobilenet_v3_large", "torchvision:mobilenet_v3_large", 8, None),
-    ("resnet50", "torchvision:resnet50", 4, None),
-    ("convnext_tiny", "torchvision:convnext_tiny", 4, None),
-    ("densenet121", "torchvision:densenet121", 4, None),
-    ("vit_b_16", "torchvision:vit_b_16", 2, None),
+    ("resnet18", "torchvision:resnet18", 8, None, None),
+    ("gpt_small", "memplan_torch.models:gpt_small", 8, None, None),
+    ("mobilenet_v3_large", "torchvision:mobilenet_v3_large", 8, None, None),
+    ("resnet50", "torchvision:resnet50", 4, None, None),
+    ("convnext_tiny", "torchvision:convnext_tiny", 4, None, None),
+    ("densenet121", "torchvision:densenet121", 4, None, None),
+    ("vit_b_16", "torchvision:vit_b_16", 2, None, None),
 ]
 
 # --zoo: one model of each torchvision family (GoogLeNet and Inception v3, whose training-mode output is a
 # tuple with auxiliary logits, are built without them).
 _SMALL, _FIXED = (3, 128, 128), (3, 224, 224)
-ZOO = [(name, f"torchvision:{name}", 4, _SMALL) for name in (
+ZOO = [(name, f"torchvision:{name}", 4, _SMALL, None) for name in (
     "alexnet", "vgg11_bn", "squeezenet1_0", "shufflenet_v2_x0_5", "mnasnet0_5", "mobilenet_v2",
     "mobilenet_v3_small", "efficientnet_b0", "efficientnet_v2_s", "regnet_x_400mf", "regnet_y_400mf",
     "resnext50_32x4d", "densenet121", "convnext_tiny")] + [
-    ("googlenet", "torchvision:googlenet(aux_logits=False, init_weights=False)", 4, _SMALL),
-    ("inception_v3", "torchvision:inception_v3(aux_logits=False, init_weights=False)", 2, (3, 299, 299))] + [
-    (name, f"torchvision:{name}", 2, _FIXED) for name in ("vit_b_32", "swin_t", "maxvit_t")]
+    ("googlenet", "torchvision:googlenet(aux_logits=False, init_weights=False)", 4, _SMALL, None),
+    ("inception_v3", "torchvision:inception_v3(aux_logits=False, init_weights=False)", 2, (3, 299, 299), None)] + [
+    (name, f"torchvision:{name}", 2, _FIXED, None) for name in ("vit_b_32", "swin_t", "maxvit_t")] + [
+    ("encoder_small", "memplan_torch.models:encoder_small", 8, None, "logits")]
 
 
 def measure_made(call):
@@ -67,32 +70,40 @@ def measure_made(call):
     return out, rec.peak_live_bytes
 
 
-def autograd_error(spec, batch, shape, autocast_dtype):
+def load(spec, batch, shape, output):
+    """The model of `spec` in training mode (in SelectOutput where `output` names the tensor the loss takes)
+    and a function that makes one batch of its inputs (a tuple)."""
+    model = models.load_model(spec).train()
+    shapes = [shape] if shape else []
+    return (SelectOutput(model, output) if output else model), lambda: models.example_inputs(model, batch, shapes)
+
+
+def autograd_error(spec, batch, shape, output, autocast_dtype):
     """The error one plain autograd training step of the model raises (under autocast with `autocast_dtype`),
     or None: whether a step that failed with a schedule fails without one too."""
     torch.manual_seed(0)
-    model = models.load_model(spec).train()
+    model, make_inputs = load(spec, batch, shape, output)
     try:
-        autograd_step(model, "none", autocast_dtype)(models.example_input(model, batch, shape))
+        autograd_step(model, "none", autocast_dtype)(*make_inputs())
     except RuntimeError as e:
         return str(e)
     return None
 
 
-def measure(name, spec, batch, shape, budget, steps, time_limit, autocast_dtype=None):
+def measure(name, spec, batch, shape, output, budget, steps, time_limit, autocast_dtype=None):
     """One row: plan the step at `budget` (under autocast with `autocast_dtype`), then train `steps` SGD steps
     both ways on the same batches."""
     torch.manual_seed(0)
-    model = models.load_model(spec).train()
-    x = models.example_input(model, batch, shape)
-    logits = logits_shape(model, (x,))
+    model, make_inputs = load(spec, batch, shape, output)
+    inputs = make_inputs()
+    logits = logits_shape(model, inputs)
     t0 = time.perf_counter()
     with autocast.region(autocast_dtype):
-        step = ScheduledStep.planned(model, (x,), budget, time_limit_s=time_limit)
+        step = ScheduledStep.planned(model, inputs, budget, time_limit_s=time_limit)
     row = {"model": f"{name}_bs{batch}", "budget": budget, "plan_seconds": time.perf_counter() - t0,
            **{k: step.plan[k] for k in ("memory_percent", "cost_increase_percent", "budget_met", "reference_peak",
                                         "peak", "lower_bound")}}
-    batches = [(models.example_input(model, batch, shape), random_target(logits)) for _ in range(steps)]
+    batches = [(*make_inputs(), random_target(logits)) for _ in range(steps)]
     row.update(compare_with_autograd(model, step, batches, measure_made, autocast_dtype=autocast_dtype))
     row["scheduled_over_autograd"] = row["step_peak_scheduled"] / row["step_peak_autograd"]
     return row
@@ -131,7 +142,8 @@ def markdown(rows, args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--zoo", action="store_true", help="one model of each torchvision family instead")
+    p.add_argument("--zoo", action="store_true", help="one model of each torchvision family and the bundled "
+                   "encoder instead")
     p.add_argument("--models", help="comma-separated names (default: all)")
     p.add_argument("--budgets", default="50%,25%")
     p.add_argument("--steps", type=int, default=2)
@@ -144,16 +156,17 @@ def main():
     table = ZOO if args.zoo else MODELS
     wanted = args.models.split(",") if args.models else [m[0] for m in table]
     rows = []
-    for name, spec, batch, shape in table:
+    for name, spec, batch, shape, output in table:
         if name not in wanted:
             continue
         for budget in args.budgets:
             try:
-                rows.append(measure(name, spec, batch, shape, budget, args.steps, args.time_limit, args.autocast))
+                rows.append(measure(name, spec, batch, shape, output, budget, args.steps, args.time_limit,
+                                    args.autocast))
             except MemplanTorchError as e:
                 rows.append({"model": f"{name}_bs{batch}", "budget": budget, "error": str(e)})
             except RuntimeError as e:  # e.g. a kernel this torch lacks: does autograd's step fail alike?
-                alone = autograd_error(spec, batch, shape, args.autocast)
+                alone = autograd_error(spec, batch, shape, output, args.autocast)
                 rows.append({"model": f"{name}_bs{batch}", "budget": budget,
                              "error": f"torch: {e} ({'autograd too' if alone else 'NOT autograd'})"})
             print(json.dumps(rows[-1]), file=sys.stderr)

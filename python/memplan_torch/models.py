@@ -103,6 +103,41 @@ def transformer_block_tiny():
     return block
 
 
+class Encoder(nn.Module):
+    """A BERT-style encoder (masked language model) on torch.nn.TransformerEncoder, shaped as Hugging Face's
+    models are called: inputs (token ids, attention mask: 1 for a token, 0 for padding), both (batch,
+    seq_len) int64; output a dict, {"logits": (batch, seq_len, vocab), "hidden_states": (batch, seq_len,
+    dim)}, so that export-graph takes --model-output logits. Pre-norm layers, GELU, batch first: the attention
+    output is a transposed view, and dropout follows it."""
+
+    def __init__(self, vocab=8192, seq_len=128, dim=256, heads=4, layers=4, dropout=0.1):
+        super().__init__()
+        self.vocab, self.seq_len = vocab, seq_len
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(seq_len, dim)
+        layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout, activation="gelu", batch_first=True,
+                                           norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids, attention_mask):
+        pos = torch.arange(ids.shape[1], device=ids.device)
+        h = self.encoder(self.tok(ids) + self.pos(pos), src_key_padding_mask=attention_mask == 0)
+        return {"logits": self.head(h), "hidden_states": h}
+
+    def example_input(self, batch):
+        """Random token ids and a mask that pads the last quarter of every sequence."""
+        ids = torch.randint(0, self.vocab, (batch, self.seq_len))
+        mask = torch.ones(batch, self.seq_len, dtype=torch.int64)
+        mask[:, self.seq_len * 3 // 4:] = 0
+        return ids, mask
+
+
+def encoder_small():
+    """The bundled encoder: 4 layers, width 256, 4 heads, context 128, vocabulary 8192 (~7.4 M parameters)."""
+    return Encoder()
+
+
 def _constructor_arguments(spec, text):
     """The keyword arguments written in a model specification's parentheses ("aux_logits=False, dropout=0.1"),
     as a dict; literals only (numbers, strings, True, False, None, tuples, lists, dicts)."""

@@ -93,6 +93,11 @@ def test_training_with_schedules_on_resnet18(tmp_path):
     assert run.returncode == 0, run.stderr
     (row,) = json.loads(out.read_text())
     assert row["model"] == "googlenet_bs4" and row["losses_close"] and row["peak"] < row["reference_peak"]
+    # the bundled encoder: two inputs (ids, attention mask), a dict out, the loss on its logits (--model-output)
+    run = bench("--zoo", "--models", "encoder_small", "--budgets", "70%")
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["model"] == "encoder_small_bs8" and row["losses_close"] and row["peak"] < row["reference_peak"]
     # --autocast: planned and trained under CPU bfloat16 autocast, a region a step, both ways alike
     run = bench("--zoo", "--models", "vit_b_32", "--budgets", "60%", "--autocast", "bfloat16")
     assert run.returncode == 0, run.stderr
