@@ -7,14 +7,17 @@ remat-schedule/v1 to check it (schedule), and trains with a schedule (training.S
 line (`python3 -m memplan_torch`, cli.py) is the primary interface.
 """
 
-__all__ = ["MemplanTorchError", "ScheduledStep"]
+__all__ = ["MemplanTorchError", "ScheduledStep", "SelectOutput"]
 
 from .errors import MemplanTorchError  # noqa: E402
 
 
 def __getattr__(name):
-    # ScheduledStep needs torch; the command line's --help and the torch-free modules must not.
+    # ScheduledStep and SelectOutput need torch; the command line's --help and the torch-free modules must not.
     if name == "ScheduledStep":
         from .training import ScheduledStep
         return ScheduledStep
+    if name == "SelectOutput":
+        from .losses import SelectOutput
+        return SelectOutput
     raise AttributeError(f"module 'memplan_torch' has no attribute '{name}'")

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
-from memplan_torch import MemplanTorchError, ScheduledStep, graph_export, losses, models  # noqa: E402
+from memplan_torch import MemplanTorchError, ScheduledStep, SelectOutput, graph_export, losses, models  # noqa: E402
 
 from conftest import REPO, memplan_binary, recompute_late  # noqa: E402
 
@@ -298,7 +298,7 @@ class DictDecoder(torch.nn.Module):
 
 def test_a_step_on_the_selected_output_trains_as_autograd():
     torch.manual_seed(0)
-    model = losses.SelectOutput(DictDecoder(), "logits")
+    model = SelectOutput(DictDecoder(), "logits")  # the package exports it
     x = torch.randint(0, 40, (3, 10))
     g = graph_export.export_graph(model, (x,), "d", loss="cross-entropy")
     batches = [(torch.randint(0, 40, (3, 10)), torch.randint(0, 40, (3, 10))) for _ in range(3)]
