@@ -153,6 +153,13 @@ def device_of(tensors):
     return next((t.device for t in tensors if isinstance(t, torch.Tensor)), torch.device("cpu"))
 
 
+# What autograd's "a leaf Variable that requires grad is being used in an in-place operation" means when
+# tracing a training step: the forward pass writes a parameter, which a joint graph cannot express.
+_IN_PLACE_PARAMETER = ("its forward pass writes a parameter in place, as nn.Embedding with max_norm renormalizes "
+                       "its weight; a training step's graph cannot hold that: drop the in-place write, e.g. "
+                       "max_norm=None")
+
+
 def capture_joint(model, inputs, fake=True, dropout="fused"):
     """Trace `model(*inputs)` into its joint forward+backward fx graph with functorch's aot_module.
     Returns (GraphModule, joint_inputs, num_primals). With fake=True (torch 1.13's
@@ -209,8 +216,9 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
         raise
     except Exception as e:  # torch wraps user errors in various types; keep the original text
         if "gm" not in captured:
+            why = f" ({_IN_PLACE_PARAMETER})" if "leaf Variable that requires grad" in str(e) else ""
             raise MemplanTorchError(f"model {model_name(model)} cannot be traced by aot_module: "
-                                    f"{type(e).__name__}: {e}") from e
+                                    f"{type(e).__name__}: {e}{why}") from e
     finally:
         if old is not None:
             config.use_fake_tensor = old

@@ -425,6 +425,13 @@ def test_untraceable_model_is_a_clear_error():
         graph_export.export_graph(Bad(), (torch.randn(2, 2, requires_grad=True),), "bad")
 
 
+def test_a_forward_pass_that_writes_a_parameter_is_named():
+    model = nn.Sequential(nn.Embedding(30, 8, max_norm=1.0), nn.Linear(8, 30))
+    with pytest.raises(MemplanTorchError, match=r"model Sequential cannot be traced by aot_module: .* \(its forward "
+                                                r"pass writes a parameter in place, as nn.Embedding with max_norm"):
+        graph_export.export_graph(model, (torch.randint(0, 30, (4, 6)),), "e", loss="cross-entropy")
+
+
 def _cli(*args, path=()):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), *map(str, path)]))
     return subprocess.run([sys.executable, "-m", "memplan_torch", *args], env=env, capture_output=True, text=True)
