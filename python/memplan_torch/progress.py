@@ -16,7 +16,7 @@ def phase(text, stream=None, interval_s=1.0):
     """Shows `text` and the seconds since the phase began on `stream` (default stderr) while the block runs,
     where the stream is a terminal; the line is cleared however the block ends (an error, Ctrl-C)."""
     stream = stream or sys.stderr
-    if not stream.isatty():
+    if not getattr(stream, "isatty", lambda: False)():  # a stream without isatty is no terminal
         yield
         return
     done = threading.Event()

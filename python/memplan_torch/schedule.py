@@ -220,7 +220,7 @@ def _native_dropout_as_eager(input, p, train):
     dropout's input is not contiguous (nn.MultiheadAttention's batch_first output, a transposed view) the
     same numbers would land on other elements, and the step would not train as autograd does. CUDA runs
     native_dropout in eager mode too, so only the CPU is changed."""
-    if input.device.type != "cpu" or not train or not 0.0 < p < 1.0:
+    if input.device.type != "cpu" or train is False or not 0.0 < p < 1.0:  # train None: training, as in ATen
         return torch.ops.aten.native_dropout.default(input, p, train)
     mask = torch.empty(input.shape, dtype=torch.bool).bernoulli_(1.0 - p)
     return input * mask * (1.0 / (1.0 - p)), mask
