@@ -34,7 +34,7 @@ import time
 import torch
 
 from memplan_torch import MemplanTorchError, ScheduledStep, atomic, autocast, models
-from memplan_torch.losses import SelectOutput, logits_shape, random_target
+from memplan_torch.losses import logits_shape, random_target
 from memplan_torch.training import autograd_step, compare_with_autograd
 from memplan_torch.trace import AllocationRecorder
 
@@ -70,19 +70,12 @@ def measure_made(call):
     return out, rec.peak_live_bytes
 
 
-def load(spec, batch, shape, output):
-    """The model of `spec` in training mode (in SelectOutput where `output` names the tensor the loss takes)
-    and a function that makes one batch of its inputs (a tuple)."""
-    model = models.load_model(spec).train()
-    shapes = [shape] if shape else []
-    return (SelectOutput(model, output) if output else model), lambda: models.example_inputs(model, batch, shapes)
-
-
 def autograd_error(spec, batch, shape, output, autocast_dtype):
     """The error one plain autograd training step of the model raises (under autocast with `autocast_dtype`),
     or None: whether a step that failed with a schedule fails without one too."""
     torch.manual_seed(0)
-    model, make_inputs = load(spec, batch, shape, output)
+    model, make_inputs = models.load_model_and_inputs(spec, batch, [shape] if shape else [], output=output)
+    model.train()
     try:
         autograd_step(model, "none", autocast_dtype)(*make_inputs())
     except RuntimeError as e:
@@ -94,7 +87,8 @@ def measure(name, spec, batch, shape, output, budget, steps, time_limit, autocas
     """One row: plan the step at `budget` (under autocast with `autocast_dtype`), then train `steps` SGD steps
     both ways on the same batches."""
     torch.manual_seed(0)
-    model, make_inputs = load(spec, batch, shape, output)
+    model, make_inputs = models.load_model_and_inputs(spec, batch, [shape] if shape else [], output=output)
+    model.train()
     inputs = make_inputs()
     logits = logits_shape(model, inputs)
     t0 = time.perf_counter()

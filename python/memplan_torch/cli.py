@@ -21,18 +21,13 @@ def _model_and_inputs(args):
     """(model, inputs, make_inputs): the model of the command's arguments (seeded; in SelectOutput under
     --model-output), one batch of its inputs (a tuple), and a function that makes another."""
     import torch
-    from . import losses, models
+    from . import models
 
     torch.manual_seed(args.seed)
-    model = models.load_model(args.model)
     shapes = [models.parse_shape(text) for text in args.input_shape or ()]
-
-    def make_inputs():
-        return models.example_inputs(model, args.batch, shapes, args.input_dtype or ())
-
-    inputs = make_inputs()
-    return (model if args.model_output is None else losses.SelectOutput(model, args.model_output)), inputs, \
-        make_inputs
+    model, make_inputs = models.load_model_and_inputs(args.model, args.batch, shapes, args.input_dtype or (),
+                                                      args.model_output)
+    return model, make_inputs(), make_inputs
 
 
 def _cmd_export_graph(args):

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from .errors import MemplanTorchError
+from .losses import SelectOutput
 
 
 class CausalSelfAttention(nn.Module):
@@ -241,3 +242,14 @@ def example_inputs(model, batch, input_shapes=(), input_dtypes=()):
         x = example_input(model, batch, None, dtypes[0])
         return tuple(x) if isinstance(x, (tuple, list)) else (x,)
     return tuple(example_input(model, batch, shape, dtype) for shape, dtype in zip(input_shapes, dtypes))
+
+
+def load_model_and_inputs(spec, batch, input_shapes=(), input_dtypes=(), output=None):
+    """(model, make_inputs): load_model(spec), in a losses.SelectOutput where `output` names the tensor its loss
+    takes (--model-output), and a function that makes one batch of its inputs (example_inputs, a tuple)."""
+    model = load_model(spec)
+
+    def make_inputs():
+        return example_inputs(model, batch, input_shapes, input_dtypes)
+
+    return (model if output is None else SelectOutput(model, output)), make_inputs
