@@ -7,17 +7,18 @@ remat-schedule/v1 to check it (schedule), and trains with a schedule (training.S
 line (`python3 -m memplan_torch`, cli.py) is the primary interface.
 """
 
-__all__ = ["MemplanTorchError", "ScheduledStep", "SelectOutput"]
+__all__ = ["KeywordInputs", "MemplanTorchError", "ScheduledStep", "SelectOutput"]
 
 from .errors import MemplanTorchError  # noqa: E402
 
 
 def __getattr__(name):
-    # ScheduledStep and SelectOutput need torch; the command line's --help and the torch-free modules must not.
+    # ScheduledStep, SelectOutput and KeywordInputs need torch; the command line's --help and the torch-free
+    # modules must not.
     if name == "ScheduledStep":
         from .training import ScheduledStep
         return ScheduledStep
-    if name == "SelectOutput":
-        from .losses import SelectOutput
-        return SelectOutput
+    if name in ("SelectOutput", "KeywordInputs"):
+        from . import losses
+        return getattr(losses, name)
     raise AttributeError(f"module 'memplan_torch' has no attribute '{name}'")

@@ -24,9 +24,10 @@ def _model_and_inputs(args):
     from . import models
 
     torch.manual_seed(args.seed)
-    shapes = [models.parse_shape(text) for text in args.input_shape or ()]
-    model, make_inputs = models.load_model_and_inputs(args.model, args.batch, shapes, args.input_dtype or (),
-                                                      args.model_output)
+    parsed = [models.parse_input_shape(text) for text in args.input_shape or ()]
+    model, make_inputs = models.load_model_and_inputs(args.model, args.batch, [shape for _, shape in parsed],
+                                                      args.input_dtype or (), args.model_output,
+                                                      [name for name, _ in parsed])
     return model, make_inputs(), make_inputs
 
 
@@ -59,8 +60,11 @@ def _cmd_trace(args):
         rows, meta = trace.trace_training(model, make_inputs, names, autocast_dtype=args.autocast, loss=args.loss,
                                           label_smoothing=args.label_smoothing)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
-    if args.model_output is not None:
-        meta["model_output"] = args.model_output
+    # what it takes to record the same pattern again, beside the model and batch
+    for key, value in (("input_shapes", args.input_shape), ("input_dtypes", args.input_dtype),
+                       ("model_output", args.model_output)):
+        if value is not None:
+            meta[key] = value
     pattern.write(args.output, rows, meta)
     print(f"{args.model} batch {args.batch}{' checkpointed ' + ','.join(names) if names else ''}: "
           f"{meta['buffers']} buffers, period {meta['period']}, peak load {meta['peak_load'] / 2**20:.1f} MiB "
@@ -129,7 +133,9 @@ def build_parser():
         q.add_argument("--batch", type=int, default=8, help="batch size (default 8)")
         q.add_argument("--input-shape", action="append", metavar="SHAPE",
                        help="per-sample input shape, e.g. 3,224,224 (default: the model's example_input, else "
-                       "3,224,224); once per input, in order, for a model of several inputs (token ids and a mask)")
+                       "3,224,224); once per input, in order, for a model of several inputs (token ids and a mask); "
+                       "NAME=SHAPE passes that input by keyword, e.g. labels=128 for a model that computes its own "
+                       "loss (then --model-output loss --loss none)")
         q.add_argument("--input-dtype", action="append", metavar="DTYPE",
                        help="input dtype, e.g. int64 (default float32); once for every input, or once per "
                        "--input-shape")

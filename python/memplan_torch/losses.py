@@ -2,9 +2,11 @@
 error, or a loss function of the user's) wrapped around the model with its target, so that the joint graph
 holds the loss and its backward as a training step does; or nothing ("none"), the graph then ending at the
 model's outputs. Where a model returns more than the loss takes (a dict such as Hugging Face's ModelOutput, a
-named tuple, a tuple), SelectOutput narrows it to the one tensor the loss takes."""
+named tuple, a tuple), SelectOutput narrows it to the one tensor the loss takes; KeywordInputs passes some
+inputs by keyword (a model that computes its own loss from `labels=`)."""
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 
 import torch
@@ -76,6 +78,35 @@ class SelectOutput(nn.Module):
 
     def forward(self, *inputs):
         return select_output(self.model(*inputs), self.key, model_name(self.model))
+
+
+class KeywordInputs(nn.Module):
+    """`model` called with some of its inputs by keyword, as Hugging Face's models take `labels=`:
+    forward(*inputs) passes inputs[i] as the keyword names[i], or by position where names[i] is None (positional
+    inputs keep their order). The joint graph, traces and schedules see one tuple of inputs, as for any model."""
+
+    def __init__(self, model, names):
+        super().__init__()
+        self.model = model
+        self.names = tuple(names)
+        try:
+            parameters = inspect.signature(model.forward).parameters
+        except (TypeError, ValueError):  # a builtin's forward: nothing to check against
+            return
+        if any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
+            return
+        known = [n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        for name in self.names:
+            if name is not None and name not in known:
+                raise MemplanTorchError(f"model {model_name(model)}: its forward takes no keyword '{name}' (it "
+                                        f"takes {', '.join(known) or 'none'})")
+
+    def forward(self, *inputs):
+        if len(inputs) != len(self.names):
+            raise MemplanTorchError(f"model {model_name(self.model)}: {len(inputs)} inputs given for "
+                                    f"{len(self.names)} named ({', '.join(str(n) for n in self.names)})")
+        positional = [x for x, n in zip(inputs, self.names) if n is None]
+        return self.model(*positional, **{n: x for x, n in zip(inputs, self.names) if n is not None})
 
 
 def select_output(out, key, name):
@@ -152,8 +183,9 @@ def output_sum(out):
 
 
 def user_model(module):
-    """The user's model in `module`: the model a WithLoss or SelectOutput wraps, else `module` itself."""
-    while isinstance(module, (WithLoss, SelectOutput)):
+    """The user's model in `module`: the model a WithLoss, SelectOutput or KeywordInputs wraps, else `module`
+    itself."""
+    while isinstance(module, (WithLoss, SelectOutput, KeywordInputs)):
         module = module.model
     return module
 

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from .errors import MemplanTorchError
-from .losses import SelectOutput
+from .losses import KeywordInputs, SelectOutput
 
 
 class CausalSelfAttention(nn.Module):
@@ -206,6 +206,22 @@ def parse_shape(text):
     return dims
 
 
+def parse_input_shape(text):
+    """An --input-shape: "3,224,224" -> (None, (3, 224, 224)), an input passed by position; "labels=128" ->
+    ("labels", (128,)), one passed by keyword (KeywordInputs)."""
+    name, named, dims = text.partition("=")
+    if not named:
+        return None, parse_shape(text)
+    if not name.strip().isidentifier():
+        raise MemplanTorchError(f"--input-shape '{text}': expected NAME=SHAPE with NAME a keyword argument of the "
+                                "model's forward, e.g. labels=128")
+    try:
+        return name.strip(), parse_shape(dims)
+    except MemplanTorchError:
+        raise MemplanTorchError(f"--input-shape '{text}': expected positive integers separated by commas after "
+                                f"'{name.strip()}='") from None
+
+
 def example_input(model, batch, input_shape=None, input_dtype="float32"):
     """An input batch for `model`: its own example_input(batch) if it has one, else a random tensor of shape
     (batch, *input_shape) (default 3,224,224: an image), floats from randn, integers and booleans 0 or 1 (token
@@ -244,12 +260,19 @@ def example_inputs(model, batch, input_shapes=(), input_dtypes=()):
     return tuple(example_input(model, batch, shape, dtype) for shape, dtype in zip(input_shapes, dtypes))
 
 
-def load_model_and_inputs(spec, batch, input_shapes=(), input_dtypes=(), output=None):
-    """(model, make_inputs): load_model(spec), in a losses.SelectOutput where `output` names the tensor its loss
-    takes (--model-output), and a function that makes one batch of its inputs (example_inputs, a tuple)."""
-    model = load_model(spec)
+def load_model_and_inputs(spec, batch, input_shapes=(), input_dtypes=(), output=None, input_names=()):
+    """(model, make_inputs): load_model(spec), in a losses.KeywordInputs where `input_names` (one per input shape,
+    None for an input passed by position) names any, in a losses.SelectOutput where `output` names the tensor its
+    loss takes (--model-output), and a function that makes one batch of its inputs (example_inputs, a tuple)."""
+    model = wrapped = load_model(spec)
+    names = [name for name in input_names if name is not None]
+    if names:
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise MemplanTorchError(f"--input-shape names '{repeated[0]}' more than once")
+        wrapped = KeywordInputs(model, input_names)
 
     def make_inputs():
         return example_inputs(model, batch, input_shapes, input_dtypes)
 
-    return (model if output is None else SelectOutput(model, output)), make_inputs
+    return (wrapped if output is None else SelectOutput(wrapped, output)), make_inputs

@@ -573,6 +573,15 @@ class MaskedTagger(Tagger):
 
     def example_input(self, batch):
         return torch.randint(0, 50, (batch, 12)), torch.ones(batch, 12, dtype=torch.int64)
+
+
+class SelfLossTagger(Tagger):
+    # As a Hugging Face model computes its own loss when it is given labels= (a keyword input).
+    def forward(self, ids, mask=None, labels=None):
+        out = super().forward(ids)
+        if labels is not None:
+            out["loss"] = nn.functional.cross_entropy(out["logits"].flatten(0, 1), labels.flatten())
+        return out
 """
 
 
@@ -625,6 +634,52 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     r = _cli("trace", spec, *common, "--model-output", "hidden_states", "-o", str(bad), path=[tmp_path])
     assert r.returncode == 2 and "model Tagger: its output 'hidden_states' is a tuple of 1 with 0 (float32 tensor " \
         "(4, 12, 16)), not a tensor" in r.stderr, r.stderr
+    assert not bad.exists()
+
+
+def test_cli_keyword_inputs(tmp_path):
+    # --input-shape NAME=SHAPE passes that input by keyword: a model that computes its own loss from labels= is
+    # exported with its loss (--model-output loss --loss none), planned, applied and traced; a name its forward
+    # does not take, a name given twice and a malformed NAME=SHAPE are errors that say so.
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("memplan is not built")
+    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    spec = "dict_model:SelfLossTagger"
+    g, s, report, csv = (tmp_path / n for n in ("g.json", "s.json", "r.json", "t.csv"))
+    own = ["--batch", "3", "--input-shape", "12", "--input-shape", "labels=12", "--input-dtype", "int64",
+           "--model-output", "loss"]
+    r = _cli("export-graph", spec, *own, "--loss", "none", "-o", str(g), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    graph = json.loads(g.read_text())
+    assert [v["size"] for v in graph["values"] if v["kind"] == "input"][-2:] == [3 * 12 * 8, 3 * 12 * 8]
+    assert [n for n in graph["nodes"] if "nll_loss_backward" in n["op"]]  # the model's own loss and its backward
+    assert [v["size"] for v in graph["values"] if v["kind"] == "tangent"] == [4]  # the scalar loss's tangent
+    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
+                         capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    r = _cli("apply-schedule", spec, *own, "--loss", "none", "--graph", str(g), "--schedule", str(s), "-o",
+             str(report), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(report.read_text())
+    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
+    r = _cli("trace", spec, *own, "--loss", "mean", "--checkpoint", "blocks", "-o", str(csv), path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "t.meta.json").read_text())
+    assert meta["input_shapes"] == ["12", "labels=12"] and meta["input_dtypes"] == ["int64"]
+    assert meta["checkpointed"] == ["blocks"] and meta["steady"]
+    bad = tmp_path / "bad.json"
+    for shapes, message in ((["12", "label=12"], "model SelfLossTagger: its forward takes no keyword 'label' (it "
+                             "takes ids, mask, labels)"),
+                            (["12", "labels=12", "labels=12"], "--input-shape names 'labels' more than once"),
+                            (["12", "1abels=12"], "--input-shape '1abels=12': expected NAME=SHAPE with NAME a "
+                             "keyword argument of the model's forward"),
+                            (["12", "labels=x"], "--input-shape 'labels=x': expected positive integers separated "
+                             "by commas after 'labels='")):
+        args = [a for shape in shapes for a in ("--input-shape", shape)]
+        r = _cli("export-graph", spec, "--batch", "3", *args, "--input-dtype", "int64", "-o", str(bad),
+                 path=[tmp_path])
+        assert r.returncode == 2 and message in r.stderr, r.stderr
     assert not bad.exists()
 
 

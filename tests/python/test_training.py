@@ -14,7 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
-from memplan_torch import MemplanTorchError, ScheduledStep, SelectOutput, graph_export, losses, models  # noqa: E402
+from memplan_torch import (KeywordInputs, MemplanTorchError, ScheduledStep, SelectOutput, graph_export,  # noqa: E402
+                          losses, models)
 
 from conftest import REPO, memplan_binary, recompute_late  # noqa: E402
 
@@ -305,6 +306,44 @@ def test_a_step_on_the_selected_output_trains_as_autograd():
     (model, plain), (got, want) = _train_both(model, batches, g, recompute_late(g), "cross-entropy")
     assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
     _same_state(model, plain)
+
+
+class SelfLossDecoder(DictDecoder):
+    """Computes its own loss when it is given labels=, as Hugging Face's language models do."""
+
+    def forward(self, ids, labels=None):
+        out = super().forward(ids)
+        if labels is not None:
+            out["loss"] = F.cross_entropy(out["logits"].flatten(0, 1), labels.flatten())
+        return out
+
+
+def test_a_step_on_the_models_own_loss_from_keyword_labels_trains_as_autograd():
+    # The model's own loss (labels passed by keyword, KeywordInputs) is the output the step backpropagates.
+    torch.manual_seed(0)
+    lm = SelfLossDecoder()
+    plain = copy.deepcopy(lm)
+    model = SelectOutput(KeywordInputs(lm, [None, "labels"]), "loss")  # the package exports it
+    ids, labels = torch.randint(0, 40, (3, 10)), torch.randint(0, 40, (3, 10))
+    g = graph_export.export_graph(model, (ids, labels), "d", loss="none")
+    step = ScheduledStep(model, (ids, labels), g, recompute_late(g), loss="none")
+    opts = [torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in (lm, plain)]
+    for k in range(3):
+        ids, labels = torch.randint(0, 40, (3, 10)), torch.randint(0, 40, (3, 10))
+        for opt in opts:
+            opt.zero_grad()
+        torch.manual_seed(k)  # dropout: both from the same generator state
+        got = step(ids, labels)
+        torch.manual_seed(k)
+        want = plain(ids, labels=labels)["loss"]
+        want.backward()
+        assert float(got) == pytest.approx(float(want), rel=1e-5)
+        for opt in opts:
+            opt.step()
+    _same_state(lm, plain)
+    with pytest.raises(MemplanTorchError, match=r"model SelfLossDecoder: its forward takes no keyword 'label' "
+                       r"\(it takes ids, labels\)"):
+        KeywordInputs(lm, [None, "label"])
 
 
 def test_a_scaled_step_gives_scaled_gradients_and_the_unscaled_loss():
