@@ -37,8 +37,8 @@ def _cmd_export_graph(args):
     model, inputs, _ = _model_and_inputs(args)
     name = args.name or f"{args.model.split('(')[0].split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
-    tensors = "real" if args.real_tensors else "fake"
-    with progress.phase(f"{name}: tracing the joint graph with {tensors} tensors"), autocast.region(args.autocast):
+    tensors = "real tensors" if args.real_tensors else "fake tensors (real ones where those fail)"
+    with progress.phase(f"{name}: tracing the joint graph with {tensors}"), autocast.region(args.autocast):
         graph = graph_export.export_graph(model, inputs, name, fake=False if args.real_tensors else None,
                                           recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
                                           dropout=args.dropout, label_smoothing=args.label_smoothing)
