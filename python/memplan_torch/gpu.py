@@ -44,6 +44,7 @@ MODELS = [
     ("convnext_tiny", "torchvision:convnext_tiny", 32, "features.1,features.3,features.5,features.7"),
     ("densenet121", "torchvision:densenet121", 32, "features.denseblock*"),
 ]
+ENTRIES = 1_000_000  # the recording's ring buffer: allocator events of three iterations of the largest model
 RESULT_FILES = ("summary.json", "log.json", "results.tar.gz")  # all that --out holds
 RESULTS_LIMIT = 15 << 20  # the device returns files of at most 16 MiB
 
@@ -85,11 +86,17 @@ def record(spec, batch, checkpoint, path, iterations=3):
     iteration = _setup(spec, batch, checkpoint)
     iteration()
     torch.cuda.synchronize()
-    torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=1_000_000)
+    try:
+        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=ENTRIES)
+        stop = {"enabled": None}
+    except TypeError:  # torch 2.0 takes only the boolean form (2.1+ still take it as "legacy")
+        torch.cuda.memory._record_memory_history(True, record_context=False, trace_alloc_max_entries=ENTRIES,
+                                                 trace_alloc_record_context=False)
+        stop = {"enabled": False}
     losses = [iteration() for _ in range(iterations)]
     torch.cuda.synchronize()
     torch.cuda.memory._dump_snapshot(path)
-    torch.cuda.memory._record_memory_history(enabled=None)
+    torch.cuda.memory._record_memory_history(**stop)
     return {"losses": losses, "max_reserved_bytes": torch.cuda.max_memory_reserved()}
 
 
@@ -158,6 +165,22 @@ def scheduled(spec, batch, graph, schedule_path, iterations=3):
     batches = [(models.example_input(model, batch).to(device), random_target(logits, device))
                for _ in range(iterations)]
     return {"device": device, **compare_with_autograd(model, step, batches, measure)}
+
+
+def native_backend(env, log):
+    """Drops a backend:cudaMallocAsync setting from env's PYTORCH_CUDA_ALLOC_CONF (noted in `log`): recording
+    a snapshot needs the caching allocator (the native backend), and so do the baselines this run compares."""
+    conf = env.get("PYTORCH_CUDA_ALLOC_CONF", "")
+    options = [o for o in conf.split(",") if o.strip()]
+    kept = [o for o in options if o.replace(" ", "") != "backend:cudaMallocAsync"]
+    if kept == options:
+        return
+    log.append({"note": f"PYTORCH_CUDA_ALLOC_CONF '{conf}': backend:cudaMallocAsync dropped for this run (snapshots "
+                "need the native caching allocator)"})
+    if kept:
+        env["PYTORCH_CUDA_ALLOC_CONF"] = ",".join(kept)
+    else:
+        del env["PYTORCH_CUDA_ALLOC_CONF"]
 
 
 def _decoded(output):
@@ -394,6 +417,7 @@ def main(argv=None, child=None, models=None):
     work = a.work or tempfile.mkdtemp(prefix="memplan-gpu-")
     os.makedirs(work, exist_ok=True)
     log, summary, t0 = [], [], time.time()
+    native_backend(os.environ, log)
     run_child = child or (lambda kind, args: _child(kind, args, arena, log))
     for name, spec, batch, blocks in models:
         if name not in wanted:

@@ -3,6 +3,7 @@ serving iterations from the arena) replaced by stand-ins, the rest real: snapsho
 remat, graph export, training with the schedule (on the CPU), and the packing of the results into the few
 files the device machine returns."""
 
+import csv
 import json
 import os
 import pickle
@@ -34,6 +35,9 @@ def fake_child(calls):
                 pickle.dump(make_snapshot(), f)
             return {"losses": [0.5, 0.25, 0.125], "max_reserved_bytes": 1}
         assert kind == "serve" and path.endswith(".plan.csv") and os.path.exists(path)
+        with open(path) as f:
+            offsets = [int(row["offset"]) for row in csv.DictReader(f)]
+        assert offsets and all(o % 512 == 0 for o in offsets)  # the arena refuses a plan with any other
         return {"losses": [0.5, 0.25, 0.125], "served": 21, "fallback": 0, "desyncs": 0, "overlaps": 0,
                 "arena_bytes": 1 << 20, "planned_rows": 7, "fallback_peak_bytes": 1 << 20, "held_peak_bytes": 2 << 20}
     return child
@@ -77,7 +81,7 @@ def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
                  "block_bs2_ckpt.plan.csv", "block_bs2.graph.json", "block_bs2.remat50.json", "block_bs2.remat25.json"):
         assert name in names, name
     log = json.loads((out / "log.json").read_text())
-    assert any(entry["cmd"][1] == "alloc" and entry["rc"] == 0 for entry in log)
+    assert any(entry.get("cmd", [None])[1:2] == ["alloc"] and entry["rc"] == 0 for entry in log)
     assert "| block_bs2 |" in capsys.readouterr().out
 
 
@@ -121,6 +125,20 @@ def test_a_step_past_its_timeout_is_logged_with_its_output():
                   "time.sleep(30)"], log, timeout=1)
     assert r.returncode == 124 and r.stderr.startswith("started") and "timed out after 1 s" in r.stderr
     assert log[0]["rc"] == 124 and isinstance(log[0]["stdout"], str)
+
+
+def test_the_cuda_malloc_async_backend_is_dropped_for_the_run():
+    # Snapshots need the native caching allocator: a backend:cudaMallocAsync setting is dropped, with a note.
+    log, env = [], {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True, backend:cudaMallocAsync"}
+    gpu.native_backend(env, log)
+    assert env == {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"} and "dropped" in log[0]["note"]
+    env = {"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"}
+    gpu.native_backend(env, log)
+    assert env == {} and len(log) == 2
+    for env in ({}, {"PYTORCH_CUDA_ALLOC_CONF": "backend:native"}):  # nothing to drop
+        kept = dict(env)
+        gpu.native_backend(env, log)
+        assert env == kept and len(log) == 2
 
 
 def test_unknown_model_is_a_usage_error(tmp_path):

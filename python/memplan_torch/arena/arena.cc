@@ -14,8 +14,9 @@
 // never hands out space that overlaps one: such a request desyncs too ("overlap"). Whatever the pattern
 // does, no two live tensors share arena memory.
 //
-// A plan that cannot be read (unset, missing, a malformed row) is reported on stderr once and every
-// allocation falls back to cudaMalloc: the allocator runs inside PyTorch, where an exception would abort.
+// A plan that cannot be read (unset, missing, a malformed row, an offset off the caching allocator's 512-byte
+// alignment, which kernels' vector loads rely on) is reported on stderr once and every allocation falls back
+// to cudaMalloc: the allocator runs inside PyTorch, where an exception would abort.
 //
 // Not yet run on a GPU: scripts/gpu-run compiles it there. tests/arena/ tests its logic on the CPU, against
 // a stand-in for the CUDA runtime backed by host memory.
@@ -33,9 +34,12 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace {
+
+constexpr long long kAlignment = 512;  // what the caching allocator gives every block
 
 struct Row {
   long long lower = 0, id = 0, size = 0, offset = 0;
@@ -54,6 +58,9 @@ struct Arena {
   // Bytes in cudaMalloc'ed blocks now, and their most at once since the first planned iteration began: with
   // the arena's height, what the planned iterations held, persistent tensors included.
   long long fallback_live = 0, fallback_peak = 0;
+  // The size of each cudaMalloc'ed block, by address: torch 2.5 to 2.8 may pass memplan_free another size
+  // than the block's (pytorch/pytorch#153109), which would skew fallback_live.
+  std::unordered_map<void*, long long> fallback_blocks;
   bool measuring = false;  // a planned iteration has begun
 };
 
@@ -113,6 +120,12 @@ bool Load(Arena& a) {
       a.rows.clear();
       return false;
     }
+    if (r.offset % kAlignment != 0) {
+      std::fprintf(stderr, "memplan arena: %s:%d: offset %lld is not a multiple of %lld; every allocation uses "
+                   "cudaMalloc\n", path, line_number, r.offset, kAlignment);
+      a.rows.clear();
+      return false;
+    }
     a.height = std::max(a.height, r.offset + r.size);
     if (r.size > 0) a.rows.push_back(r);  // empty requests take no row (memplan_malloc)
   }
@@ -169,15 +182,22 @@ void* memplan_malloc(ssize_t size, int device, cudaStream_t stream) {
     ++a.fallback;
   }
   void* p = nullptr;
-  if (cudaMalloc(&p, static_cast<size_t>(size)) != cudaSuccess) return nullptr;
+  if (cudaMalloc(&p, static_cast<size_t>(size)) != cudaSuccess) {
+    // PyTorch does not check a pluggable allocator's result: say here why a kernel is about to fail
+    std::fprintf(stderr, "memplan arena: cudaMalloc of %lld bytes failed (out of memory?)\n",
+                 static_cast<long long>(size));
+    return nullptr;
+  }
   std::lock_guard<std::mutex> lock(a.mu);
+  a.fallback_blocks[p] = size;
   a.fallback_live += size;
   if (a.measuring) a.fallback_peak = std::max(a.fallback_peak, a.fallback_live);
   return p;
 }
 
-// `size` is the size of the request that returned `ptr` (PyTorch keeps it with the pointer).
+// `size` is meant to be the size of the request that returned `ptr`; the arena's own records serve instead.
 void memplan_free(void* ptr, ssize_t size, int device, cudaStream_t stream) {
+  (void)size;
   (void)device;
   (void)stream;
   if (ptr == nullptr) return;
@@ -189,7 +209,11 @@ void memplan_free(void* ptr, ssize_t size, int device, cudaStream_t stream) {
       a.live.erase(c - a.base);
       return;
     }
-    a.fallback_live -= size;
+    const auto block = a.fallback_blocks.find(ptr);
+    if (block != a.fallback_blocks.end()) {
+      a.fallback_live -= block->second;
+      a.fallback_blocks.erase(block);
+    }
   }
   cudaFree(ptr);
 }
