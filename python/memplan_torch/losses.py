@@ -109,6 +109,21 @@ class KeywordInputs(nn.Module):
         return self.model(*positional, **{n: x for x, n in zip(inputs, self.names) if n is not None})
 
 
+class TensorOutputs(nn.Module):
+    """`model` with its output as the tensors in it (output_tensors; a lone tensor stays as it is): what the
+    graph of --loss none ends at. aot_module flattens outputs with torch's pytree, which in torch 1.13 knows
+    dicts, lists and tuples only, not Hugging Face's ModelOutput (an OrderedDict subclass) nor a dataclass;
+    where it knows them, the order is the same."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs):
+        out = self.model(*inputs)
+        return out if isinstance(out, torch.Tensor) else tuple(output_tensors(out))
+
+
 def select_output(out, key, name):
     """The tensor at `key` in the output `out` of the model named `name` (SelectOutput), or `out` itself where it
     is a tensor; an error that says what the output holds where there is no tensor at `key`."""
@@ -183,9 +198,9 @@ def output_sum(out):
 
 
 def user_model(module):
-    """The user's model in `module`: the model a WithLoss, SelectOutput or KeywordInputs wraps, else `module`
-    itself."""
-    while isinstance(module, (WithLoss, SelectOutput, KeywordInputs)):
+    """The user's model in `module`: the model a WithLoss, SelectOutput, KeywordInputs or TensorOutputs wraps,
+    else `module` itself."""
+    while isinstance(module, (WithLoss, SelectOutput, KeywordInputs, TensorOutputs)):
         module = module.model
     return module
 
@@ -201,7 +216,7 @@ def without_loss(loss):
 
 
 def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
-    """(module, inputs) to trace for `loss`: the model itself for "none"; otherwise WithLoss and the inputs
+    """(module, inputs) to trace for `loss`: the model in TensorOutputs for "none"; otherwise WithLoss and the inputs
     followed by the target: `target` where given, else, for "cross-entropy", a random int64 target of the
     logits' shape without the class dimension (random_target), for "mse" a random normal one of the output's
     shape and dtype, each on the inputs' device; a loss function (a callable: loss(output, target) -> scalar
@@ -214,7 +229,7 @@ def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
     if not 0.0 <= label_smoothing <= 1.0:
         raise MemplanTorchError(f"label smoothing {label_smoothing}: expected a number from 0 to 1")
     if without_loss(loss):
-        return model, tuple(inputs)
+        return TensorOutputs(model), tuple(inputs)
     if target is not None and not isinstance(target, torch.Tensor):
         raise MemplanTorchError(f"the example target is a {type(target).__name__}, not a tensor")
     if target is None:

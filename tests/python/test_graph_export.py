@@ -547,6 +547,9 @@ def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
 
 
 DICT_MODEL = """
+import collections
+import dataclasses
+
 import torch
 from torch import nn
 
@@ -574,6 +577,28 @@ class MaskedTagger(Tagger):
 
     def example_input(self, batch):
         return torch.randint(0, 50, (batch, 12)), torch.ones(batch, 12, dtype=torch.int64)
+
+
+class ModelOutput(collections.OrderedDict):
+    # As Hugging Face's: an OrderedDict subclass, which torch 1.13's pytree does not know.
+    pass
+
+
+class OrderedTagger(Tagger):
+    def forward(self, ids):
+        return ModelOutput(super().forward(ids))
+
+
+@dataclasses.dataclass
+class TaggerOutput:
+    logits: torch.Tensor
+    hidden: torch.Tensor
+
+
+class DataclassTagger(Tagger):
+    def forward(self, ids):
+        out = super().forward(ids)
+        return TaggerOutput(out["logits"], out["hidden_states"][0])
 
 
 class SelfLossTagger(Tagger):
@@ -636,6 +661,30 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     assert r.returncode == 2 and "model Tagger: its output 'hidden_states' is a tuple of 1 with 0 (float32 tensor " \
         "(4, 12, 16)), not a tensor" in r.stderr, r.stderr
     assert not bad.exists()
+
+
+def test_cli_loss_none_on_outputs_torchs_pytree_may_not_know(tmp_path):
+    # An OrderedDict subclass (Hugging Face's ModelOutput) and a dataclass: the graph of --loss none ends at the
+    # tensors in them, in order, as for a plain dict; planned and applied, gradients equal autograd's.
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("memplan is not built")
+    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    g, s, report = (tmp_path / n for n in ("g.json", "s.json", "r.json"))
+    common = ["--batch", "4", "--loss", "none"]
+    for spec in ("dict_model:OrderedTagger", "dict_model:DataclassTagger", "dict_model:Tagger"):
+        r = _cli("export-graph", spec, *common, "-o", str(g), path=[tmp_path])
+        assert r.returncode == 0, r.stderr
+        assert [v["size"] for v in json.loads(g.read_text())["values"] if v["kind"] == "tangent"] == \
+            [4 * 12 * 5 * 4, 4 * 12 * 16 * 4], spec
+        run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o",
+                              str(s)], capture_output=True, text=True)
+        assert run.returncode in (0, 1), run.stderr
+        r = _cli("apply-schedule", spec, *common, "--graph", str(g), "--schedule", str(s), "-o", str(report),
+                 path=[tmp_path])
+        assert r.returncode == 0, r.stderr
+        rep = json.loads(report.read_text())
+        assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"], spec
 
 
 def test_cli_keyword_inputs(tmp_path):
