@@ -244,16 +244,19 @@ def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
 
 
 def output_meta(model, inputs, loss):
-    """(shape, dtype) of `model`'s output on the whole batch `inputs`, from one sample run in eval mode (no
-    statistics updated, modes put back); an error naming `loss` where the output is not one floating-point
-    tensor with a batch dimension. The sample runs with autograd on, as training does: under no_grad, eval-mode
-    nn.MultiheadAttention takes its inference fast path, which torch 1.13 also takes under CPU autocast, and
-    fails there (vit_b_16: "expected scalar type BFloat16 but found Float")."""
+    """(shape, dtype) of `model`'s output on the whole batch `inputs`, from a run in eval mode (no statistics
+    updated, modes put back) on fake tensors (_fake_output), or, where the model does not run on them, on one
+    real sample; an error naming `loss` where the output is not one floating-point tensor with a batch
+    dimension. The run has autograd on, as training does: under no_grad, eval-mode nn.MultiheadAttention takes
+    its inference fast path, which torch 1.13 also takes under CPU autocast, and fails there (vit_b_16: "expected
+    scalar type BFloat16 but found Float")."""
     modes = [(m, m.training) for m in model.modules()]  # model.train() would put every module in training
     model.eval()
     try:
         with torch.enable_grad():
-            out = model(*(x[:1] for x in inputs))
+            out = _fake_output(model, inputs)
+            if out is None:
+                out = model(*(x[:1] for x in inputs))
     except Exception as e:
         from .graph_export import device_of  # graph_export imports this module
 
@@ -273,6 +276,33 @@ def output_meta(model, inputs, loss):
         raise MemplanTorchError(f"model {model_name(model)}: its output ({describe_output(out)}) is not a "
                                 f"floating-point tensor with a batch dimension for the {loss} loss; use --loss none")
     return (inputs[0].shape[0],) + tuple(out.shape[1:]), out.dtype
+
+
+def _fake_output(model, inputs):
+    """`model`'s output on `inputs` computed on fake tensors (shapes and dtypes only, no compute: a real run of a
+    large model on the CPU takes minutes), its parameters and buffers faked too; None where this torch has no
+    fake tensors or the model does not run on them (an op whose output shape depends on the data, an op
+    without a fake kernel)."""
+    try:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+    except ImportError:  # pragma: no cover - every torch since 1.13 has it
+        return None
+    try:
+        from torch.func import functional_call  # torch 2.x
+    except ImportError:
+        from torch.nn.utils.stateless import functional_call  # torch 1.13
+    fake = FakeTensorMode()
+    state = {}
+    for prefix, module in model.named_modules(remove_duplicate=False):  # tied and non-persistent ones too
+        for name, t in list(module._parameters.items()) + list(module._buffers.items()):
+            if t is not None:
+                state[f"{prefix}.{name}" if prefix else name] = fake.from_tensor(t)
+    try:
+        with fake:
+            out = functional_call(model, state, tuple(fake.from_tensor(x) for x in inputs))
+    except Exception:
+        return None
+    return torch.empty(out.shape, dtype=out.dtype, device="meta") if isinstance(out, torch.Tensor) else out
 
 
 def logits_shape(model, inputs):

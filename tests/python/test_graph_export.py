@@ -249,7 +249,7 @@ def test_the_loss_takes_the_selected_output():
     model = HeadAndFeatures()
     for loss in ("cross-entropy", "mse"):
         with pytest.raises(MemplanTorchError, match=re.escape(
-                "model HeadAndFeatures: its output is a dict with 'logits' (float32 tensor (1, 4)), 'features' "
+                "model HeadAndFeatures: its output is a dict with 'logits' (float32 tensor (5, 4)), 'features' "
                 f"(tuple), not the tensor that the {loss} loss takes; choose the tensor the loss takes with "
                 "--model-output KEY (its key, field or position), or end the graph at every output with --loss none")):
             graph_export.export_graph(model, (x,), "d", loss=loss)
@@ -314,9 +314,35 @@ def test_mse_loss_ends_the_graph():
     assert {"mse_loss", "mse_loss_backward"} <= {n["op"].split(".")[1] for n in g["nodes"]}
     assert [v["size"] for v in g["values"] if v["kind"] == "input"][-1] == 5 * 2 * 4
     assert [v["size"] for v in g["values"] if v["kind"] == "tangent"] == [4]
-    with pytest.raises(MemplanTorchError, match=r"its output \(an int64 tensor of shape \(1,\)\) is not a "
+    with pytest.raises(MemplanTorchError, match=r"its output \(an int64 tensor of shape \(2,\)\) is not a "
                                                 "floating-point tensor with a batch dimension for the mse loss"):
         losses.with_loss(IntegerOutput(), (torch.randn(2, 3),), "mse")
+
+
+class Recorder(nn.Module):
+    """Records the type of each input it runs on; where `dynamic`, runs an op whose output shape depends on the
+    data, which fake tensors cannot."""
+
+    def __init__(self, dynamic=False):
+        super().__init__()
+        self.linear, self.dynamic, self.seen = nn.Linear(3, 4), dynamic, []
+        self.register_buffer("scale", torch.ones(4), persistent=False)  # not in the state dict
+
+    def forward(self, x):
+        self.seen.append((type(x).__name__, x.shape[0]))
+        out = self.linear(x) * self.scale
+        return out + torch.nonzero(out).shape[0] if self.dynamic else out
+
+
+def test_the_loss_target_comes_from_a_run_on_fake_tensors_else_one_real_sample():
+    # The output's shape is found without compute (a real run of a large model takes minutes on the CPU),
+    # with the whole batch; a model that cannot run on fake tensors runs on one real sample instead.
+    model = Recorder()
+    _, inputs = losses.with_loss(model, (torch.randn(5, 3),), "cross-entropy")
+    assert model.seen == [("FakeTensor", 5)] and inputs[-1].shape == (5,) and model.training
+    model = Recorder(dynamic=True)
+    _, inputs = losses.with_loss(model, (torch.randn(5, 3),), "cross-entropy")
+    assert model.seen == [("FakeTensor", 5), ("Tensor", 1)] and inputs[-1].shape == (5,)
 
 
 class IntegerOutput(nn.Module):
@@ -621,7 +647,7 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     spec, common = "dict_model:Tagger", ["--batch", "4"]
     g, s, report, csv = (tmp_path / n for n in ("g.json", "s.json", "r.json", "t.csv"))
     r = _cli("export-graph", spec, *common, "-o", str(g), path=[tmp_path])
-    assert r.returncode == 2 and "its output is a dict with 'logits' (float32 tensor (1, 12, 5)), 'hidden_states' " \
+    assert r.returncode == 2 and "its output is a dict with 'logits' (float32 tensor (4, 12, 5)), 'hidden_states' " \
         "(tuple), not the tensor that the cross-entropy loss takes; choose the tensor the loss takes with " \
         "--model-output KEY" in r.stderr, r.stderr
     assert not g.exists()
