@@ -637,6 +637,23 @@ class SelfLossTagger(Tagger):
 """
 
 
+def _export_plan_apply(memplan, folder, spec, args):
+    """Exports `spec` (a model in `folder`) with the CLI arguments `args`, plans it at 70 % with memplan remat and
+    applies the schedule with the same arguments, checking that each step succeeds and that the gradients equal
+    autograd's; the graph."""
+    g, s, report = (folder / n for n in ("g.json", "s.json", "r.json"))
+    r = _cli("export-graph", spec, *args, "-o", str(g), path=[folder])
+    assert r.returncode == 0, r.stderr
+    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
+                         capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    r = _cli("apply-schedule", spec, *args, "--graph", str(g), "--schedule", str(s), "-o", str(report), path=[folder])
+    assert r.returncode == 0, r.stderr
+    applied = json.loads(report.read_text())
+    assert applied["schedule_vs_reference_allclose"] and applied["reference_vs_autograd_allclose"], spec
+    return json.loads(g.read_text())
+
+
 def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     # A model that returns a dict: refused with its keys named, then exported, planned, applied and traced with
     # --model-output logits; --checkpoint names the model's own submodules.
@@ -645,24 +662,14 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
         pytest.skip("memplan is not built")
     (tmp_path / "dict_model.py").write_text(DICT_MODEL)
     spec, common = "dict_model:Tagger", ["--batch", "4"]
-    g, s, report, csv = (tmp_path / n for n in ("g.json", "s.json", "r.json", "t.csv"))
+    g, csv = tmp_path / "g.json", tmp_path / "t.csv"
     r = _cli("export-graph", spec, *common, "-o", str(g), path=[tmp_path])
     assert r.returncode == 2 and "its output is a dict with 'logits' (float32 tensor (4, 12, 5)), 'hidden_states' " \
         "(tuple), not the tensor that the cross-entropy loss takes; choose the tensor the loss takes with " \
         "--model-output KEY" in r.stderr, r.stderr
     assert not g.exists()
-    r = _cli("export-graph", spec, *common, "--model-output", "logits", "-o", str(g), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    graph = json.loads(g.read_text())
+    graph = _export_plan_apply(memplan, tmp_path, spec, [*common, "--model-output", "logits"])
     assert graph["name"] == "Tagger_bs4" and [n for n in graph["nodes"] if "nll_loss" in n["op"]]
-    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
-                         capture_output=True, text=True)
-    assert run.returncode in (0, 1), run.stderr
-    r = _cli("apply-schedule", spec, *common, "--model-output", "logits", "--graph", str(g), "--schedule", str(s),
-             "-o", str(report), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    rep = json.loads(report.read_text())
-    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     r = _cli("trace", spec, *common, "--model-output", "logits", "--checkpoint", "blocks", "--loss", "cross-entropy",
              "-o", str(csv), path=[tmp_path])
     assert r.returncode == 0, r.stderr
@@ -670,18 +677,8 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     assert meta["model_output"] == "logits" and meta["checkpointed"] == ["blocks"] and meta["steady"]
     # --loss none ends the graph at every output: the logits and the hidden states each get a tangent, and
     # apply-schedule's autograd reference backpropagates the sum of them all.
-    r = _cli("export-graph", spec, *common, "--loss", "none", "-o", str(g), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    assert [v["size"] for v in json.loads(g.read_text())["values"] if v["kind"] == "tangent"] == \
-        [4 * 12 * 5 * 4, 4 * 12 * 16 * 4]
-    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
-                         capture_output=True, text=True)
-    assert run.returncode in (0, 1), run.stderr
-    r = _cli("apply-schedule", spec, *common, "--loss", "none", "--graph", str(g), "--schedule", str(s), "-o",
-             str(report), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    rep = json.loads(report.read_text())
-    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
+    graph = _export_plan_apply(memplan, tmp_path, spec, [*common, "--loss", "none"])
+    assert [v["size"] for v in graph["values"] if v["kind"] == "tangent"] == [4 * 12 * 5 * 4, 4 * 12 * 16 * 4]
     bad = tmp_path / "bad.csv"
     r = _cli("trace", spec, *common, "--model-output", "hidden_states", "-o", str(bad), path=[tmp_path])
     assert r.returncode == 2 and "model Tagger: its output 'hidden_states' is a tuple of 1 with 0 (float32 tensor " \
@@ -696,21 +693,9 @@ def test_cli_loss_none_on_outputs_torchs_pytree_may_not_know(tmp_path):
     if memplan is None:
         pytest.skip("memplan is not built")
     (tmp_path / "dict_model.py").write_text(DICT_MODEL)
-    g, s, report = (tmp_path / n for n in ("g.json", "s.json", "r.json"))
-    common = ["--batch", "4", "--loss", "none"]
-    for spec in ("dict_model:OrderedTagger", "dict_model:DataclassTagger", "dict_model:Tagger"):
-        r = _cli("export-graph", spec, *common, "-o", str(g), path=[tmp_path])
-        assert r.returncode == 0, r.stderr
-        assert [v["size"] for v in json.loads(g.read_text())["values"] if v["kind"] == "tangent"] == \
-            [4 * 12 * 5 * 4, 4 * 12 * 16 * 4], spec
-        run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o",
-                              str(s)], capture_output=True, text=True)
-        assert run.returncode in (0, 1), run.stderr
-        r = _cli("apply-schedule", spec, *common, "--graph", str(g), "--schedule", str(s), "-o", str(report),
-                 path=[tmp_path])
-        assert r.returncode == 0, r.stderr
-        rep = json.loads(report.read_text())
-        assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"], spec
+    for spec in ("dict_model:OrderedTagger", "dict_model:DataclassTagger"):
+        graph = _export_plan_apply(memplan, tmp_path, spec, ["--batch", "4", "--loss", "none"])
+        assert [v["size"] for v in graph["values"] if v["kind"] == "tangent"] == [4 * 12 * 5 * 4, 4 * 12 * 16 * 4]
 
 
 def test_cli_keyword_inputs(tmp_path):
@@ -722,24 +707,14 @@ def test_cli_keyword_inputs(tmp_path):
         pytest.skip("memplan is not built")
     (tmp_path / "dict_model.py").write_text(DICT_MODEL)
     spec = "dict_model:SelfLossTagger"
-    g, s, report, csv = (tmp_path / n for n in ("g.json", "s.json", "r.json", "t.csv"))
     own = ["--batch", "3", "--input-shape", "12", "--input-shape", "labels=12", "--input-dtype", "int64",
            "--model-output", "loss"]
-    r = _cli("export-graph", spec, *own, "--loss", "none", "-o", str(g), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    graph = json.loads(g.read_text())
+    graph = _export_plan_apply(memplan, tmp_path, spec, [*own, "--loss", "none"])
     assert [v["size"] for v in graph["values"] if v["kind"] == "input"][-2:] == [3 * 12 * 8, 3 * 12 * 8]
     assert [n for n in graph["nodes"] if "nll_loss_backward" in n["op"]]  # the model's own loss and its backward
     assert [v["size"] for v in graph["values"] if v["kind"] == "tangent"] == [4]  # the scalar loss's tangent
-    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
-                         capture_output=True, text=True)
-    assert run.returncode in (0, 1), run.stderr
-    r = _cli("apply-schedule", spec, *own, "--loss", "none", "--graph", str(g), "--schedule", str(s), "-o",
-             str(report), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    rep = json.loads(report.read_text())
-    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
-    r = _cli("trace", spec, *own, "--loss", "mean", "--checkpoint", "blocks", "-o", str(csv), path=[tmp_path])
+    r = _cli("trace", spec, *own, "--loss", "mean", "--checkpoint", "blocks", "-o", str(tmp_path / "t.csv"),
+             path=[tmp_path])
     assert r.returncode == 0, r.stderr
     meta = json.loads((tmp_path / "t.meta.json").read_text())
     assert meta["input_shapes"] == ["12", "labels=12"] and meta["input_dtypes"] == ["int64"]
@@ -767,20 +742,10 @@ def test_cli_models_of_several_inputs(tmp_path):
         pytest.skip("memplan is not built")
     (tmp_path / "dict_model.py").write_text(DICT_MODEL)
     spec = "dict_model:MaskedTagger"
-    g, s, report, csv = (tmp_path / n for n in ("g.json", "s.json", "r.json", "t.csv"))
     two = ["--batch", "3", "--input-shape", "12", "--input-shape", "12", "--input-dtype", "int64"]
-    r = _cli("export-graph", spec, *two, "-o", str(g), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    graph = json.loads(g.read_text())
+    graph = _export_plan_apply(memplan, tmp_path, spec, two)
     inputs = [v["size"] for v in graph["values"] if v["kind"] == "input"]
     assert inputs[-3:] == [3 * 12 * 8, 3 * 12 * 8, 3 * 12 * 8]  # the ids, the mask, then the target
-    run = subprocess.run([memplan, "remat", str(g), "--budget", "70%", "--time-limit", "1", "--quiet", "-o", str(s)],
-                         capture_output=True, text=True)
-    assert run.returncode in (0, 1), run.stderr
-    r = _cli("apply-schedule", spec, *two, "--graph", str(g), "--schedule", str(s), "-o", str(report), path=[tmp_path])
-    assert r.returncode == 0, r.stderr
-    rep = json.loads(report.read_text())
-    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     # The model's own example_input makes the same shapes and dtypes: the same graph.
     r = _cli("export-graph", spec, "--batch", "3", "-o", str(tmp_path / "own.json"), path=[tmp_path])
     assert r.returncode == 0, r.stderr
@@ -788,7 +753,7 @@ def test_cli_models_of_several_inputs(tmp_path):
     assert [(n["op"], n["inputs"], n["outputs"]) for n in own["nodes"]] == \
         [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
     r = _cli("trace", spec, "--batch", "3", "--input-shape", "12", "--input-dtype", "int64", "--input-shape", "12",
-             "--input-dtype", "bool", "-o", str(csv), path=[tmp_path])
+             "--input-dtype", "bool", "-o", str(tmp_path / "t.csv"), path=[tmp_path])
     assert r.returncode == 0, r.stderr
     assert json.loads((tmp_path / "t.meta.json").read_text())["steady"]
     bad = tmp_path / "bad.json"
