@@ -637,6 +637,16 @@ class SelfLossTagger(Tagger):
 """
 
 
+@pytest.fixture
+def dict_models(tmp_path):
+    """memplan, with the models of DICT_MODEL importable from tmp_path as dict_model (skips without memplan)."""
+    memplan = memplan_binary()
+    if memplan is None:
+        pytest.skip("memplan is not built")
+    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    return memplan
+
+
 def _export_plan_apply(memplan, folder, spec, args):
     """Exports `spec` (a model in `folder`) with the CLI arguments `args`, plans it at 70 % with memplan remat and
     applies the schedule with the same arguments, checking that each step succeeds and that the gradients equal
@@ -654,13 +664,10 @@ def _export_plan_apply(memplan, folder, spec, args):
     return json.loads(g.read_text())
 
 
-def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
+def test_cli_model_output_selects_what_the_loss_takes(tmp_path, dict_models):
     # A model that returns a dict: refused with its keys named, then exported, planned, applied and traced with
     # --model-output logits; --checkpoint names the model's own submodules.
-    memplan = memplan_binary()
-    if memplan is None:
-        pytest.skip("memplan is not built")
-    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    memplan = dict_models
     spec, common = "dict_model:Tagger", ["--batch", "4"]
     g, csv = tmp_path / "g.json", tmp_path / "t.csv"
     r = _cli("export-graph", spec, *common, "-o", str(g), path=[tmp_path])
@@ -686,26 +693,20 @@ def test_cli_model_output_selects_what_the_loss_takes(tmp_path):
     assert not bad.exists()
 
 
-def test_cli_loss_none_on_outputs_torchs_pytree_may_not_know(tmp_path):
+def test_cli_loss_none_on_outputs_torchs_pytree_may_not_know(tmp_path, dict_models):
     # An OrderedDict subclass (Hugging Face's ModelOutput) and a dataclass: the graph of --loss none ends at the
     # tensors in them, in order, as for a plain dict; planned and applied, gradients equal autograd's.
-    memplan = memplan_binary()
-    if memplan is None:
-        pytest.skip("memplan is not built")
-    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    memplan = dict_models
     for spec in ("dict_model:OrderedTagger", "dict_model:DataclassTagger"):
         graph = _export_plan_apply(memplan, tmp_path, spec, ["--batch", "4", "--loss", "none"])
         assert [v["size"] for v in graph["values"] if v["kind"] == "tangent"] == [4 * 12 * 5 * 4, 4 * 12 * 16 * 4]
 
 
-def test_cli_keyword_inputs(tmp_path):
+def test_cli_keyword_inputs(tmp_path, dict_models):
     # --input-shape NAME=SHAPE passes that input by keyword: a model that computes its own loss from labels= is
     # exported with its loss (--model-output loss --loss none), planned, applied and traced; a name its forward
     # does not take, a name given twice and a malformed NAME=SHAPE are errors that say so.
-    memplan = memplan_binary()
-    if memplan is None:
-        pytest.skip("memplan is not built")
-    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    memplan = dict_models
     spec = "dict_model:SelfLossTagger"
     own = ["--batch", "3", "--input-shape", "12", "--input-shape", "labels=12", "--input-dtype", "int64",
            "--model-output", "loss"]
@@ -734,13 +735,10 @@ def test_cli_keyword_inputs(tmp_path):
     assert not bad.exists()
 
 
-def test_cli_models_of_several_inputs(tmp_path):
+def test_cli_models_of_several_inputs(tmp_path, dict_models):
     # --input-shape once per input (one --input-dtype for all, or one each), or the model's own example_input
     # returning a tuple: exported, planned, applied and traced; a count of dtypes that fits no rule is an error.
-    memplan = memplan_binary()
-    if memplan is None:
-        pytest.skip("memplan is not built")
-    (tmp_path / "dict_model.py").write_text(DICT_MODEL)
+    memplan = dict_models
     spec = "dict_model:MaskedTagger"
     two = ["--batch", "3", "--input-shape", "12", "--input-shape", "12", "--input-dtype", "int64"]
     graph = _export_plan_apply(memplan, tmp_path, spec, two)
