@@ -22,6 +22,9 @@ Mixed precision: made inside an autocast context, the step's graph holds the cas
 tracing, and the step runs it with autocast off; it must be called under the autocast state it was made in.
 With float16, `step(x, y, grad_scale=scaler)` scales the backward pass by a GradScaler's scale.
 
+Data parallel: the step runs outside autograd, where DistributedDataParallel all-reduces gradients in hooks, so
+each rank calls all_reduce_gradients(model.parameters()) after its step, as DDP would have averaged them.
+
 Random ops (dropout, stochastic depth) draw what autograd would draw from the same generator state, so a step
 gives autograd's numbers. Where the schedule moves one random op past another, the step first draws them all
 once more in autograd's order to learn each one's generator state (schedule.draw_states): extra random
@@ -257,6 +260,41 @@ class ScheduledStep:
             raise MemplanTorchError(f"ScheduledStep: grad_scale: expected a number or a GradScaler, got "
                                     f"{type(grad_scale).__name__}")
         return [t * scale.to(t.dtype) for t in self._tangents]
+
+
+def all_reduce_gradients(parameters, group=None, bucket_bytes=25 << 20):
+    """Averages the `.grad` of `parameters` (an iterable, or a module's) over the ranks of `group` (default: every
+    rank), as DistributedDataParallel does in its backward hooks, which a ScheduledStep never calls: what a
+    data-parallel step adds between the step and `optimizer.step()`. The gradients go in buckets of at most
+    `bucket_bytes` of one dtype and device, one all_reduce each, in parameter order, each divided by the world
+    size first, as DDP's default does. A parameter without a gradient is left out, so every rank must have the
+    same ones (ranks running the same step do). Sparse gradients are an error."""
+    import torch.distributed as dist
+
+    if not dist.is_available() or not dist.is_initialized():
+        raise MemplanTorchError("all_reduce_gradients: torch.distributed is not initialized "
+                                "(torch.distributed.init_process_group)")
+    if isinstance(parameters, torch.nn.Module):
+        parameters = parameters.parameters()
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if any(g.is_sparse for g in grads):
+        raise MemplanTorchError("all_reduce_gradients: sparse gradients (nn.Embedding(sparse=True)) are not supported")
+    buckets, room = [], 0  # room: bytes the last bucket can still take
+    for g in grads:
+        size = g.numel() * g.element_size()
+        if not buckets or (g.dtype, g.device) != (buckets[-1][0].dtype, buckets[-1][0].device) or size > room:
+            buckets.append([])
+            room = bucket_bytes
+        buckets[-1].append(g)
+        room -= size
+    world = dist.get_world_size(group)
+    for bucket in buckets:
+        flat = torch.cat([g.reshape(-1) for g in bucket]).div_(world)
+        dist.all_reduce(flat, group=group)
+        offset = 0
+        for g in bucket:
+            g.copy_(flat[offset:offset + g.numel()].view_as(g))
+            offset += g.numel()
 
 
 def autograd_step(model, loss="cross-entropy", autocast_dtype=None):

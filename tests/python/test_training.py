@@ -14,8 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
-from memplan_torch import (KeywordInputs, MemplanTorchError, ScheduledStep, SelectOutput, graph_export,  # noqa: E402
-                          losses, models)
+from memplan_torch import (KeywordInputs, MemplanTorchError, ScheduledStep, SelectOutput,  # noqa: E402
+                          all_reduce_gradients, graph_export, losses, models)
 
 from conftest import REPO, memplan_binary, recompute_late  # noqa: E402
 
@@ -344,6 +344,46 @@ def test_a_step_on_the_models_own_loss_from_keyword_labels_trains_as_autograd():
     with pytest.raises(MemplanTorchError, match=r"model SelfLossDecoder: its forward takes no keyword 'label' "
                        r"\(it takes ids, labels\)"):
         KeywordInputs(lm, [None, "label"])
+
+
+def _data_parallel_rank(rank, folder):
+    """One of two ranks (gloo, on the CPU): the same MLP trained on this rank's half of each batch by a
+    ScheduledStep with all_reduce_gradients, and by DistributedDataParallel; both models saved in `folder`."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{folder}/store", rank=rank, world_size=2)
+    torch.manual_seed(0)  # the same weights and batches on both ranks
+    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.GELU(), torch.nn.Linear(32, 32), torch.nn.GELU(),
+                                torch.nn.Linear(32, 4))
+    initial = copy.deepcopy(model.state_dict())
+    ddp = torch.nn.parallel.DistributedDataParallel(copy.deepcopy(model))
+    batches = [(torch.randn(6, 8), torch.randint(0, 4, (6,))) for _ in range(3)]
+    half = slice(3 * rank, 3 * rank + 3)
+    g = graph_export.export_graph(model, (batches[0][0][half],), "mlp", loss="cross-entropy", fake=False)
+    step = ScheduledStep(model, (batches[0][0][half],), g, recompute_late(g), example_target=batches[0][1][half])
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (model, ddp)]
+    for x, y in batches:
+        for opt in opts:
+            opt.zero_grad()
+        step(x[half], y[half])
+        all_reduce_gradients(model, bucket_bytes=5000)  # two buckets, of two and four gradients
+        F.cross_entropy(ddp(x[half]), y[half]).backward()
+        for opt in opts:
+            opt.step()
+    torch.save({"initial": initial, "scheduled": model.state_dict(), "ddp": ddp.module.state_dict()},
+               os.path.join(folder, f"{rank}.pt"))
+    dist.destroy_process_group()
+
+
+def test_data_parallel_steps_train_as_distributed_data_parallel(tmp_path):
+    # Two ranks on the CPU: a ScheduledStep plus all_reduce_gradients gives DistributedDataParallel's weights.
+    torch.multiprocessing.spawn(_data_parallel_rank, args=(str(tmp_path),), nprocs=2)
+    ranks = [torch.load(tmp_path / f"{rank}.pt") for rank in (0, 1)]
+    for a, b in [(saved["scheduled"], saved["ddp"]) for saved in ranks] + [(ranks[0]["ddp"], ranks[1]["scheduled"])]:
+        assert a.keys() == b.keys() and all(torch.allclose(a[k], b[k], rtol=1e-5, atol=1e-6) for k in a)
+    assert not torch.allclose(ranks[0]["initial"]["0.weight"], ranks[0]["scheduled"]["0.weight"])  # it trained
+    with pytest.raises(MemplanTorchError, match=r"torch.distributed is not initialized"):
+        all_reduce_gradients(torch.nn.Linear(2, 2))
 
 
 def test_a_scaled_step_gives_scaled_gradients_and_the_unscaled_loss():
