@@ -290,8 +290,9 @@ def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake
         raise MemplanTorchError("internal: the joint graph's primal inputs are not the module's parameters, "
                                 "buffers and inputs in that order")
     tangent_phs = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
-    tangents = [torch.ones(tuple(n.meta["tensor_meta"].shape) if "tensor_meta" in n.meta else n.meta["val"].shape,
-                           dtype=primals[0].dtype, device=primals[0].device) for n in tangent_phs]
+    metas = [n.meta["tensor_meta"] if "tensor_meta" in n.meta else n.meta["val"] for n in tangent_phs]
+    # each of its output's dtype: under autocast an output may be bfloat16 while the parameters are float32
+    tangents = [torch.ones(tuple(m.shape), dtype=m.dtype, device=primals[0].device) for m in metas]
     return gm, graph, mapping, primals, tangents, len(params)
 
 

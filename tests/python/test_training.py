@@ -138,6 +138,21 @@ def test_without_a_loss_the_step_returns_the_outputs_and_backpropagates_their_su
     _same_state(block, plain)
 
 
+def test_without_a_loss_under_autocast_each_tangent_has_its_outputs_dtype():
+    # The MLP's output is bfloat16 under autocast, its parameters float32: a float32 tangent failed the step.
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.GELU(), torch.nn.Linear(32, 32), torch.nn.GELU(),
+                              torch.nn.Linear(32, 4))
+    x = torch.randn(3, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        g = _graph(mlp, x, loss="none")
+    batches = [(torch.randn(3, 8), None) for _ in range(2)]
+    (mlp, plain), (got, want) = _train_both(mlp, batches, g, recompute_late(g), loss="none", autocast=torch.bfloat16)
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype == torch.bfloat16 and torch.allclose(a, b.detach())
+    _same_state(mlp, plain)
+
+
 class TwoRandomBranches(torch.nn.Module):
     """Two branches that each draw random numbers (dropout; torchvision's stochastic depth, whose mask is an
     in-place bernoulli_): a schedule may run either branch first."""
