@@ -19,6 +19,7 @@ Cost model (cost_unit "flops"; documented in docs/pytorch.md):
 """
 
 import contextlib
+import inspect
 import operator
 import re
 
@@ -180,11 +181,11 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
             except MemplanTorchError:
                 raise fake_error from None
     try:
-        from functorch.compile import aot_module, config
+        from functorch.compile import aot_function, aot_module, config
     except ImportError:  # pragma: no cover - a torch 2.x without the functorch shim: its home in torch
         try:
             from torch._functorch import config
-            from torch._functorch.aot_autograd import aot_module
+            from torch._functorch.aot_autograd import aot_function, aot_module
         except ImportError as e:
             raise MemplanTorchError(f"neither functorch.compile nor torch._functorch.aot_autograd is available "
                                     f"in torch {torch.__version__}: {e}") from e
@@ -199,6 +200,12 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
         captured["inputs"] = joint_inputs
         raise _Captured()
 
+    # torch 2.x functionalizes the trace. By default the buffers a forward pass writes (batch norm's running
+    # statistics) then become extra forward outputs, which aot's runtime wrapper (never run here) would copy
+    # back; with this option, where that torch keeps such writes in training graphs too, they are copy_ nodes
+    # into the buffers, which a step runs. torch 1.13 has no such option: its batch norm writes in place.
+    keep_writes = ({"keep_inference_input_mutations": True}
+                   if "keep_inference_input_mutations" in inspect.signature(aot_function).parameters else {})
     old = getattr(config, "use_fake_tensor", None)
     if old is not None:
         config.use_fake_tensor = fake
@@ -207,7 +214,7 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     rng = get_state()
     try:
         compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
-                              partition_fn=partition)
+                              partition_fn=partition, **keep_writes)
         with dropout_as(dropout):
             compiled(*inputs)
     except _Captured:
