@@ -171,7 +171,7 @@ def build_parser():
     q.add_argument("--name", help="graph name (default CONSTRUCTOR_bsBATCH)")
     q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow; "
                    "by default real ones only where this torch's fake tensors cannot trace the model, as torch "
-                   "1.13's with label smoothing)")
+                   "1.13's with label smoothing; torch 2.x always traces with fake ones)")
     q.add_argument("--recompute-batch-norm", action="store_true", help="mark training-mode batch norm recomputable "
                    "(apply-schedule updates its running statistics once however often it runs)")
     loss_arg(q)

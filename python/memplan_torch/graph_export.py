@@ -68,8 +68,9 @@ def _never_compile(gm, example_inputs):
 # - "fused": aten.native_dropout, the fused kernel that CUDA runs (its mask, kept for the backward, is bool:
 #   1 byte per element), split in two (split_fused_dropout): the random step keeps only the mask, and the
 #   output is input * mask * scale, a deterministic step that may be recomputed;
-# - "decomposed": what torch.nn.functional.dropout traces to on CPU and fake tensors (torch 1.13: a float
-#   bernoulli_ tensor scaled by 1/(1-p), kept for the backward: 4 bytes per element).
+# - "decomposed": what torch.nn.functional.dropout runs on the CPU (a float bernoulli_ tensor scaled by 1/(1-p),
+#   kept for the backward: 4 bytes per element), written out here: torch 1.13 also traces it so on fake
+#   tensors, but torch 2.x traces dropout as native_dropout on every device.
 # The plans are for GPU training, so "fused" is the default.
 DROPOUTS = ("fused", "decomposed")
 
@@ -87,8 +88,16 @@ def dropout_as(kind):
             return original(input, p, training, inplace)
         return torch.native_dropout(input, p, True)[0]
 
+    def decomposed(input, p=0.5, training=True, inplace=False):
+        if not training or inplace or not 0.0 < p < 1.0:
+            return original(input, p, training, inplace)
+        noise = torch.empty_like(input).bernoulli_(1 - p)  # as ATen's CPU dropout draws it
+        return input * noise.div_(1 - p)
+
     if kind == "fused":
         nn.functional.dropout = fused
+    elif int(torch.__version__.split(".")[0]) >= 2:  # 1.13 decomposes dropout itself, with no view between
+        nn.functional.dropout = decomposed
     try:
         yield
     finally:

@@ -69,6 +69,25 @@ def test_gpt_with_dropout_draws_the_same_numbers_in_every_run():
         assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"], (dropout, rep)
 
 
+def test_decomposed_dropout_is_written_out_where_torch_would_trace_it_fused(monkeypatch):
+    # torch 2.x traces F.dropout as native_dropout on every device: there --dropout decomposed writes out what
+    # ATen's CPU dropout runs (the version torch reports stands for 2.x here). Its masks are autograd's.
+    original = nn.functional.dropout
+    with graph_export.dropout_as("decomposed"):
+        assert nn.functional.dropout is original  # torch 1.13 decomposes it itself
+    monkeypatch.setattr(torch, "__version__", "2.1.0")
+    with graph_export.dropout_as("decomposed"):
+        assert nn.functional.dropout is not original
+    torch.manual_seed(0)
+    model = models.GPT(vocab=64, seq_len=8, dim=16, heads=2, layers=1, dropout=0.1)
+    model, inputs = losses.with_loss(model, (model.example_input(2),), "cross-entropy")
+    g = graph_export.export_graph(model, inputs, "g", fake=False, dropout="decomposed")
+    ops = [n["op"] for n in g["nodes"]]
+    assert ops.count("aten.bernoulli_.float") == 3 and not [op for op in ops if "native_dropout" in op]
+    rep = schedule.apply_schedule(model, inputs, g, recompute_late(g), dropout="decomposed")
+    assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"], rep
+
+
 class EncoderWithPadding(nn.Module):
     """nn.TransformerEncoderLayer, batch first, with dropout and a key padding mask: its attention's output is a
     transposed view, so dropout's input is not contiguous."""
