@@ -34,11 +34,15 @@ def _model_and_inputs(args):
 def _cmd_export_graph(args):
     from . import atomic, autocast, graph_export, progress
 
+    from . import models
+
     model, inputs, _ = _model_and_inputs(args)
+    model, inputs = models.to_device(model, inputs, args.device)
     name = args.name or f"{args.model.split('(')[0].split(':')[-1]}_bs{args.batch}"
     t0 = time.time()
     tensors = "real tensors" if args.real_tensors else "fake tensors (real ones where those fail)"
-    with progress.phase(f"{name}: tracing the joint graph with {tensors}"), autocast.region(args.autocast):
+    with progress.phase(f"{name}: tracing the joint graph with {tensors}"), \
+            autocast.region(args.autocast, inputs[0].device.type):
         graph = graph_export.export_graph(model, inputs, name, fake=False if args.real_tensors else None,
                                           recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
                                           dropout=args.dropout, label_smoothing=args.label_smoothing)
@@ -172,6 +176,9 @@ def build_parser():
     q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow; "
                    "by default real ones only where this torch's fake tensors cannot trace the model, as torch "
                    "1.13's with label smoothing; torch 2.x always traces with fake ones)")
+    q.add_argument("--device", default="cpu", help="the device to trace on (default cpu), e.g. cuda: the graph holds "
+                   "the kernels of the device the step will run on (torch 2.x picks attention kernels by device), "
+                   "and --autocast is that device's")
     q.add_argument("--recompute-batch-norm", action="store_true", help="mark training-mode batch norm recomputable "
                    "(apply-schedule updates its running statistics once however often it runs)")
     loss_arg(q)

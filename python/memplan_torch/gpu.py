@@ -280,13 +280,14 @@ def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
     return entry
 
 
-def remat_model(name, spec, batch, work, memplan, log, child=None):
-    """Export the model's joint graph (as data/torch's training-batch graphs: batch norm recomputable), plan
-    recomputation at 50 % and 25 % of its peak, and (given `child`) train with the 50 % schedule beside
-    autograd (scheduled)."""
+def remat_model(name, spec, batch, work, memplan, log, child=None, device="cuda"):
+    """Export the model's joint graph on `device` (as data/torch's training-batch graphs: batch norm
+    recomputable; on the device the step runs on, whose kernels torch 2.x traces: its attention differs by
+    device), plan recomputation at 50 % and 25 % of its peak, and (given `child`) train with the 50 % schedule
+    beside autograd (scheduled)."""
     graph = os.path.join(work, f"{name}_bs{batch}.graph.json")
     r = _run([sys.executable, "-m", "memplan_torch", "export-graph", spec, "--batch", batch, "--recompute-batch-norm",
-              "--name", f"{name}_bs{batch}", "-o", graph], log)
+              "--device", device, "--name", f"{name}_bs{batch}", "-o", graph], log)
     entry = {"name": f"{name}_bs{batch}", "export_rc": r.returncode}
     if r.returncode != 0 or not memplan:
         return entry
@@ -395,6 +396,7 @@ def main(argv=None, child=None, models=None):
     p.add_argument("--arena", required=True, help="compiled arena shared library ('-': do not serve)")
     p.add_argument("--models", help="comma-separated names (default: all, in priority order)")
     p.add_argument("--deadline", type=float, default=420, help="start no new step after this many seconds")
+    p.add_argument("--device", default="cuda", help="where the graphs are traced (default cuda; cpu in tests)")
     p.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     arena = None if a.arena == "-" else a.arena
@@ -425,7 +427,7 @@ def main(argv=None, child=None, models=None):
         tag = f"{name}_bs{batch}"
         steps = [(tag, run_variant, (tag, spec, batch, "", work, a.memplan, arena, log, run_child)),
                  (tag + "_ckpt", run_variant, (tag + "_ckpt", spec, batch, blocks, work, a.memplan, arena, log, run_child)),
-                 (tag + " graph", remat_model, (name, spec, batch, work, a.memplan, log, run_child))]
+                 (tag + " graph", remat_model, (name, spec, batch, work, a.memplan, log, run_child, a.device))]
         for step_tag, step, args in steps:
             if time.time() - t0 > a.deadline:
                 summary.append({"name": step_tag, "error": f"not started: past the {a.deadline:.0f}-s deadline"})

@@ -260,6 +260,20 @@ def example_inputs(model, batch, input_shapes=(), input_dtypes=()):
     return tuple(example_input(model, batch, shape, dtype) for shape, dtype in zip(input_shapes, dtypes))
 
 
+def to_device(model, inputs, device):
+    """(model, inputs) moved to `device` (a torch device name: cpu, cuda, cuda:1); a clear error for a name torch
+    does not know or a device this machine lacks."""
+    try:
+        device = torch.device(device)
+    except RuntimeError as e:
+        raise MemplanTorchError(f"--device '{device}': not a torch device ({e})") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise MemplanTorchError(f"--device '{device}': torch {torch.__version__} sees no CUDA device here")
+    if device.type == "cpu":  # the models and batches start there
+        return model, inputs
+    return model.to(device), tuple(x.to(device) for x in inputs)
+
+
 def load_model_and_inputs(spec, batch, input_shapes=(), input_dtypes=(), output=None, input_names=()):
     """(model, make_inputs): load_model(spec), in a losses.KeywordInputs where `input_names` (one per input shape,
     None for an input passed by position) names any, in a losses.SelectOutput where `output` names the tensor its

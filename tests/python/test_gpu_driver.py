@@ -55,7 +55,8 @@ def env(monkeypatch):
 
 def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
     out, work, calls = tmp_path / "out", tmp_path / "work", []
-    assert gpu.main(["--out", str(out), "--work", str(work), "--memplan", env, "--arena", "arena.so"],
+    assert gpu.main(["--out", str(out), "--work", str(work), "--memplan", env, "--arena", "arena.so",
+                     "--device", "cpu"],
                     child=fake_child(calls), models=MODELS) == 0
     assert sorted(os.listdir(out)) == sorted(gpu.RESULT_FILES)
     assert [k for k, _ in calls] == ["record", "serve", "record", "serve", "scheduled"]
@@ -108,12 +109,12 @@ def test_pack_adds_the_pickles_that_fit_at_the_end_only(tmp_path, monkeypatch):
 def test_deadline_and_failures_still_leave_results(tmp_path, env):
     out = tmp_path / "out"
     failing = lambda kind, args: None  # noqa: E731 - a recording that failed
-    assert gpu.main(["--out", str(out), "--work", str(tmp_path / "w"), "--arena", "-", "--deadline", "0"],
-                    child=failing, models=MODELS) == 0
+    assert gpu.main(["--out", str(out), "--work", str(tmp_path / "w"), "--arena", "-", "--deadline", "0",
+                     "--device", "cpu"], child=failing, models=MODELS) == 0
     entries = json.loads((out / "summary.json").read_text())["models"]
     assert [e["error"] for e in entries] == ["not started: past the 0-s deadline"] * 3
-    assert gpu.main(["--out", str(out), "--work", str(tmp_path / "w2"), "--arena", "-"], child=failing,
-                    models=MODELS) == 0
+    assert gpu.main(["--out", str(out), "--work", str(tmp_path / "w2"), "--arena", "-", "--device", "cpu"],
+                    child=failing, models=MODELS) == 0
     entries = json.loads((out / "summary.json").read_text())["models"]
     assert [e.get("error") for e in entries] == ["recording failed (log.json)"] * 2 + [None]
     assert entries[2]["export_rc"] == 0 and "remat_50" not in entries[2]  # no memplan: no planning

@@ -486,6 +486,16 @@ def test_cli_export_and_bad_model(tmp_path):
         assert not bad.exists()
 
 
+def test_cli_device_names_what_is_wrong(tmp_path):
+    out = tmp_path / "g.json"
+    r = _cli("export-graph", "memplan_torch.models:gpt_tiny", "--batch", "1", "--device", "nonsense", "-o", str(out))
+    assert r.returncode == 2 and "--device 'nonsense': not a torch device" in r.stderr, r.stderr
+    if not torch.cuda.is_available():
+        r = _cli("export-graph", "memplan_torch.models:gpt_tiny", "--batch", "1", "--device", "cuda", "-o", str(out))
+        assert r.returncode == 2 and "--device 'cuda': torch " in r.stderr and "sees no CUDA device" in r.stderr
+    assert not out.exists()
+
+
 def test_cli_shows_progress_on_a_terminal_only(tmp_path):
     # On a terminal the phase and its elapsed seconds are one status line, cleared at the end; in a pipe
     # (every other test) stderr holds the summary line alone.
