@@ -336,6 +336,24 @@ def is_random_op(target):
     return bool(_RANDOM.match(_op_name(target)))
 
 
+# torch 2.x's fused attention kernels (F.scaled_dot_product_attention; nn.MultiheadAttention calls it), not
+# their backward: each applies dropout itself where its dropout_p is above 0.
+_ATTENTION = re.compile(r"^aten\._(scaled_dot_product_(flash|efficient|cudnn)_attention(_for_cpu)?|"
+                        r"(flash|efficient)_attention_forward)\.")
+
+
+def is_random_node(node):
+    """True for an fx node that draws random numbers: a random op (is_random_op), or a fused attention kernel
+    with dropout (dropout_p > 0), which draws its mask from the generator and returns the seed its backward
+    regenerates the mask from, so it too must run exactly once."""
+    if is_random_op(node.target):
+        return True
+    if not _ATTENTION.match(_op_name(node.target)):
+        return False
+    p = named_args(node).get("dropout_p", 0.0)
+    return not isinstance(p, (int, float)) or p > 0  # a dropout_p that is not a constant: take it as random
+
+
 def is_stateful(node):
     """In-place state updates: written arguments per the schema, or batch norm in training mode with
     running statistics (1.13's native_batch_norm writes them without saying so in its schema)."""
@@ -481,7 +499,7 @@ def joint_to_graph(gm, name, recompute_batch_norm=False):
             nodes.append({
                 "id": len(nodes), "name": n.name, "op": op_name, "cost": node_cost(n, out_metas),
                 "inputs": inputs, "outputs": outs,
-                "recomputable": not (stateful or is_random_op(n.target)),
+                "recomputable": not (stateful or is_random_node(n)),
                 "side_effect": stateful, "workspace": n.meta.get("memplan_workspace", 0),
             })
             if bn_stats:

@@ -17,7 +17,7 @@ import torch.fx
 
 from . import autocast
 from .errors import MemplanTorchError
-from .graph_export import capture_joint, device_of, is_random_op, is_stateful, joint_to_graph, rng_generator
+from .graph_export import capture_joint, device_of, is_random_node, is_stateful, joint_to_graph, rng_generator
 from .losses import model_name, output_sum
 from .memory import free_plan, simulate_peak
 
@@ -87,7 +87,7 @@ def random_nodes(gm, graph, mapping):
     pairs."""
     by_name = _fx_nodes(gm)
     nodes = ((nid, by_name[mapping["nodes"][nid]]) for nid in graph["order"])
-    return [(nid, fx_node) for nid, fx_node in nodes if is_random_op(fx_node.target)]
+    return [(nid, fx_node) for nid, fx_node in nodes if is_random_node(fx_node)]
 
 
 def draw_states(random, device):
@@ -164,7 +164,7 @@ class CompiledSequence:
                 args = [f"clone({a})" if i in (3, 4) else a for i, a in enumerate(args)]
             args += [f"{k}={render(a, pos)}" for k, a in fx_node.kwargs.items()]
             runs[nid] += 1
-            if is_random_op(fx_node.target):
+            if is_random_node(fx_node):
                 lines.append(f"    if states is not None: rng(states, {nid})")
             self._ops.append(_drawing_as_eager(fx_node.target))
             call = f"f[{len(self._ops) - 1}]({', '.join(args)})"

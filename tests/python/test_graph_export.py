@@ -486,6 +486,38 @@ def test_cli_export_and_bad_model(tmp_path):
         assert not bad.exists()
 
 
+class StandInOp:
+    """Stands for an op of torch 2.x that 1.13 lacks: its schema and its name, as graph_export reads them."""
+
+    def __init__(self, schema):
+        self._schema = torch._C.parse_schema(schema)
+        self.name = schema.split("(")[0].replace("::", ".") + ".default"
+        self.__name__ = self.name.split(".")[1]  # for fx's node names
+
+    def __str__(self):
+        return self.name
+
+    def __call__(self, *args):
+        raise AssertionError("a stand-in op does not run")
+
+
+def test_fused_attention_with_dropout_is_a_random_node():
+    # F.scaled_dot_product_attention's kernels (torch 2.x) draw their dropout mask themselves when dropout_p > 0
+    # (their backward regenerates it from the returned seed): such a node must run once; without dropout it is
+    # deterministic, and its backward always is.
+    args = "(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, " \
+        "bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)"
+    forward = StandInOp("aten::_scaled_dot_product_efficient_attention" + args)
+    backward = StandInOp("aten::_scaled_dot_product_efficient_attention_backward" + args)
+    g = torch.fx.Graph()
+    q, k, v = (g.placeholder(n) for n in "qkv")
+    nodes = [g.call_function(forward, (q, k, v, None, True, 0.1)), g.call_function(forward, (q, k, v, None, True)),
+             g.call_function(forward, (q, k, v, None, True), {"dropout_p": 0.2}),
+             g.call_function(backward, (q, k, v, None, True, 0.1))]
+    assert [graph_export.is_random_node(n) for n in nodes] == [True, False, True, False]
+    assert graph_export.is_random_node(g.call_function(torch.ops.aten.bernoulli.p, (q, 0.5)))
+
+
 def test_cli_device_names_what_is_wrong(tmp_path):
     out = tmp_path / "g.json"
     r = _cli("export-graph", "memplan_torch.models:gpt_tiny", "--batch", "1", "--device", "nonsense", "-o", str(out))
