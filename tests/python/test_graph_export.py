@@ -505,8 +505,8 @@ def test_fused_attention_with_dropout_is_a_random_node():
     # F.scaled_dot_product_attention's kernels (torch 2.x) draw their dropout mask themselves when dropout_p > 0
     # (their backward regenerates it from the returned seed): such a node must run once; without dropout it is
     # deterministic, and its backward always is.
-    args = "(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, " \
-        "bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)"
+    args = "(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, " \
+        "float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)"
     forward = StandInOp("aten::_scaled_dot_product_efficient_attention" + args)
     backward = StandInOp("aten::_scaled_dot_product_efficient_attention_backward" + args)
     g = torch.fx.Graph()
