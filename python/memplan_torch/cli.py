@@ -32,9 +32,7 @@ def _model_and_inputs(args):
 
 
 def _cmd_export_graph(args):
-    from . import atomic, autocast, graph_export, progress
-
-    from . import models
+    from . import atomic, autocast, graph_export, models, progress
 
     model, inputs, _ = _model_and_inputs(args)
     model, inputs = models.to_device(model, inputs, args.device)

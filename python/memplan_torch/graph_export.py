@@ -96,7 +96,8 @@ def dropout_as(kind):
 
     if kind == "fused":
         nn.functional.dropout = fused
-    elif int(torch.__version__.split(".")[0]) >= 2:  # 1.13 decomposes dropout itself, with no view between
+    elif int(torch.__version__.split(".")[0]) >= 2:  # 1.13 decomposes it itself (the same ops, without the
+        # two detach views that the Python ops add to its trace, so its graphs stay as they were)
         nn.functional.dropout = decomposed
     try:
         yield

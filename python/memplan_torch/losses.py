@@ -216,8 +216,8 @@ def without_loss(loss):
 
 
 def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
-    """(module, inputs) to trace for `loss`: the model in TensorOutputs for "none"; otherwise WithLoss and the inputs
-    followed by the target: `target` where given, else, for "cross-entropy", a random int64 target of the
+    """(module, inputs) to trace for `loss`: the model in TensorOutputs for "none"; otherwise WithLoss and the
+    inputs followed by the target: `target` where given, else, for "cross-entropy", a random int64 target of the
     logits' shape without the class dimension (random_target), for "mse" a random normal one of the output's
     shape and dtype, each on the inputs' device; a loss function (a callable: loss(output, target) -> scalar
     tensor) needs `target`. `label_smoothing` (cross-entropy only): as torch's cross_entropy takes it."""
