@@ -43,3 +43,21 @@ def recompute_late(graph, limit=None, several_outputs=False):
     for k, (pos, nid) in enumerate(inserts):
         seq.insert(pos + k, nid)
     return seq
+
+
+class StandInOp:
+    """Stands for an op of torch 2.x that 1.13 lacks, in hand-made fx graphs: its schema and its name, as
+    graph_export reads them; it is only traced, never run."""
+
+    def __init__(self, schema):
+        import torch
+
+        self._schema = torch._C.parse_schema(schema)
+        self.name = schema.split("(")[0].replace("::", ".") + ".default"
+        self.__name__ = self.name.split(".")[1]  # for fx's node names
+
+    def __str__(self):
+        return self.name
+
+    def __call__(self, *args):
+        raise AssertionError("a stand-in op is only traced")

@@ -16,7 +16,7 @@ from torch import nn  # noqa: E402
 from memplan_torch import graph_export, losses, models, trace  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
-from conftest import REPO, memplan_binary  # noqa: E402
+from conftest import REPO, StandInOp, memplan_binary  # noqa: E402
 
 
 class ConvBN(nn.Module):
@@ -484,21 +484,6 @@ def test_cli_export_and_bad_model(tmp_path):
         r = _cli("export-graph", spec, "-o", str(bad))
         assert r.returncode == 2 and re.search(f"model '{re.escape(spec)}': {message}", r.stderr), r.stderr
         assert not bad.exists()
-
-
-class StandInOp:
-    """Stands for an op of torch 2.x that 1.13 lacks: its schema and its name, as graph_export reads them."""
-
-    def __init__(self, schema):
-        self._schema = torch._C.parse_schema(schema)
-        self.name = schema.split("(")[0].replace("::", ".") + ".default"
-        self.__name__ = self.name.split(".")[1]  # for fx's node names
-
-    def __str__(self):
-        return self.name
-
-    def __call__(self, *args):
-        raise AssertionError("a stand-in op does not run")
 
 
 def test_fused_attention_with_dropout_is_a_random_node():

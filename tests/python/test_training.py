@@ -17,7 +17,7 @@ torchvision = pytest.importorskip("torchvision")
 from memplan_torch import (KeywordInputs, MemplanTorchError, ScheduledStep, SelectOutput,  # noqa: E402
                           all_reduce_gradients, graph_export, losses, models)
 
-from conftest import REPO, memplan_binary, recompute_late  # noqa: E402
+from conftest import REPO, StandInOp, memplan_binary, recompute_late  # noqa: E402
 
 F = torch.nn.functional
 
@@ -565,20 +565,11 @@ def test_a_graph_that_advances_the_batch_norm_counter_itself_is_not_advanced_aga
     assert counted == []
 
 
-class FunctionalBatchNorm:
-    """Stands for torch 2.x's aten._native_batch_norm_legit_functional, which 1.13 lacks: it returns the new
-    running statistics instead of writing them (the graph writes them back with copy_, or not at all)."""
-    _schema = torch._C.parse_schema(
-        "aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, "
-        "Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor)")
-
-    __name__ = "_native_batch_norm_legit_functional"
-
-    def __str__(self):
-        return "aten._native_batch_norm_legit_functional.default"
-
-    def __call__(self, *args):
-        raise AssertionError("only traced here")
+# torch 2.x's functional batch norm: it returns the new running statistics instead of writing them (the graph
+# writes them back with copy_, or not at all)
+FUNCTIONAL_BATCH_NORM = StandInOp(
+    "aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, "
+    "Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor)")
 
 
 def test_a_functional_batch_norm_is_refused_unless_the_graph_writes_its_statistics_back():
@@ -590,9 +581,9 @@ def test_a_functional_batch_norm_is_refused_unless_the_graph_writes_its_statisti
         g.call_function(aten.copy_.default, (var, g.call_function(operator.getitem, (out, 4))))
         g.call_function(aten.copy_.default, (count, g.call_function(aten.add.Tensor, (count, 1))))
 
-    _, counted = _counted_in_hand_made_graph(FunctionalBatchNorm(), write_back)
+    _, counted = _counted_in_hand_made_graph(FUNCTIONAL_BATCH_NORM, write_back)
     assert counted == []  # the graph advances the counter itself
     with pytest.raises(MemplanTorchError, match=r"traces training batch norm functionally \(aten\._native_"
                                                 r"batch_norm_legit_functional\.default\) without writing the "
                                                 r"new running statistics back"):
-        _counted_in_hand_made_graph(FunctionalBatchNorm(), lambda g, out, buffers: None)
+        _counted_in_hand_made_graph(FUNCTIONAL_BATCH_NORM, lambda g, out, buffers: None)
