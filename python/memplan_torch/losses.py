@@ -89,6 +89,10 @@ class KeywordInputs(nn.Module):
         super().__init__()
         self.model = model
         self.names = tuple(names)
+        keywords = [name for name in self.names if name is not None]
+        repeated = sorted({name for name in keywords if keywords.count(name) > 1})
+        if repeated:
+            raise MemplanTorchError(f"model {model_name(model)}: the keyword '{repeated[0]}' names more than one input")
         try:
             parameters = inspect.signature(model.forward).parameters
         except (TypeError, ValueError):  # a builtin's forward: nothing to check against

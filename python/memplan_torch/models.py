@@ -279,11 +279,7 @@ def load_model_and_inputs(spec, batch, input_shapes=(), input_dtypes=(), output=
     None for an input passed by position) names any, in a losses.SelectOutput where `output` names the tensor its
     loss takes (--model-output), and a function that makes one batch of its inputs (example_inputs, a tuple)."""
     model = wrapped = load_model(spec)
-    names = [name for name in input_names if name is not None]
-    if names:
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            raise MemplanTorchError(f"--input-shape names '{repeated[0]}' more than once")
+    if any(name is not None for name in input_names):
         wrapped = KeywordInputs(model, input_names)
 
     def make_inputs():

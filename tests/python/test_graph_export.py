@@ -750,7 +750,8 @@ def test_cli_keyword_inputs(tmp_path, dict_models):
     bad = tmp_path / "bad.json"
     for shapes, message in ((["12", "label=12"], "model SelfLossTagger: its forward takes no keyword 'label' (it "
                              "takes ids, mask, labels)"),
-                            (["12", "labels=12", "labels=12"], "--input-shape names 'labels' more than once"),
+                            (["12", "labels=12", "labels=12"], "model SelfLossTagger: the keyword 'labels' names more "
+                             "than one input"),
                             (["12", "1abels=12"], "--input-shape '1abels=12': expected NAME=SHAPE with NAME a "
                              "keyword argument of the model's forward"),
                             (["12", "labels=x"], "--input-shape 'labels=x': expected positive integers separated "

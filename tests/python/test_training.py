@@ -359,6 +359,8 @@ def test_a_step_on_the_models_own_loss_from_keyword_labels_trains_as_autograd():
     with pytest.raises(MemplanTorchError, match=r"model SelfLossDecoder: its forward takes no keyword 'label' "
                        r"\(it takes ids, labels\)"):
         KeywordInputs(lm, [None, "label"])
+    with pytest.raises(MemplanTorchError, match="model SelfLossDecoder: the keyword 'labels' names more than one"):
+        KeywordInputs(lm, [None, "labels", "labels"])
 
 
 def _data_parallel_rank(rank, folder):
