@@ -149,9 +149,10 @@ def build_parser():
 
     def loss_arg(q, choices=LOSSES, default="cross-entropy",
                  what="what ends the forward pass: cross-entropy (default; the output read as logits, classes last, "
-                 "against a random integer target, so the graph holds the loss and its backward as a training "
-                 "step does), mse (mean squared error against a random target of the output's shape: regression, "
-                 "denoising) or none (the graph ends at the outputs; their gradients are inputs)"):
+                 "or in dimension 1 from 4 dimensions on (N, C, H, W), against a random integer target, so the "
+                 "graph holds the loss and its backward as a training step does), mse (mean squared error "
+                 "against a random target of the output's shape: regression, denoising) or none (the graph ends "
+                 "at the outputs; their gradients are inputs)"):
         q.add_argument("--loss", choices=choices, default=default, help=what)
         q.add_argument("--label-smoothing", type=float, default=0.0,
                        help="label smoothing of the cross-entropy loss, from 0 to 1 (default 0; torchvision's "

@@ -17,7 +17,7 @@ from .errors import MemplanTorchError
 
 
 # What export-graph can put at the end of the forward pass: "cross-entropy" (the model's output read as
-# logits, classes in the last dimension, against an integer target that becomes a graph input), "mse" (the mean
+# logits, the classes where class_dim says, against an integer target that becomes a graph input), "mse" (the mean
 # squared error of the output against a target of its shape and dtype, for regression and denoising models) or
 # "none" (the graph ends at the model's outputs; their gradients are tangent inputs, resident throughout).
 LOSSES = ("cross-entropy", "mse", "none")
@@ -50,8 +50,17 @@ class WithLoss(nn.Module):
                                     f"{NOT_A_TENSOR_EXPORT_HINT}")
         if self.loss == "mse":
             return nn.functional.mse_loss(out, target)
+        if class_dim(out.dim()) == 1:  # dense prediction: torch's cross_entropy takes (N, C, d1, ...) as it is
+            return nn.functional.cross_entropy(out, target, label_smoothing=self.label_smoothing)
         return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1),
                                            label_smoothing=self.label_smoothing)
+
+
+def class_dim(rank):
+    """Where the classes are in logits of `rank` dimensions: the last for a classifier's (N, C) and a sequence
+    model's (N, T, V); dimension 1 for dense prediction, (N, C, H, W) of a segmentation model and beyond, as
+    torch's cross_entropy takes them. The target is the logits' shape without that dimension."""
+    return 1 if rank >= 4 else rank - 1
 
 
 # What to do about a model output that is not one tensor (the end of each error that finds one); the graph's
@@ -310,8 +319,8 @@ def _fake_output(model, inputs):
 
 
 def logits_shape(model, inputs):
-    """The shape (batch, ..., classes) of `model`'s logits on `inputs` (output_meta); an error that says to use
-    --loss none where the output is not logits."""
+    """The shape of `model`'s logits on `inputs` (output_meta): (batch, classes), (batch, ..., classes) or
+    (batch, classes, ...) (class_dim); an error that says to use --loss none where the output is not logits."""
     shape, _ = output_meta(model, inputs, "cross-entropy")
     if len(shape) < 2:
         raise MemplanTorchError(f"model {model_name(model)}: its output (shape {tuple(shape)} on the batch) "
@@ -321,5 +330,8 @@ def logits_shape(model, inputs):
 
 
 def random_target(shape, device=None):
-    """A random int64 cross-entropy target for logits of `shape` (logits_shape): classes below shape[-1]."""
-    return torch.randint(0, shape[-1], tuple(shape[:-1]), dtype=torch.int64, device=device)
+    """A random int64 cross-entropy target for logits of `shape` (logits_shape): the shape without the class
+    dimension (class_dim), classes below its size."""
+    dim = class_dim(len(shape))
+    return torch.randint(0, shape[dim], tuple(shape[:dim]) + tuple(shape[dim + 1:]), dtype=torch.int64,
+                         device=device)

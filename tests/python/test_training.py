@@ -48,7 +48,9 @@ def _train_both(model, batches, graph, sequence, loss="cross-entropy", autocast=
         torch.manual_seed(k)
         with forward():
             out = plain(x)
-            if loss == "cross-entropy":
+            if loss == "cross-entropy" and out.dim() >= 4:  # dense prediction: classes in dimension 1
+                want.append(F.cross_entropy(out, target))
+            elif loss == "cross-entropy":
                 want.append(F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1)))
             elif loss == "mse":
                 want.append(F.mse_loss(out, target))
@@ -294,6 +296,19 @@ def test_a_loss_function_of_the_users_ends_the_step():
     with pytest.raises(MemplanTorchError, match=r"the loss function returned a float32 tensor of shape "
                                                 r"\(4, 3\), not a floating-point scalar tensor"):
         ScheduledStep(regressor, (x,), g, g["order"], loss=lambda out, t: (out - t) ** 2, example_target=y)
+
+
+def test_a_dense_prediction_model_has_its_classes_in_dimension_1():
+    # A segmentation model's logits (N, C, H, W) against a target (N, H, W), as torch's cross_entropy takes them.
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                                torch.nn.Conv2d(8, 5, 1))
+    g = _graph(model, torch.randn(2, 3, 6, 7))
+    assert [v["size"] for v in g["values"] if v["kind"] == "input"][-1] == 2 * 6 * 7 * 8  # the int64 target
+    batches = [(torch.randn(2, 3, 6, 7), torch.randint(0, 5, (2, 6, 7))) for _ in range(3)]
+    (model, plain), (got, want) = _train_both(model, batches, g, recompute_late(g))
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
 
 
 class DictDecoder(torch.nn.Module):
