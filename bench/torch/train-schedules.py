@@ -10,10 +10,11 @@ the parameters, buffers and the batch) with the schedule and with autograd, whet
 seconds per step. Times are wall-clock on a shared machine: indicative only.
 
 With --zoo the models are one of each torchvision family instead (batch 4 at 3×128×128; the transformers,
-whose input size is fixed, batch 2 at 3×224×224), and the bundled BERT-style encoder (nn.TransformerEncoder,
-called as Hugging Face's models are: token ids and an attention mask in, a dict out, the loss on its logits):
-a check that export, planning and the scheduled step work, and train as autograd does, on architectures the
-committed data does not cover.
+whose input size is fixed, batch 2 at 3×224×224), the bundled BERT-style encoder (nn.TransformerEncoder,
+called as Hugging Face's models are: token ids and an attention mask in, a dict out, the loss on its logits),
+the bundled LSTM language model (unrolled by the trace) and a segmentation model (LR-ASPP, its loss over
+classes in dimension 1 of (N, C, H, W)): a check that export, planning and the scheduled step work, and train
+as autograd does, on architectures the committed data does not cover.
 
 With --autocast DTYPE (bfloat16) the step is planned and made under CPU autocast and called in an autocast
 region of its own each time; autograd's step runs its forward pass and loss in one and its backward pass after
@@ -60,7 +61,10 @@ ZOO = [(name, f"torchvision:{name}", 4, _SMALL, None) for name in (
     ("googlenet", "torchvision:googlenet(aux_logits=False, init_weights=False)", 4, _SMALL, None),
     ("inception_v3", "torchvision:inception_v3(aux_logits=False, init_weights=False)", 2, (3, 299, 299), None)] + [
     (name, f"torchvision:{name}", 2, _FIXED, None) for name in ("vit_b_32", "swin_t", "maxvit_t")] + [
-    ("encoder_small", "memplan_torch.models:encoder_small", 8, None, "logits")]
+    ("encoder_small", "memplan_torch.models:encoder_small", 8, None, "logits"),
+    ("lstm_small", "memplan_torch.models:lstm_small", 8, None, None),
+    ("lraspp_mobilenet_v3_large", "torchvision.models.segmentation:lraspp_mobilenet_v3_large(weights_backbone=None)",
+     4, _SMALL, "out")]
 
 
 def measure_made(call):
@@ -136,8 +140,8 @@ def markdown(rows, args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--zoo", action="store_true", help="one model of each torchvision family and the bundled "
-                   "encoder instead")
+    p.add_argument("--zoo", action="store_true", help="one model of each torchvision family, the bundled "
+                   "encoder and LSTM, and a segmentation model instead")
     p.add_argument("--models", help="comma-separated names (default: all)")
     p.add_argument("--budgets", default="50%,25%")
     p.add_argument("--steps", type=int, default=2)

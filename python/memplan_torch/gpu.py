@@ -293,8 +293,8 @@ def remat_model(name, spec, batch, work, memplan, log, child=None, device="cuda"
         return entry
     for budget in ("50", "25"):
         sched = os.path.join(work, f"{name}_bs{batch}.remat{budget}.json")
-        r = _run([memplan, "remat", graph, "--budget", budget + "%", "--time-limit", 10, "-o", sched, "--json",
-                  "--validate", "-q"], log)
+        r = _run([memplan, "remat", graph, "--budget", budget + "%", "--time-limit", 10, "--views-alias", "-o",
+                  sched, "--json", "--validate", "-q"], log)
         entry["remat_" + budget] = _json_of(r) or {"rc": r.returncode, "stderr": r.stderr[-500:]}
     sched = os.path.join(work, f"{name}_bs{batch}.remat50.json")
     if child and os.path.exists(sched):

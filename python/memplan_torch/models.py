@@ -139,6 +139,31 @@ def encoder_small():
     return Encoder()
 
 
+class LstmLm(nn.Module):
+    """A recurrent language model: token ids (batch, seq_len) int64 -> logits (batch, seq_len, vocab), through a
+    stacked nn.LSTM (batch first, dropout between its layers). torch traces the LSTM unrolled, step by step,
+    into its cells' matrix products and gates; torch 1.13's fake tensors do not reach its flat weights, so
+    export-graph traces it with real ones."""
+
+    def __init__(self, vocab=8192, seq_len=64, dim=256, layers=2, dropout=0.2):
+        super().__init__()
+        self.vocab, self.seq_len = vocab, seq_len
+        self.embed = nn.Embedding(vocab, dim)
+        self.lstm = nn.LSTM(dim, dim, num_layers=layers, batch_first=True, dropout=dropout)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        return self.head(self.lstm(self.embed(ids))[0])
+
+    def example_input(self, batch):
+        return torch.randint(0, self.vocab, (batch, self.seq_len))
+
+
+def lstm_small():
+    """The bundled recurrent model: 2 LSTM layers of width 256, 64 steps, vocabulary 8192 (~5.3 M parameters)."""
+    return LstmLm()
+
+
 def _constructor_arguments(spec, text):
     """The keyword arguments written in a model specification's parentheses ("aux_logits=False, dropout=0.1"),
     as a dict; literals only (numbers, strings, True, False, None, tuples, lists, dicts)."""

@@ -129,15 +129,18 @@ class ScheduledStep:
 
     @classmethod
     def planned(cls, model, example_inputs, budget, loss="cross-entropy", dropout="fused", time_limit_s=10.0,
-                seed=1, example_target=None):
+                seed=1, example_target=None, views_alias=True):
         """Plans the step in-process and returns it: the model traced once, with fake tensors where this torch
         can (schedule.trace_joint with fake=None; batch norm recomputable), FastSA on its graph through the
-        bindings (memplan_native, as `memplan remat --budget B --time-limit T --seed S`), the schedule checked by the
-        independent validator. budget: bytes (an int, or text with a unit: "6GiB") or a percentage of the
-        reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json` prints
-        (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, ...) and the graph's
-        lower_bound (the floor no schedule goes below); a budget that cannot be met gives the best schedule
-        found, as memplan does (budget_met False). Ctrl-C while FastSA runs stops it with the best schedule so
+        bindings (memplan_native, as `memplan remat --budget B --time-limit T --seed S --views-alias`), the
+        schedule checked by the independent validator. views_alias: count a view as memory of the tensor that
+        owns its storage, as PyTorch holds it (False: at its own size, as remat-graph/v1 does by default; an
+        unrolled LSTM's views then triple its reference peak, and a plan that reorders them claims half of it
+        while the step holds as much as autograd's). budget: bytes (an int, or text with a unit: "6GiB") or a
+        percentage of the reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json`
+        prints (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, views, ...) and the
+        graph's lower_bound (the floor no schedule goes below); a budget that cannot be met gives the best
+        schedule found, as memplan does (budget_met False). Ctrl-C while FastSA runs stops it with the best schedule so
         far (plan["status"] "interrupted")."""
         from . import native
 
@@ -148,7 +151,7 @@ class ScheduledStep:
         module, inputs = _with_loss(model, example_inputs, loss, example_target)
         traced = trace_joint(module, inputs, dropout, recompute_batch_norm=True, fake=None)
         graph_json = traced[1]
-        graph = planner.parse_graph(json.dumps(graph_json))
+        graph = planner.parse_graph(json.dumps(graph_json), views_alias=views_alias)
         try:
             result = planner.plan_remat(graph, budget, time_limit_s=time_limit_s, seed=seed)
         except ValueError as e:  # a budget that is neither bytes nor a percentage

@@ -57,24 +57,12 @@ def test_gpt_with_its_loss_and_recomputation():
     assert len(fake["nodes"]) > len(g["nodes"])
 
 
-class LstmLanguageModel(nn.Module):
-    """A recurrent network: torch unrolls nn.LSTM into its cells' ops, step by step, with dropout between the
-    layers; token ids in, logits (N, T, V) out."""
-
-    def __init__(self):
-        super().__init__()
-        self.embed, self.head = nn.Embedding(30, 8), nn.Linear(8, 30)
-        self.lstm = nn.LSTM(8, 8, num_layers=2, batch_first=True, dropout=0.2)
-
-    def forward(self, ids):
-        return self.head(self.lstm(self.embed(ids))[0])
-
-
 def test_an_unrolled_lstm_with_dropout_and_recomputation():
     torch.manual_seed(0)
     # traced as export-graph traces (fake=None): torch 1.13's fake tensors miss the LSTM's flat weights, real
     # tensors trace it
-    g, _ = _check(LstmLanguageModel(), torch.randint(0, 30, (2, 6)), loss="cross-entropy", fake=None)
+    model = models.LstmLm(vocab=30, seq_len=6, dim=8)  # two layers, dropout between them
+    g, _ = _check(model, model.example_input(2), loss="cross-entropy", fake=None)
     assert sum("sigmoid" in n["op"] for n in g["nodes"]) >= 2 * 6 * 3  # three gates a step and layer
     # the dropout between the layers, drawn once (ATen's RNN code draws it as bernoulli_ on the CPU)
     assert [n for n in g["nodes"] if "bernoulli" in n["op"] and not n["recomputable"]]

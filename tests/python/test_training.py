@@ -541,6 +541,9 @@ def test_a_step_planned_in_process_trains_as_with_autograd():
     assert plan["memory_percent"] == pytest.approx(100 * plan["peak"] / plan["reference_peak"])
     assert plan["budget_met"] == (plan["peak"] <= plan["budget"])
     assert len(step._sequence) > len(set(step._sequence))  # it recomputes
+    # views counted as their owners' storage, as PyTorch holds them; at their own size on request
+    assert plan["views"] == "alias"
+    assert ScheduledStep.planned(model, (x,), "70%", time_limit_s=1, views_alias=False).plan["views"] == "full"
     opts = [torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in (model, plain)]
     for _ in range(2):
         x, target = torch.randn(4, 3, 64, 64), torch.randint(0, 10, (4,))
