@@ -17,9 +17,10 @@ from .errors import MemplanTorchError
 
 
 # What export-graph can put at the end of the forward pass: "cross-entropy" (the model's output read as
-# logits, the classes where class_dim says, against an integer target that becomes a graph input), "mse" (the mean
-# squared error of the output against a target of its shape and dtype, for regression and denoising models) or
-# "none" (the graph ends at the model's outputs; their gradients are tangent inputs, resident throughout).
+# logits, the classes where class_dim says, against an integer target that becomes a graph input), "mse" (the
+# mean squared error of the output against a target of its shape and dtype, for regression and denoising
+# models) or "none" (the graph ends at the model's outputs; their gradients are tangent inputs, resident
+# throughout).
 LOSSES = ("cross-entropy", "mse", "none")
 
 
@@ -50,10 +51,11 @@ class WithLoss(nn.Module):
                                     f"{NOT_A_TENSOR_EXPORT_HINT}")
         if self.loss == "mse":
             return nn.functional.mse_loss(out, target)
-        if class_dim(out.dim()) == 1:  # dense prediction: torch's cross_entropy takes (N, C, d1, ...) as it is
-            return nn.functional.cross_entropy(out, target, label_smoothing=self.label_smoothing)
-        return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1),
-                                           label_smoothing=self.label_smoothing)
+        if class_dim(out.dim()) == out.dim() - 1:  # classes last: (N, C), or (N, T, V) flattened to (N·T, V)
+            return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1),
+                                               label_smoothing=self.label_smoothing)
+        # dense prediction: torch's cross_entropy takes (N, C, d1, ...) as it is
+        return nn.functional.cross_entropy(out, target, label_smoothing=self.label_smoothing)
 
 
 def class_dim(rank):

@@ -216,7 +216,8 @@ def load_model(spec):
     except Exception as e:
         raise MemplanTorchError(f"model '{spec}': the constructor failed: {type(e).__name__}: {e}") from e
     if not isinstance(model, nn.Module):
-        raise MemplanTorchError(f"model '{spec}': the constructor returned {type(model).__name__}, not a torch.nn.Module")
+        raise MemplanTorchError(f"model '{spec}': the constructor returned {type(model).__name__}, not a "
+                                "torch.nn.Module")
     return model
 
 

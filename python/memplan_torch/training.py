@@ -140,8 +140,8 @@ class ScheduledStep:
         percentage of the reference order's peak ("50%"). The step's `plan` holds what `memplan remat --json`
         prints (budget_met, peak, reference_peak, memory_percent, cost_increase_percent, views, ...) and the
         graph's lower_bound (the floor no schedule goes below); a budget that cannot be met gives the best
-        schedule found, as memplan does (budget_met False). Ctrl-C while FastSA runs stops it with the best schedule so
-        far (plan["status"] "interrupted")."""
+        schedule found, as memplan does (budget_met False). Ctrl-C while FastSA runs stops it with the best
+        schedule so far (plan["status"] "interrupted")."""
         from . import native
 
         try:
