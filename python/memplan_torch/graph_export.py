@@ -30,6 +30,7 @@ from torch import nn
 from . import autocast
 from .errors import MemplanTorchError
 from .losses import model_name, user_model, with_loss
+from .rnn import rnn_weights_follow_swaps
 
 # Bytes per element of every dtype we can size; anything else (quantized, ...) is an error naming the op.
 DTYPE_BYTES = {
@@ -225,7 +226,7 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
     try:
         compiled = aot_module(model, fw_compiler=_never_compile, bw_compiler=_never_compile,
                               partition_fn=partition, **keep_writes)
-        with dropout_as(dropout):
+        with dropout_as(dropout), rnn_weights_follow_swaps(model):
             compiled(*inputs)
     except _Captured:
         pass

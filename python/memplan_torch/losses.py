@@ -14,6 +14,7 @@ from torch import nn
 
 from . import autocast
 from .errors import MemplanTorchError
+from .rnn import rnn_weights_follow_swaps
 
 
 # What export-graph can put at the end of the forward pass: "cross-entropy" (the model's output read as
@@ -313,7 +314,7 @@ def _fake_output(model, inputs):
             if t is not None:
                 state[f"{prefix}.{name}" if prefix else name] = fake.from_tensor(t)
     try:
-        with fake:
+        with fake, rnn_weights_follow_swaps(model):
             out = functional_call(model, state, tuple(fake.from_tensor(x) for x in inputs))
     except Exception:
         return None

@@ -142,8 +142,7 @@ def encoder_small():
 class LstmLm(nn.Module):
     """A recurrent language model: token ids (batch, seq_len) int64 -> logits (batch, seq_len, vocab), through a
     stacked nn.LSTM (batch first, dropout between its layers). torch traces the LSTM unrolled, step by step,
-    into its cells' matrix products and gates; torch 1.13's fake tensors do not reach its flat weights, so
-    export-graph traces it with real ones."""
+    into its cells' matrix products and gates."""
 
     def __init__(self, vocab=8192, seq_len=64, dim=256, layers=2, dropout=0.2):
         super().__init__()

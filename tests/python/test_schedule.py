@@ -59,13 +59,33 @@ def test_gpt_with_its_loss_and_recomputation():
 
 def test_an_unrolled_lstm_with_dropout_and_recomputation():
     torch.manual_seed(0)
-    # traced as export-graph traces (fake=None): torch 1.13's fake tensors miss the LSTM's flat weights, real
-    # tensors trace it
     model = models.LstmLm(vocab=30, seq_len=6, dim=8)  # two layers, dropout between them
-    g, _ = _check(model, model.example_input(2), loss="cross-entropy", fake=None)
+    # with fake tensors, as export-graph traces (torch 1.13's met the LSTM's real flat weights and failed)
+    g, _ = _check(model, model.example_input(2), loss="cross-entropy", fake=True)
     assert sum("sigmoid" in n["op"] for n in g["nodes"]) >= 2 * 6 * 3  # three gates a step and layer
     # the dropout between the layers, drawn once (ATen's RNN code draws it as bernoulli_ on the CPU)
     assert [n for n in g["nodes"] if "bernoulli" in n["op"] and not n["recomputable"]]
+    # the same graph as real tensors trace, but for a few detach views
+    real, _ = _check(model, model.example_input(2), loss="cross-entropy", fake=False)
+    assert [n["op"] for n in g["nodes"] if "detach" not in n["op"]] == [n["op"] for n in real["nodes"]
+                                                                        if "detach" not in n["op"]]
+    # a swap of the weights reached them; afterwards the LSTM holds its own Parameters again
+    assert all(w is getattr(model.lstm, name) for w, name in zip(model.lstm._flat_weights,
+                                                               model.lstm._flat_weights_names))
+
+
+@pytest.mark.parametrize("rnn", [nn.GRU, nn.RNN])
+def test_other_recurrent_modules_trace_with_fake_tensors(rnn):
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = rnn(4, 6, num_layers=2, batch_first=True)
+
+        def forward(self, x):
+            return self.rnn(x)[0]
+
+    torch.manual_seed(0)
+    _check(Net(), torch.randn(2, 5, 4), fake=True)
 
 
 def test_gpt_with_dropout_draws_the_same_numbers_in_every_run():
