@@ -43,7 +43,8 @@ def _cmd_export_graph(args):
             autocast.region(args.autocast, inputs[0].device.type):
         graph = graph_export.export_graph(model, inputs, name, fake=False if args.real_tensors else None,
                                           recompute_batch_norm=args.recompute_batch_norm, loss=args.loss,
-                                          dropout=args.dropout, label_smoothing=args.label_smoothing)
+                                          dropout=args.dropout, label_smoothing=args.label_smoothing,
+                                          class_dim=args.class_dim)
     s = graph_export.summarize(graph)
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
@@ -60,7 +61,7 @@ def _cmd_trace(args):
     t0 = time.time()
     with progress.phase(f"{args.model}: three training iterations, the last two recorded"):
         rows, meta = trace.trace_training(model, make_inputs, names, autocast_dtype=args.autocast, loss=args.loss,
-                                          label_smoothing=args.label_smoothing)
+                                          label_smoothing=args.label_smoothing, class_dim=args.class_dim)
     meta.update({"model": args.model, "batch": args.batch, "csv": os.path.basename(args.output)})
     # what it takes to record the same pattern again, beside the model and batch
     for key, value in (("input_shapes", args.input_shape), ("input_dtypes", args.input_dtype),
@@ -103,7 +104,8 @@ def _cmd_apply_schedule(args):
     sched = schedule.read_schedule(args.schedule)
     with progress.phase(f"{args.model}: autograd's step, a trace, then the graph in its order and the schedule's"), \
             autocast.region(args.autocast):
-        model, inputs = losses.with_loss(model, inputs, args.loss, label_smoothing=args.label_smoothing)
+        model, inputs = losses.with_loss(model, inputs, args.loss, label_smoothing=args.label_smoothing,
+                                         class_dim=args.class_dim)
         report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
     if "peak" in sched:
         report["schedule_claimed_peak_bytes"] = sched["peak"]
@@ -157,6 +159,10 @@ def build_parser():
         q.add_argument("--label-smoothing", type=float, default=0.0,
                        help="label smoothing of the cross-entropy loss, from 0 to 1 (default 0; torchvision's "
                        "recipes use 0.1)")
+        q.add_argument("--class-dim", type=int, metavar="DIM",
+                       help="the dimension of the logits that holds the classes, for the cross-entropy loss; "
+                       "negative counts from the end (default: the last, or 1 from 4 dimensions on; (N, C, L) "
+                       "logits of a 1-d dense-prediction model need 1); the target is the logits' shape without it")
 
     def autocast_arg(q, what):
         q.add_argument("--autocast", metavar="DTYPE",
@@ -212,7 +218,7 @@ def build_parser():
     model_args(q)
     q.add_argument("--graph", required=True,
                    help="the graph the schedule was planned on (export-graph, the same --input-shape, "
-                   "--model-output, --loss, --label-smoothing, --dropout and --autocast)")
+                   "--model-output, --loss, --label-smoothing, --class-dim, --dropout and --autocast)")
     q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
     loss_arg(q)

@@ -541,15 +541,15 @@ def _flatten(x):
 
 
 def export_graph(model, inputs, name, fake=None, recompute_batch_norm=False, loss="none", dropout="fused",
-                 target=None, label_smoothing=0.0):
+                 target=None, label_smoothing=0.0, class_dim=None):
     """Trace `model` on `inputs` and return its remat-graph/v1 dict (see joint_to_graph). `fake`: as
     capture_joint takes it (default: fake tensors, else real ones). With recompute_batch_norm, training-mode
     batch norm is marked recomputable (plus `updates_running_stats`): its outputs do not depend on the running
     statistics, and apply-schedule lets only the first run update them, so recomputing it is exact when the
-    schedule is applied by memplan-torch. `loss` (LOSSES, or a loss function), `target` and `label_smoothing`:
-    what ends the forward pass (see with_loss). `dropout` (DROPOUTS): how dropout is traced (see dropout_as).
-    Made under torch.autocast, the graph holds the casts that autocast makes."""
-    model, inputs = with_loss(model, inputs, loss, target, label_smoothing)
+    schedule is applied by memplan-torch. `loss` (LOSSES, or a loss function), `target`, `label_smoothing` and
+    `class_dim`: what ends the forward pass (see with_loss). `dropout` (DROPOUTS): how dropout is traced (see
+    dropout_as). Made under torch.autocast, the graph holds the casts that autocast makes."""
+    model, inputs = with_loss(model, inputs, loss, target, label_smoothing, class_dim)
     gm, _, _ = capture_joint(model, inputs, fake=fake, dropout=dropout)
     graph, _ = joint_to_graph(gm, name, recompute_batch_norm=recompute_batch_norm)
     graph_summary_check(graph)

@@ -18,24 +18,26 @@ from .rnn import rnn_weights_follow_swaps
 
 
 # What export-graph can put at the end of the forward pass: "cross-entropy" (the model's output read as
-# logits, the classes where class_dim says, against an integer target that becomes a graph input), "mse" (the
-# mean squared error of the output against a target of its shape and dtype, for regression and denoising
-# models) or "none" (the graph ends at the model's outputs; their gradients are tangent inputs, resident
-# throughout).
+# logits, the classes where resolve_class_dim says, against an integer target that becomes a graph input),
+# "mse" (the mean squared error of the output against a target of its shape and dtype, for regression and
+# denoising models) or "none" (the graph ends at the model's outputs; their gradients are tangent inputs,
+# resident throughout).
 LOSSES = ("cross-entropy", "mse", "none")
 
 
 class WithLoss(nn.Module):
     """`model` followed by its training loss, so that the joint graph holds the loss and its backward as a
     training step does: forward(*inputs, target) -> the scalar loss. `loss`: "cross-entropy" (the mean over
-    every position of the logits, with `label_smoothing`), "mse", or a loss function of the user's,
-    loss(output, target) -> a floating-point scalar tensor."""
+    every position of the logits, with `label_smoothing`, the classes in dimension `class_dim`: see
+    resolve_class_dim), "mse", or a loss function of the user's, loss(output, target) -> a floating-point scalar
+    tensor."""
 
-    def __init__(self, model, loss="cross-entropy", label_smoothing=0.0):
+    def __init__(self, model, loss="cross-entropy", label_smoothing=0.0, class_dim=None):
         super().__init__()
         self.model = model
         self.loss = loss
         self.label_smoothing = label_smoothing
+        self.class_dim = class_dim
 
     def forward(self, *inputs_and_target):
         *inputs, target = inputs_and_target
@@ -52,18 +54,27 @@ class WithLoss(nn.Module):
                                     f"{NOT_A_TENSOR_EXPORT_HINT}")
         if self.loss == "mse":
             return nn.functional.mse_loss(out, target)
-        if class_dim(out.dim()) == out.dim() - 1:  # classes last: (N, C), or (N, T, V) flattened to (N·T, V)
+        dim = resolve_class_dim(out.dim(), self.class_dim, model_name(self.model))
+        if dim == out.dim() - 1:  # classes last: (N, C), or (N, T, V) flattened to (N·T, V)
             return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1),
                                                label_smoothing=self.label_smoothing)
         # dense prediction: torch's cross_entropy takes (N, C, d1, ...) as it is
-        return nn.functional.cross_entropy(out, target, label_smoothing=self.label_smoothing)
+        return nn.functional.cross_entropy(out.movedim(dim, 1), target, label_smoothing=self.label_smoothing)
 
 
-def class_dim(rank):
-    """Where the classes are in logits of `rank` dimensions: the last for a classifier's (N, C) and a sequence
-    model's (N, T, V); dimension 1 for dense prediction, (N, C, H, W) of a segmentation model and beyond, as
-    torch's cross_entropy takes them. The target is the logits' shape without that dimension."""
-    return 1 if rank >= 4 else rank - 1
+def resolve_class_dim(rank, class_dim=None, model="the model"):
+    """Where the classes are in logits of `rank` dimensions: dimension `class_dim` where given (negative from the
+    end: -1 is the last), else the last for a classifier's (N, C) and a sequence model's (N, T, V), and
+    dimension 1 for dense prediction, (N, C, H, W) of a segmentation model and beyond, as torch's cross_entropy
+    takes them; (N, C, L) of a 1-d one needs class_dim=1. The target is the logits' shape without that
+    dimension. An error names `model` where `class_dim` is the batch dimension or outside the logits."""
+    if class_dim is None:
+        return 1 if rank >= 4 else rank - 1
+    dim = class_dim + rank if class_dim < 0 else class_dim
+    if not 1 <= dim < rank:
+        where = "the batch dimension" if dim == 0 else f"not a dimension of its {rank}-dimensional logits"
+        raise MemplanTorchError(f"model {model}: class dimension {class_dim} is {where}")
+    return dim
 
 
 # What to do about a model output that is not one tensor (the end of each error that finds one); the graph's
@@ -231,12 +242,13 @@ def without_loss(loss):
     return isinstance(loss, str) and loss == "none"
 
 
-def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
+def with_loss(model, inputs, loss, target=None, label_smoothing=0.0, class_dim=None):
     """(module, inputs) to trace for `loss`: the model in TensorOutputs for "none"; otherwise WithLoss and the
     inputs followed by the target: `target` where given, else, for "cross-entropy", a random int64 target of the
     logits' shape without the class dimension (random_target), for "mse" a random normal one of the output's
     shape and dtype, each on the inputs' device; a loss function (a callable: loss(output, target) -> scalar
-    tensor) needs `target`. `label_smoothing` (cross-entropy only): as torch's cross_entropy takes it."""
+    tensor) needs `target`. `label_smoothing` and `class_dim` (cross-entropy only): as torch's cross_entropy takes
+    the first; the dimension of the classes in the logits (resolve_class_dim; default: by their rank)."""
     if not callable(loss) and loss not in LOSSES:
         raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}, or a loss function")
     if label_smoothing and loss != "cross-entropy":
@@ -244,6 +256,9 @@ def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
                                 f"{'a loss function' if callable(loss) else repr(loss)}")
     if not 0.0 <= label_smoothing <= 1.0:
         raise MemplanTorchError(f"label smoothing {label_smoothing}: expected a number from 0 to 1")
+    if class_dim is not None and loss != "cross-entropy":
+        raise MemplanTorchError(f"a class dimension applies to the cross-entropy loss, not to "
+                                f"{'a loss function' if callable(loss) else repr(loss)}")
     if without_loss(loss):
         return TensorOutputs(model), tuple(inputs)
     if target is not None and not isinstance(target, torch.Tensor):
@@ -255,8 +270,10 @@ def with_loss(model, inputs, loss, target=None, label_smoothing=0.0):
             shape, dtype = output_meta(model, inputs, "mse")
             target = torch.randn(shape, dtype=dtype, device=inputs[0].device)
         else:
-            target = random_target(logits_shape(model, inputs), inputs[0].device)
-    return WithLoss(model, loss, label_smoothing), tuple(inputs) + (target,)
+            shape = logits_shape(model, inputs)
+            dim = resolve_class_dim(len(shape), class_dim, model_name(model))
+            target = random_target(shape, inputs[0].device, dim)
+    return WithLoss(model, loss, label_smoothing, class_dim), tuple(inputs) + (target,)
 
 
 def output_meta(model, inputs, loss):
@@ -323,7 +340,7 @@ def _fake_output(model, inputs):
 
 def logits_shape(model, inputs):
     """The shape of `model`'s logits on `inputs` (output_meta): (batch, classes), (batch, ..., classes) or
-    (batch, classes, ...) (class_dim); an error that says to use --loss none where the output is not logits."""
+    (batch, classes, ...) (resolve_class_dim); an error that says to use --loss none where the output is not logits."""
     shape, _ = output_meta(model, inputs, "cross-entropy")
     if len(shape) < 2:
         raise MemplanTorchError(f"model {model_name(model)}: its output (shape {tuple(shape)} on the batch) "
@@ -332,9 +349,9 @@ def logits_shape(model, inputs):
     return shape
 
 
-def random_target(shape, device=None):
+def random_target(shape, device=None, class_dim=None):
     """A random int64 cross-entropy target for logits of `shape` (logits_shape): the shape without the class
-    dimension (class_dim), classes below its size."""
-    dim = class_dim(len(shape))
+    dimension (resolve_class_dim of `class_dim`), classes below its size."""
+    dim = resolve_class_dim(len(shape), class_dim)
     return torch.randint(0, shape[dim], tuple(shape[:dim]) + tuple(shape[dim + 1:]), dtype=torch.int64,
                          device=device)

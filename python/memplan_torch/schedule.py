@@ -304,8 +304,8 @@ def _trace_difference(graph, graph_json, name):
     if mine != theirs:
         first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
         return "nodes", (f"the graph file does not match {name} as traced here (first difference at node {first}); "
-                         "export it again with the same --model-output, --loss, --label-smoothing, --dropout and "
-                         "--autocast")
+                         "export it again with the same --model-output, --loss, --label-smoothing, --class-dim, "
+                         "--dropout and --autocast")
     sizes = [(v["size"], w["size"]) for v, w in zip(graph["values"], graph_json["values"])]
     if len(graph["values"]) != len(graph_json["values"]) or any(a != b for a, b in sizes):
         k = next((k for k, (a, b) in enumerate(sizes) if a != b), min(len(sizes), len(graph_json["values"])))

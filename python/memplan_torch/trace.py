@@ -156,11 +156,11 @@ def _persistent_bytes(model, optimizer):
 
 
 def trace_training(model, make_inputs, checkpoint_names=(), lr=0.01, autocast_dtype=None, loss="mean",
-                   label_smoothing=0.0):
+                   label_smoothing=0.0, class_dim=None):
     """Trace one steady-state training iteration of `model` (SGD with momentum) on the batches that
     make_inputs() makes (a tensor, or a tuple of the model's inputs). `loss`: "mean" (of the output)
-    or, as export-graph's graph ends, "cross-entropy" (with `label_smoothing`) or "mse" against a random target
-    drawn once (losses.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
+    or, as export-graph's graph ends, "cross-entropy" (with `label_smoothing` and `class_dim`) or "mse" against
+    a random target drawn once (losses.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
     run under CPU autocast, the mixed-precision recipe. `checkpoint_names` are the user's model's submodules
     (select_modules), also where `model` is it in a losses.SelectOutput. Returns (rows, meta): rows are dicts
     id, lower, upper, size (upper may exceed the period: the buffer wraps into the next iteration); meta holds
@@ -179,12 +179,14 @@ def trace_training(model, make_inputs, checkpoint_names=(), lr=0.01, autocast_dt
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
     if loss == "mean":
-        if label_smoothing:
-            raise MemplanTorchError("label smoothing applies to the cross-entropy loss, not to 'mean'")
+        if label_smoothing or class_dim is not None:
+            what = "label smoothing" if label_smoothing else "a class dimension"
+            raise MemplanTorchError(f"{what} applies to the cross-entropy loss, not to 'mean'")
         step_module, target = model, ()
     else:
         with autocast.region(autocast_dtype):  # the output's dtype (an mse target's) as the step makes it
-            step_module, inputs = with_loss(model, batch(), loss, label_smoothing=label_smoothing)
+            step_module, inputs = with_loss(model, batch(), loss, label_smoothing=label_smoothing,
+                                            class_dim=class_dim)
         target = inputs[-1:]
 
     def iteration():
@@ -237,4 +239,7 @@ def trace_training(model, make_inputs, checkpoint_names=(), lr=0.01, autocast_dt
         "loss": loss,
         "torch": torch.__version__,
     }
+    for key, value in (("label_smoothing", label_smoothing), ("class_dim", class_dim)):
+        if value:  # the loss's options, where given
+            meta[key] = value
     return rows, meta

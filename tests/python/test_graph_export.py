@@ -366,6 +366,53 @@ def test_label_smoothing_traces_where_fake_tensors_cannot():
         losses.with_loss(model, (x,), "cross-entropy", label_smoothing=1.5)
 
 
+def test_the_class_dimension_can_be_chosen():
+    # (N, C, L) logits of a 1-d dense-prediction model: by default the classes are last (rank 3, as a language
+    # model's (N, T, V)); class_dim=1 (or -2) reads C as the classes against a target (N, L), as torch's
+    # cross_entropy takes them, and the schedule's gradients are autograd's.
+    from memplan_torch import schedule
+
+    from conftest import recompute_late
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv1d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv1d(8, 5, 1))
+    x = torch.randn(2, 3, 7)
+
+    def target_bytes(g):
+        return [v["size"] for v in g["values"] if v["kind"] == "input"][-1]
+
+    assert target_bytes(graph_export.export_graph(model, (x,), "c", loss="cross-entropy")) == 2 * 5 * 8
+    dense = graph_export.export_graph(model, (x,), "c", loss="cross-entropy", class_dim=1)
+    assert target_bytes(dense) == 2 * 7 * 8
+    assert graph_export.export_graph(model, (x,), "c", loss="cross-entropy", class_dim=-2) == dense
+    wrapped, inputs = losses.with_loss(model, (x,), "cross-entropy", class_dim=1)
+    assert inputs[-1].shape == (2, 7) and int(inputs[-1].max()) < 5
+    report = schedule.apply_schedule(wrapped, inputs, dense, recompute_late(dense))
+    assert report["schedule_vs_reference_allclose"] and report["reference_vs_autograd_allclose"]
+    for class_dim, message in ((0, "class dimension 0 is the batch dimension"),
+                               (3, "class dimension 3 is not a dimension of its 3-dimensional logits"),
+                               (-4, "class dimension -4 is not a dimension")):
+        with pytest.raises(MemplanTorchError, match=f"model Sequential: {message}"):
+            losses.with_loss(model, (x,), "cross-entropy", class_dim=class_dim)
+    with pytest.raises(MemplanTorchError, match="a class dimension applies to the cross-entropy loss, not to 'mse'"):
+        losses.with_loss(model, (x,), "mse", class_dim=1)
+    # a target given with the wrong dimension left out: the loss names the class dimension it read
+    with pytest.raises(MemplanTorchError, match="class dimension 5 is not"):
+        losses.WithLoss(model, class_dim=5)(x, torch.zeros(2, 7, dtype=torch.int64))
+
+
+def test_cli_class_dim(tmp_path):
+    out = tmp_path / "g.json"
+    spec = "torch.nn:Conv1d(in_channels=3, out_channels=5, kernel_size=3, padding=1)"
+    r = _cli("export-graph", spec, "--batch", "2", "--input-shape", "3,7", "--class-dim", "1", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert [v["size"] for v in json.loads(out.read_text())["values"] if v["kind"] == "input"][-1] == 2 * 7 * 8
+    bad = tmp_path / "bad.json"
+    r = _cli("export-graph", spec, "--batch", "2", "--input-shape", "3,7", "--class-dim", "0", "-o", str(bad))
+    assert r.returncode == 2 and "model Conv1d: class dimension 0 is the batch dimension" in r.stderr, r.stderr
+    assert not bad.exists()
+
+
 def test_autocast_graph_holds_the_casts_and_leaves_no_cast_behind():
     # Traced under autocast, the graph holds autocast's casts, and its matmuls and convolutions make bfloat16.
     # Tracing (fake) and the one-sample run (no_grad) cast the weights inside the caller's autocast region;
@@ -592,8 +639,8 @@ def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
     assert rep["recomputed_steps"] > 0
     assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     r = _cli("apply-schedule", spec, *common, "--label-smoothing", "0.1", "--graph", str(g), "--schedule", str(s))
-    assert r.returncode == 2 and "export it again with the same --model-output, --loss, --label-smoothing, --dropout " \
-        "and --autocast" in r.stderr, r.stderr
+    assert r.returncode == 2 and "export it again with the same --model-output, --loss, --label-smoothing, " \
+        "--class-dim, --dropout and --autocast" in r.stderr, r.stderr
     r = _cli("export-graph", spec, *common, "--autocast", "int8", "-o", str(tmp_path / "bad.json"))
     assert r.returncode == 2 and "autocast 'int8': not a floating-point dtype" in r.stderr
     assert not (tmp_path / "bad.json").exists()

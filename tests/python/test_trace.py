@@ -71,6 +71,13 @@ def test_the_iteration_can_end_with_export_graphs_losses():
         trace.trace_training(_mlp(), lambda: torch.randn(4, 64), loss="none")
     with pytest.raises(MemplanTorchError, match="label smoothing applies to the cross-entropy loss, not to 'mse'"):
         trace.trace_training(_mlp(), lambda: torch.randn(4, 64), loss="mse", label_smoothing=0.1)
+    with pytest.raises(MemplanTorchError, match="a class dimension applies to the cross-entropy loss, not to 'mean'"):
+        trace.trace_training(_mlp(), lambda: torch.randn(4, 64), class_dim=1)
+    assert ce["label_smoothing"] == 0.1 and "label_smoothing" not in mean and "class_dim" not in ce
+    # logits (N, C, L) with their classes in dimension 1: the options the step ran with are in the sidecar
+    conv = torch.nn.Conv1d(3, 5, 3, padding=1)
+    _, dense = trace.trace_training(conv, lambda: torch.randn(2, 3, 7), loss="cross-entropy", class_dim=1)
+    assert dense["class_dim"] == 1 and dense["steady"]
 
 
 def test_checkpointing_changes_the_pattern():

@@ -466,7 +466,7 @@ def test_bad_arguments_are_clear_errors():
         ScheduledStep(model, (torch.randn(4, 3, 32, 32),), g, g["order"])
     with pytest.raises(MemplanTorchError, match=r"does not match ResNet as traced here \(first difference at node "
                                                 r"0\); export it again with the same --model-output, --loss, "
-                                                r"--label-smoothing, --dropout and --autocast"):
+                                                r"--label-smoothing, --class-dim, --dropout and --autocast"):
         ScheduledStep(model, (x,), g, g["order"], loss="none")
     once = _graph(model, x, recompute_batch_norm=False)
     twice = recompute_late(once, several_outputs=False) + [1]
