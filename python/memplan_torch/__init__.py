@@ -7,18 +7,19 @@ remat-schedule/v1 to check it (schedule), and trains with a schedule (training.S
 line (`python3 -m memplan_torch`, cli.py) is the primary interface.
 """
 
-__all__ = ["KeywordInputs", "MemplanTorchError", "ScheduledStep", "SelectOutput", "all_reduce_gradients"]
+__all__ = ["CrossEntropy", "KeywordInputs", "MemplanTorchError", "ScheduledStep", "SelectOutput",
+           "all_reduce_gradients"]
 
 from .errors import MemplanTorchError  # noqa: E402
 
 
 def __getattr__(name):
-    # ScheduledStep, all_reduce_gradients, SelectOutput and KeywordInputs need torch; the command line's --help
-    # and the torch-free modules must not.
+    # ScheduledStep, all_reduce_gradients, CrossEntropy, SelectOutput and KeywordInputs need torch; the command
+    # line's --help and the torch-free modules must not.
     if name in ("ScheduledStep", "all_reduce_gradients"):
         from . import training
         return getattr(training, name)
-    if name in ("SelectOutput", "KeywordInputs"):
+    if name in ("CrossEntropy", "SelectOutput", "KeywordInputs"):
         from . import losses
         return getattr(losses, name)
     raise AttributeError(f"module 'memplan_torch' has no attribute '{name}'")

@@ -25,55 +25,93 @@ from .rnn import rnn_weights_follow_swaps
 LOSSES = ("cross-entropy", "mse", "none")
 
 
+class CrossEntropy:
+    """export-graph's cross-entropy loss as a loss function: loss(logits, target) -> the mean over every position
+    of the logits, with `label_smoothing` (0 to 1, as torch's cross_entropy takes it), the classes in dimension
+    `class_dim` (resolve_class_dim; default: by the logits' rank), against an int64 target of the logits' shape
+    without that dimension. Classes last ((N, C), or (N, T, V) of a sequence model) are flattened to (·, C);
+    other logits go to torch's cross_entropy with the classes moved to dimension 1. Where a loss function is
+    taken (ScheduledStep, export_graph), CrossEntropy(label_smoothing=0.1) traces as `export-graph
+    --label-smoothing 0.1` does, and needs no example target: one is drawn as for "cross-entropy"."""
+
+    def __init__(self, label_smoothing=0.0, class_dim=None):
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise MemplanTorchError(f"label smoothing {label_smoothing}: expected a number from 0 to 1")
+        self.label_smoothing = label_smoothing
+        self.class_dim = class_dim
+
+    def __call__(self, logits, target):
+        dim = resolve_class_dim(logits.dim(), self.class_dim)
+        if dim == logits.dim() - 1:
+            return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1),
+                                               label_smoothing=self.label_smoothing)
+        return nn.functional.cross_entropy(logits.movedim(dim, 1), target, label_smoothing=self.label_smoothing)
+
+    def __repr__(self):
+        return f"CrossEntropy(label_smoothing={self.label_smoothing}, class_dim={self.class_dim})"
+
+
+def loss_function(loss, label_smoothing=0.0, class_dim=None):
+    """`loss` as what WithLoss calls: "cross-entropy" becomes CrossEntropy(label_smoothing, class_dim); "mse",
+    "none" and loss functions stay as they are. An error where the cross-entropy's options are given for
+    another loss, or `loss` is none of LOSSES and not callable."""
+    if not callable(loss) and loss not in LOSSES:
+        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}, or a loss function")
+    if isinstance(loss, str) and loss == "cross-entropy":
+        return CrossEntropy(label_smoothing, class_dim)
+    for given, what in ((label_smoothing, "label smoothing"), (class_dim is not None, "a class dimension")):
+        if given and isinstance(loss, CrossEntropy):
+            raise MemplanTorchError(f"{what} for a CrossEntropy loss is given to CrossEntropy itself")
+        if given:
+            raise MemplanTorchError(f"{what} applies to the cross-entropy loss, not to "
+                                    f"{'a loss function' if callable(loss) else repr(loss)}")
+    return loss
+
+
 class WithLoss(nn.Module):
     """`model` followed by its training loss, so that the joint graph holds the loss and its backward as a
-    training step does: forward(*inputs, target) -> the scalar loss. `loss`: "cross-entropy" (the mean over
-    every position of the logits, with `label_smoothing`, the classes in dimension `class_dim`: see
-    resolve_class_dim), "mse", or a loss function of the user's, loss(output, target) -> a floating-point scalar
-    tensor."""
+    training step does: forward(*inputs, target) -> the scalar loss. `loss`: "cross-entropy" (CrossEntropy with
+    `label_smoothing` and `class_dim`), "mse", or a loss function of the user's, loss(output, target) -> a
+    floating-point scalar tensor."""
 
     def __init__(self, model, loss="cross-entropy", label_smoothing=0.0, class_dim=None):
         super().__init__()
         self.model = model
-        self.loss = loss
-        self.label_smoothing = label_smoothing
-        self.class_dim = class_dim
+        self.loss = loss_function(loss, label_smoothing, class_dim)
 
     def forward(self, *inputs_and_target):
         *inputs, target = inputs_and_target
         out = self.model(*inputs)
-        if callable(self.loss):
-            value = self.loss(out, target)
-            if not isinstance(value, torch.Tensor) or value.dim() != 0 or not value.dtype.is_floating_point:
-                raise MemplanTorchError(f"model {model_name(self.model)}: the loss function returned "
-                                        f"{describe_output(value)}, not a floating-point scalar tensor")
-            return value
-        if not isinstance(out, torch.Tensor):  # e.g. GoogLeNet's auxiliary outputs in training mode
+        builtin = ("cross-entropy" if isinstance(self.loss, CrossEntropy) else
+                   self.loss if isinstance(self.loss, str) else None)  # "mse"
+        if builtin and not isinstance(out, torch.Tensor):  # e.g. GoogLeNet's auxiliary outputs in training mode
             raise MemplanTorchError(f"model {model_name(self.model)}: in training mode its output is "
-                                    f"{describe_output(out)}, not the tensor that the {self.loss} loss takes; "
+                                    f"{describe_output(out)}, not the tensor that the {builtin} loss takes; "
                                     f"{NOT_A_TENSOR_EXPORT_HINT}")
-        if self.loss == "mse":
+        if builtin == "mse":
             return nn.functional.mse_loss(out, target)
-        dim = resolve_class_dim(out.dim(), self.class_dim, model_name(self.model))
-        if dim == out.dim() - 1:  # classes last: (N, C), or (N, T, V) flattened to (N·T, V)
-            return nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1),
-                                               label_smoothing=self.label_smoothing)
-        # dense prediction: torch's cross_entropy takes (N, C, d1, ...) as it is
-        return nn.functional.cross_entropy(out.movedim(dim, 1), target, label_smoothing=self.label_smoothing)
+        if builtin:
+            resolve_class_dim(out.dim(), self.loss.class_dim, model_name(self.model))  # its errors name the model
+        value = self.loss(out, target)
+        if not isinstance(value, torch.Tensor) or value.dim() != 0 or not value.dtype.is_floating_point:
+            raise MemplanTorchError(f"model {model_name(self.model)}: the loss function returned "
+                                    f"{describe_output(value)}, not a floating-point scalar tensor")
+        return value
 
 
-def resolve_class_dim(rank, class_dim=None, model="the model"):
+def resolve_class_dim(rank, class_dim=None, model=None):
     """Where the classes are in logits of `rank` dimensions: dimension `class_dim` where given (negative from the
     end: -1 is the last), else the last for a classifier's (N, C) and a sequence model's (N, T, V), and
     dimension 1 for dense prediction, (N, C, H, W) of a segmentation model and beyond, as torch's cross_entropy
     takes them; (N, C, L) of a 1-d one needs class_dim=1. The target is the logits' shape without that
-    dimension. An error names `model` where `class_dim` is the batch dimension or outside the logits."""
+    dimension. An error (naming `model` where given) where `class_dim` is the batch dimension or outside the
+    logits."""
     if class_dim is None:
         return 1 if rank >= 4 else rank - 1
     dim = class_dim + rank if class_dim < 0 else class_dim
     if not 1 <= dim < rank:
-        where = "the batch dimension" if dim == 0 else f"not a dimension of its {rank}-dimensional logits"
-        raise MemplanTorchError(f"model {model}: class dimension {class_dim} is {where}")
+        where = "the batch dimension" if dim == 0 else f"not a dimension of the {rank}-dimensional logits"
+        raise MemplanTorchError(f"{f'model {model}: ' if model else ''}class dimension {class_dim} is {where}")
     return dim
 
 
@@ -244,36 +282,27 @@ def without_loss(loss):
 
 def with_loss(model, inputs, loss, target=None, label_smoothing=0.0, class_dim=None):
     """(module, inputs) to trace for `loss`: the model in TensorOutputs for "none"; otherwise WithLoss and the
-    inputs followed by the target: `target` where given, else, for "cross-entropy", a random int64 target of the
-    logits' shape without the class dimension (random_target), for "mse" a random normal one of the output's
-    shape and dtype, each on the inputs' device; a loss function (a callable: loss(output, target) -> scalar
-    tensor) needs `target`. `label_smoothing` and `class_dim` (cross-entropy only): as torch's cross_entropy takes
-    the first; the dimension of the classes in the logits (resolve_class_dim; default: by their rank)."""
-    if not callable(loss) and loss not in LOSSES:
-        raise MemplanTorchError(f"loss '{loss}': expected one of {', '.join(LOSSES)}, or a loss function")
-    if label_smoothing and loss != "cross-entropy":
-        raise MemplanTorchError(f"label smoothing applies to the cross-entropy loss, not to "
-                                f"{'a loss function' if callable(loss) else repr(loss)}")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise MemplanTorchError(f"label smoothing {label_smoothing}: expected a number from 0 to 1")
-    if class_dim is not None and loss != "cross-entropy":
-        raise MemplanTorchError(f"a class dimension applies to the cross-entropy loss, not to "
-                                f"{'a loss function' if callable(loss) else repr(loss)}")
+    inputs followed by the target: `target` where given, else, for "cross-entropy" (or a CrossEntropy), a random
+    int64 target of the logits' shape without the class dimension (random_target), for "mse" a random normal
+    one of the output's shape and dtype, each on the inputs' device; another loss function (a callable:
+    loss(output, target) -> scalar tensor) needs `target`. `label_smoothing` and `class_dim`: the
+    "cross-entropy" loss's (CrossEntropy)."""
+    loss = loss_function(loss, label_smoothing, class_dim)
     if without_loss(loss):
         return TensorOutputs(model), tuple(inputs)
     if target is not None and not isinstance(target, torch.Tensor):
         raise MemplanTorchError(f"the example target is a {type(target).__name__}, not a tensor")
     if target is None:
-        if callable(loss):
+        if isinstance(loss, CrossEntropy):
+            shape = logits_shape(model, inputs)
+            dim = resolve_class_dim(len(shape), loss.class_dim, model_name(model))
+            target = random_target(shape, inputs[0].device, dim)
+        elif callable(loss):
             raise MemplanTorchError("a loss function needs an example target: one batch of the targets it takes")
-        if loss == "mse":
+        else:
             shape, dtype = output_meta(model, inputs, "mse")
             target = torch.randn(shape, dtype=dtype, device=inputs[0].device)
-        else:
-            shape = logits_shape(model, inputs)
-            dim = resolve_class_dim(len(shape), class_dim, model_name(model))
-            target = random_target(shape, inputs[0].device, dim)
-    return WithLoss(model, loss, label_smoothing, class_dim), tuple(inputs) + (target,)
+    return WithLoss(model, loss), tuple(inputs) + (target,)
 
 
 def output_meta(model, inputs, loss):

@@ -11,12 +11,13 @@ It takes the place of the forward and backward lines of a training loop:
         optimizer.step()
 
 The graph is the one `memplan-torch export-graph` wrote for this model at this batch size (with the same
---loss and --dropout), the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must
-have the example's shapes and dtypes: the joint graph is traced for them.
+--loss and --dropout; its --label-smoothing and --class-dim as loss=CrossEntropy(label_smoothing, class_dim)),
+the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must have the example's
+shapes and dtypes: the joint graph is traced for them.
 
-The loss is the cross-entropy of the model's logits, or any loss function (loss=fn, example_target=y). Modules
-are traced in the modes they are in (a frozen batch norm in eval mode stays so); frozen parameters get no
-gradient.
+The loss is the cross-entropy of the model's logits (CrossEntropy: label smoothing, the class dimension), or
+any loss function (loss=fn, example_target=y). Modules are traced in the modes they are in (a frozen batch
+norm in eval mode stays so); frozen parameters get no gradient.
 
 Mixed precision: made inside an autocast context, the step's graph holds the casts that autocast made while
 tracing, and the step runs it with autocast off; it must be called under the autocast state it was made in.
@@ -106,7 +107,8 @@ class ScheduledStep:
     example_inputs: a tuple of tensors, one batch of the model's inputs (the target excluded);
     graph: the remat-graph/v1 of the model (a dict or a path); schedule: a remat-schedule/v1 (a dict, a path,
     or its node sequence); loss: "cross-entropy" (the graph ends with the mean cross-entropy of the model's
-    logits against a target: the step is called with the inputs and the target and returns the loss), "mse"
+    logits against a target: the step is called with the inputs and the target and returns the loss; with
+    label smoothing or another class dimension, losses.CrossEntropy(label_smoothing, class_dim)), "mse"
     (the same with F.mse_loss), a loss function (loss(output, target) -> a scalar tensor; the graph ends with
     it, the step is called as with "cross-entropy"), or "none" (the graph ends at the model's outputs: the
     step returns them and backpropagates their sum); example_target: one batch of the target, which a loss

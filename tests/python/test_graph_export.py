@@ -390,7 +390,7 @@ def test_the_class_dimension_can_be_chosen():
     report = schedule.apply_schedule(wrapped, inputs, dense, recompute_late(dense))
     assert report["schedule_vs_reference_allclose"] and report["reference_vs_autograd_allclose"]
     for class_dim, message in ((0, "class dimension 0 is the batch dimension"),
-                               (3, "class dimension 3 is not a dimension of its 3-dimensional logits"),
+                               (3, "class dimension 3 is not a dimension of the 3-dimensional logits"),
                                (-4, "class dimension -4 is not a dimension")):
         with pytest.raises(MemplanTorchError, match=f"model Sequential: {message}"):
             losses.with_loss(model, (x,), "cross-entropy", class_dim=class_dim)

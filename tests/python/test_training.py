@@ -14,8 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
-from memplan_torch import (KeywordInputs, MemplanTorchError, ScheduledStep, SelectOutput,  # noqa: E402
-                          all_reduce_gradients, graph_export, losses, models)
+from memplan_torch import (CrossEntropy, KeywordInputs, MemplanTorchError, ScheduledStep,  # noqa: E402
+                          SelectOutput, all_reduce_gradients, graph_export, losses, models)
 
 from conftest import REPO, StandInOp, memplan_binary, recompute_late  # noqa: E402
 
@@ -296,6 +296,38 @@ def test_a_loss_function_of_the_users_ends_the_step():
     with pytest.raises(MemplanTorchError, match=r"the loss function returned a float32 tensor of shape "
                                                 r"\(4, 3\), not a floating-point scalar tensor"):
         ScheduledStep(regressor, (x,), g, g["order"], loss=lambda out, t: (out - t) ** 2, example_target=y)
+
+
+def test_the_cross_entropy_of_export_graphs_options_trains_a_step():
+    # A graph exported with label smoothing and the classes in dimension 1 of (N, C, L) logits (export-graph
+    # --label-smoothing 0.1 --class-dim 1) is the graph of CrossEntropy(0.1, 1), which the step takes without an
+    # example target, and trains as autograd with that loss does.
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv1d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv1d(8, 5, 1))
+    x = torch.randn(2, 3, 9)
+    g = graph_export.export_graph(model, (x,), "g", fake=False, loss="cross-entropy", label_smoothing=0.1,
+                                  class_dim=1)
+    loss = CrossEntropy(label_smoothing=0.1, class_dim=1)
+    batches = [(torch.randn(2, 3, 9), torch.randint(0, 5, (2, 9))) for _ in range(3)]
+    (trained, plain), (got, want) = _train_both(model, batches, g, recompute_late(g), loss)
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    logits, target = torch.randn(2, 5, 9), torch.randint(0, 5, (2, 9))
+    assert torch.equal(loss(logits, target), F.cross_entropy(logits, target, label_smoothing=0.1))
+    last = torch.randint(0, 9, (2, 5))  # by default the classes of rank-3 logits are last, flattened
+    assert torch.equal(CrossEntropy()(logits, last), F.cross_entropy(logits.reshape(-1, 9), last.reshape(-1)))
+    _same_state(trained, plain)
+    ScheduledStep(model, (x,), g, g["order"], loss=loss)  # its example target is drawn
+    # the plain "cross-entropy" has another graph: it is refused by name
+    with pytest.raises(MemplanTorchError, match="export it again with the same"):
+        ScheduledStep(model, (x,), g, g["order"])
+    with pytest.raises(MemplanTorchError, match="label smoothing 1.5: expected a number from 0 to 1"):
+        CrossEntropy(label_smoothing=1.5)
+    with pytest.raises(MemplanTorchError, match="a class dimension for a CrossEntropy loss is given to "
+                                                "CrossEntropy itself"):
+        losses.with_loss(model, (x,), loss, class_dim=1)
+    with pytest.raises(MemplanTorchError, match="a class dimension applies to the cross-entropy loss, not to "
+                                                "a loss function"):
+        losses.with_loss(model, (x,), F.cross_entropy, class_dim=1)
 
 
 def test_a_dense_prediction_model_has_its_classes_in_dimension_1():
