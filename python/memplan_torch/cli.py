@@ -50,6 +50,10 @@ def _cmd_export_graph(args):
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
           f"inputs {s['input_bytes'] / 2**20:.1f} MiB, {s['non_recomputable']} non-recomputable nodes "
           f"({time.time() - t0:.1f} s) -> {args.output}", file=sys.stderr)
+    if s["views"]:
+        print(f"{name}: {s['views']} views ({s['view_bytes'] / 2**20:.1f} MiB at their own size); PyTorch holds a "
+              "view in its base's storage: plan with `memplan remat --views-alias` (or `memplan plan "
+              "--views-alias`) to count it so", file=sys.stderr)
     return 0
 
 

@@ -571,10 +571,13 @@ def graph_summary_check(graph):
 
 
 def summarize(graph):
-    """Totals for a one-line report: node and value counts, FLOPs, bytes of inputs and of all values."""
+    """Totals for a one-line report: node and value counts, FLOPs, bytes of the inputs, nodes that must not be
+    recomputed, and the views and their bytes at their own size (remat-graph/v1's default accounting)."""
+    views = [v for v in graph["values"] if "view_of" in v]
     return {
         "nodes": len(graph["nodes"]), "values": len(graph["values"]),
         "flops": sum(n["cost"] for n in graph["nodes"]),
         "input_bytes": sum(v["size"] for v in graph["values"] if v["kind"] in ("input", "tangent")),
         "non_recomputable": sum(1 for n in graph["nodes"] if not n["recomputable"]),
+        "views": len(views), "view_bytes": sum(v["size"] for v in views),
     }

@@ -516,6 +516,8 @@ def test_cli_export_and_bad_model(tmp_path):
     assert r.returncode == 0, r.stderr
     g = json.loads(out.read_text())
     assert g["name"] == "gpt_tiny_bs1" and len(g["nodes"]) > 50
+    views = [v for v in g["values"] if "view_of" in v]
+    assert views and f"gpt_tiny_bs1: {len(views)} views (" in r.stderr and "--views-alias" in r.stderr, r.stderr
     assert [n for n in g["nodes"] if "nll_loss" in n["op"]]  # the default: a training step's loss
     r = _cli("export-graph", "memplan_torch.models:gpt_tiny", "--batch", "1", "--loss", "none", "-o", str(out))
     assert r.returncode == 0, r.stderr
