@@ -204,6 +204,11 @@ def capture_joint(model, inputs, fake=True, dropout="fused"):
         if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.track_running_stats and m.momentum is None:
             raise MemplanTorchError(f"model {model_name(model)}: batch norm '{name}' has momentum None (a cumulative "
                                     "average): its factor, 1 / the step count, cannot be traced; set a momentum")
+        # Named before tracing: torch 1.13's trace fails on the write (the hint below reads its message), and a
+        # torch whose trace took it would hold a write into a parameter that the step cannot run.
+        if isinstance(m, (nn.Embedding, nn.EmbeddingBag)) and m.max_norm is not None:
+            raise MemplanTorchError(f"model {model_name(model)}: embedding '{name}' has max_norm {m.max_norm}: "
+                                    f"{_IN_PLACE_PARAMETER}")
     captured = {}
 
     def partition(joint, joint_inputs, **kwargs):
