@@ -110,7 +110,8 @@ def _cmd_apply_schedule(args):
             autocast.region(args.autocast):
         model, inputs = losses.with_loss(model, inputs, args.loss, label_smoothing=args.label_smoothing,
                                          class_dim=args.class_dim)
-        report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], dropout=args.dropout)
+        report = schedule.apply_schedule(model, inputs, graph, sched["sequence"], rtol=args.rtol, atol=args.atol,
+                                         dropout=args.dropout)
     if "peak" in sched:
         report["schedule_claimed_peak_bytes"] = sched["peak"]
     text = json.dumps(report, indent=1) + "\n"
@@ -128,6 +129,17 @@ def _cmd_apply_schedule(args):
               "not, so the later dropout masks, and the gradients, differ; build the model without them (GoogLeNet: "
               "aux_logits=False or dropout_aux=0.0)", file=sys.stderr)
     return 0 if ok else 1
+
+
+def _tolerance(text):
+    """A comparison tolerance from the command line: a finite number, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}': expected a finite number, 0 or more")
+    return value
 
 
 def build_parser():
@@ -225,6 +237,11 @@ def build_parser():
                    "--model-output, --loss, --label-smoothing, --class-dim, --dropout and --autocast)")
     q.add_argument("--schedule", required=True, help="remat-schedule/v1 JSON (memplan remat)")
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
+    q.add_argument("--rtol", type=_tolerance, default=1e-4, help="relative tolerance of the gradient comparisons "
+                   "(torch.allclose; default 1e-4)")
+    q.add_argument("--atol", type=_tolerance, default=1e-5, help="absolute tolerance of the gradient comparisons (default "
+                   "1e-5); on a GPU, autograd's cuDNN kernels and the graph's native ones may differ by more on a "
+                   "deep network")
     loss_arg(q)
     dropout_arg(q)
     autocast_arg(q, "trace the graph and run autograd's step")

@@ -388,7 +388,8 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
         model.load_state_dict(state)  # undo the running-statistics update of the reference run
         got = run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=rec, rng_states=rng_states)
 
-    report = {"steps": len(sequence), "recomputed_steps": len(sequence) - len(set(sequence))}
+    report = {"steps": len(sequence), "recomputed_steps": len(sequence) - len(set(sequence)), "rtol": rtol,
+              "atol": atol}
     diffs = [float((a - b).abs().max()) for a, b in zip(ref, got) if a is not None and a.numel()]
     report["schedule_vs_reference_allclose"] = all(
         torch.allclose(a, b, rtol=rtol, atol=atol) for a, b in zip(ref, got) if a is not None)
