@@ -239,9 +239,9 @@ def build_parser():
     q.add_argument("-o", "--output", help="report JSON (default: stdout)")
     q.add_argument("--rtol", type=_tolerance, default=1e-4, help="relative tolerance of the gradient comparisons "
                    "(torch.allclose; default 1e-4)")
-    q.add_argument("--atol", type=_tolerance, default=1e-5, help="absolute tolerance of the gradient comparisons (default "
-                   "1e-5); on a GPU, autograd's cuDNN kernels and the graph's native ones may differ by more on a "
-                   "deep network")
+    q.add_argument("--atol", type=_tolerance, default=1e-5, help="absolute tolerance of the gradient comparisons "
+                   "(default 1e-5); on a GPU, autograd's cuDNN kernels and the graph's native ones may differ by more "
+                   "on a deep network")
     loss_arg(q)
     dropout_arg(q)
     autocast_arg(q, "trace the graph and run autograd's step")
