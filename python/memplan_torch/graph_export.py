@@ -293,9 +293,12 @@ def _schema(target):
     return getattr(target, "_schema", None)
 
 
-# Ops whose output shares its input's storage although their schema has no alias annotation: _unsafe_view
-# returns a view that autograd treats as a fresh tensor (aot graphs reshape matmul outputs with it).
-_UNANNOTATED_VIEWS = {"aten._unsafe_view.default"}
+# Ops whose outputs share their input's storage although their schema has no alias annotation: views that
+# autograd treats as fresh tensors. aot graphs reshape matmul outputs with _unsafe_view; a GRU cell splits its
+# gates with unsafe_split (each chunk holds the whole storage alive: counted alone, a GRU's measured peak was
+# up to 17 % above the prediction).
+_UNANNOTATED_VIEWS = {"aten._unsafe_view.default", "aten.unsafe_split.Tensor", "aten.unsafe_split_with_sizes.default",
+                      "aten.unsafe_chunk.default"}
 
 
 def is_view_op(target):

@@ -172,6 +172,14 @@ def test_unsafe_view_is_a_view():
         (out,) = n["outputs"]
         base = g["values"][out]["view_of"]
         assert "view_of" not in g["values"][base] and n["cost"] == 0
+    # so do unsafe_split's chunks, with which a GRU cell splits its gates: each holds the whole storage
+    assert all(c.data_ptr() == x.data_ptr() + k * 3 * x.element_size()
+               for k, c in enumerate(torch.ops.aten.unsafe_split(x.view(6), 3)))
+    gru = graph_export.export_graph(nn.GRU(4, 6), (torch.randn(3, 2, 4),), "gru", loss="none")
+    splits = _node(gru, "aten.unsafe_split.")
+    assert splits and all(len(n["outputs"]) == 3 and n["cost"] == 0 for n in splits)
+    assert all(gru["values"][v]["view_of"] == gru["values"][n["inputs"][0]].get("view_of", n["inputs"][0])
+               for n in splits for v in n["outputs"])
 
 
 def test_cross_entropy_loss_ends_the_graph():

@@ -74,18 +74,21 @@ def test_an_unrolled_lstm_with_dropout_and_recomputation():
                                                                model.lstm._flat_weights_names))
 
 
-@pytest.mark.parametrize("rnn", [nn.GRU, nn.RNN])
-def test_other_recurrent_modules_trace_with_fake_tensors(rnn):
+@pytest.mark.parametrize("make", [
+    lambda: nn.LSTM(4, 6, num_layers=2, batch_first=True, bidirectional=True, proj_size=3),
+    lambda: nn.GRU(4, 6, num_layers=2, bidirectional=True),
+    lambda: nn.RNN(4, 6, nonlinearity="relu", bias=False)], ids=["lstm-bidirectional-projected", "gru", "rnn"])
+def test_other_recurrent_modules_trace_with_fake_tensors(make):
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            self.rnn = rnn(4, 6, num_layers=2, batch_first=True)
+            self.rnn = make()
 
         def forward(self, x):
             return self.rnn(x)[0]
 
     torch.manual_seed(0)
-    _check(Net(), torch.randn(2, 5, 4), fake=True)
+    _check(Net(), torch.randn(8, 5, 4), fake=True)
 
 
 def test_gpt_with_dropout_draws_the_same_numbers_in_every_run():
