@@ -182,6 +182,60 @@ def test_unsafe_view_is_a_view():
                for n in splits for v in n["outputs"])
 
 
+def _unmarked_aliases(model, x, loss):
+    """Runs the joint graph of `model` on real tensors node by node and returns the (op, what) pairs where the
+    export's view marks and torch disagree: an output that shares an input's storage without view_of ("shares"),
+    or a view_of whose tensor does not ("marked")."""
+    from memplan_torch import schedule
+    from memplan_torch.trace import storage_of
+
+    model, inputs = losses.with_loss(model, (x,), loss)
+    gm, graph, mapping, primals, tangents, _ = schedule.trace_joint(model, inputs, fake=None)
+    by_name = {mapping["nodes"][n["id"]]: n for n in graph["nodes"]}
+    interpreter, tensors, feed = torch.fx.Interpreter(gm), {}, iter(list(primals) + list(tangents))
+    disagreements = []
+    with torch.no_grad():
+        for n in gm.graph.nodes:
+            if n.op in ("placeholder", "output"):
+                if n.op == "placeholder":
+                    tensors[n] = next(feed)
+                continue
+            args, kwargs = torch.fx.node.map_arg((n.args, n.kwargs), lambda a: tensors[a])
+            tensors[n] = out = getattr(interpreter, n.op)(n.target, args, kwargs)
+            if n.name not in by_name:
+                continue
+            storages = {storage_of(tensors[a])[0] for a in n.all_input_nodes
+                        if isinstance(tensors[a], torch.Tensor) and storage_of(tensors[a])}
+            outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, torch.Tensor)]
+            shares = any(storage_of(o) and storage_of(o)[0] in storages for o in outs)
+            node = by_name[n.name]
+            marked = any("view_of" in graph["values"][v] for v in node["outputs"])
+            if shares != marked:
+                disagreements.append((node["op"], "shares" if shares else "marked"))
+    return disagreements
+
+
+def test_view_marks_are_the_storages_torch_shares():
+    # Every output that shares an input's storage is a view (or an in-place write) in the graph, and every
+    # view shares it: GRU cells (unsafe_split), LSTMs, attention, channel shuffles, dense concatenation.
+    class Gru(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gru = nn.GRU(4, 6, num_layers=2, bidirectional=True)
+
+        def forward(self, x):
+            return self.gru(x)[0]
+
+    torch.manual_seed(0)
+    lstm = models.LstmLm(vocab=30, seq_len=6, dim=8)
+    for model, x, loss in ((Gru(), torch.randn(3, 2, 4), "none"), (lstm, lstm.example_input(2), "cross-entropy"),
+                           (models.gpt_tiny(), models.gpt_tiny().example_input(2), "cross-entropy"),
+                           (ConvBN(), torch.randn(2, 3, 8, 8), "cross-entropy")):
+        assert _unmarked_aliases(model, x, loss) == [], type(model).__name__
+    shuffle = pytest.importorskip("torchvision").models.shufflenet_v2_x0_5(num_classes=10)
+    assert _unmarked_aliases(shuffle, torch.randn(2, 3, 32, 32), "cross-entropy") == []
+
+
 def test_cross_entropy_loss_ends_the_graph():
     # With the loss, the graph holds log-softmax, nll_loss and their backward, the target is an int64 input,
     # and the only tangent is the loss's scalar gradient; without it the logits' gradient is a tangent as
