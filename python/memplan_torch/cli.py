@@ -16,6 +16,12 @@ LOSSES = ("cross-entropy", "mse", "none")
 DROPOUTS = ("fused", "decomposed")
 TRACE_LOSSES = ("mean", "cross-entropy", "mse")  # trace's --loss (trace.TRACE_LOSSES)
 
+# The options of export-graph that apply-schedule must be given again, with export-graph's defaults. export-graph
+# records them in the graph ("export"); apply-schedule takes each one it is not given from there.
+EXPORT_OPTIONS = {"batch": 8, "input_shape": None, "input_dtype": None, "seed": 0, "model_output": None,
+                  "loss": "cross-entropy", "label_smoothing": 0.0, "class_dim": None, "dropout": "fused",
+                  "autocast": None}
+
 
 def _model_and_inputs(args):
     """(model, inputs, make_inputs): the model of the command's arguments (seeded; in SelectOutput under
@@ -46,6 +52,8 @@ def _cmd_export_graph(args):
                                           dropout=args.dropout, label_smoothing=args.label_smoothing,
                                           class_dim=args.class_dim)
     s = graph_export.summarize(graph)
+    graph["export"] = {"model": args.model, **{key: getattr(args, key) for key in EXPORT_OPTIONS},
+                       "torch": torch_version()}
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
           f"inputs {s['input_bytes'] / 2**20:.1f} MiB, {s['non_recomputable']} non-recomputable nodes "
@@ -98,13 +106,71 @@ def _cmd_import_snapshot(args):
     return 0
 
 
+def torch_version():
+    """The version of the torch this command runs with."""
+    import torch
+
+    return torch.__version__
+
+
+def _flag(key, value):
+    """The command-line text of option `key` (an EXPORT_OPTIONS key) with `value`."""
+    values = value if isinstance(value, list) else [value]
+    return " ".join(f"--{key.replace('_', '-')} {v}" for v in values)
+
+
+def _export_record(graph, path):
+    """The export-graph options that `graph` records ("export"; none in graphs exported before 2026-12-02), each
+    checked to be what export-graph writes."""
+    record = graph.get("export", {})
+    if not isinstance(record, dict):
+        raise MemplanTorchError(f"{path}: export: expected an object (the options export-graph was given)")
+
+    def names(v):
+        return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+
+    def integer(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    valid = {"batch": lambda v: integer(v) and v > 0, "seed": integer, "input_shape": names, "input_dtype": names,
+             "model_output": lambda v: v is None or isinstance(v, str), "loss": lambda v: v in LOSSES,
+             "label_smoothing": lambda v: integer(v) or isinstance(v, float), "dropout": lambda v: v in DROPOUTS,
+             "class_dim": lambda v: v is None or integer(v), "autocast": lambda v: v is None or isinstance(v, str)}
+    for key, check in valid.items():
+        if key in record and not check(record[key]):
+            raise MemplanTorchError(f"{path}: export.{key}: {record[key]!r} is not a value export-graph writes")
+    return record
+
+
+def _as_exported(args, record):
+    """Gives each EXPORT_OPTIONS option that the command line left out the value `record` holds (else
+    export-graph's default; the cross-entropy's options only where the loss is the record's); says on stderr
+    which ones came from the record, and which given ones differ."""
+    taken = []
+    for key, default in EXPORT_OPTIONS.items():
+        given = getattr(args, key)
+        if given is None and key in ("label_smoothing", "class_dim") and \
+                args.loss != record.get("loss", EXPORT_OPTIONS["loss"]):
+            setattr(args, key, default)
+        elif given is None:
+            setattr(args, key, record.get(key, default))
+            if record.get(key, default) != default:
+                taken.append(_flag(key, record[key]))
+        elif key in record and given != record[key]:
+            print(f"memplan-torch: note: {_flag(key, given)} differs from the graph's export "
+                  f"({_flag(key, record[key]) if record[key] is not None else 'not given'})", file=sys.stderr)
+    if taken:
+        print(f"memplan-torch: as the graph was exported: {' '.join(taken)}", file=sys.stderr)
+
+
 def _cmd_apply_schedule(args):
     import json
 
     from . import atomic, autocast, losses, progress, schedule
 
-    model, inputs, _ = _model_and_inputs(args)
     graph = schedule.read_graph(args.graph)
+    _as_exported(args, _export_record(graph, args.graph))
+    model, inputs, _ = _model_and_inputs(args)
     sched = schedule.read_schedule(args.schedule)
     with progress.phase(f"{args.model}: autograd's step, a trace, then the graph in its order and the schedule's"), \
             autocast.region(args.autocast):
@@ -230,7 +296,11 @@ def build_parser():
     q.set_defaults(func=_cmd_import_snapshot)
 
     q = sub.add_parser("apply-schedule", help="run the joint graph in a remat-schedule/v1 order; check gradients "
-                       "and measure the live-tensor peak")
+                       "and measure the live-tensor peak",
+                       description="Options that export-graph takes too (--batch, --input-shape, --input-dtype, "
+                       "--seed, --model-output, --loss, --label-smoothing, --class-dim, --dropout, --autocast) "
+                       "default to what the graph records of its export (graphs exported since 2026-12-02), else "
+                       "to export-graph's defaults.")
     model_args(q)
     q.add_argument("--graph", required=True,
                    help="the graph the schedule was planned on (export-graph, the same --input-shape, "
@@ -245,7 +315,7 @@ def build_parser():
     loss_arg(q)
     dropout_arg(q)
     autocast_arg(q, "trace the graph and run autograd's step")
-    q.set_defaults(func=_cmd_apply_schedule)
+    q.set_defaults(func=_cmd_apply_schedule, **dict.fromkeys(EXPORT_OPTIONS))  # None: not given (_as_exported)
     return p
 
 
