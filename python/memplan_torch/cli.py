@@ -119,29 +119,6 @@ def _flag(key, value):
     return " ".join(f"--{key.replace('_', '-')} {v}" for v in values)
 
 
-def _export_record(graph, path):
-    """The export-graph options that `graph` records ("export"; none in graphs exported before 2026-12-02), each
-    checked to be what export-graph writes."""
-    record = graph.get("export", {})
-    if not isinstance(record, dict):
-        raise MemplanTorchError(f"{path}: export: expected an object (the options export-graph was given)")
-
-    def names(v):
-        return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
-
-    def integer(v):
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    valid = {"batch": lambda v: integer(v) and v > 0, "seed": integer, "input_shape": names, "input_dtype": names,
-             "model_output": lambda v: v is None or isinstance(v, str), "loss": lambda v: v in LOSSES,
-             "label_smoothing": lambda v: integer(v) or isinstance(v, float), "dropout": lambda v: v in DROPOUTS,
-             "class_dim": lambda v: v is None or integer(v), "autocast": lambda v: v is None or isinstance(v, str)}
-    for key, check in valid.items():
-        if key in record and not check(record[key]):
-            raise MemplanTorchError(f"{path}: export.{key}: {record[key]!r} is not a value export-graph writes")
-    return record
-
-
 def _as_exported(args, record):
     """Gives each EXPORT_OPTIONS option that the command line left out the value `record` holds (else
     export-graph's default; the cross-entropy's options only where the loss is the record's); says on stderr
@@ -169,7 +146,7 @@ def _cmd_apply_schedule(args):
     from . import atomic, autocast, losses, progress, schedule
 
     graph = schedule.read_graph(args.graph)
-    _as_exported(args, _export_record(graph, args.graph))
+    _as_exported(args, schedule.export_record(graph, args.graph))
     model, inputs, _ = _model_and_inputs(args)
     sched = schedule.read_schedule(args.schedule)
     with progress.phase(f"{args.model}: autograd's step, a trace, then the graph in its order and the schedule's"), \

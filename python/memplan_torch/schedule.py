@@ -17,8 +17,9 @@ import torch.fx
 
 from . import autocast
 from .errors import MemplanTorchError
-from .graph_export import capture_joint, device_of, is_random_node, is_stateful, joint_to_graph, rng_generator
-from .losses import model_name, output_sum
+from .graph_export import (DROPOUTS, capture_joint, device_of, is_random_node, is_stateful, joint_to_graph,
+                           rng_generator)
+from .losses import LOSSES, CrossEntropy, model_name, output_sum
 from .memory import free_plan, simulate_peak
 
 
@@ -37,6 +38,38 @@ def read_graph(path):
     if not isinstance(graph, dict) or graph.get("format") != "remat-graph/v1":
         raise MemplanTorchError(f"{path}: format: expected 'remat-graph/v1'")
     return graph
+
+
+def export_record(graph, where):
+    """The options export-graph was given that `graph` records ("export"; none in graphs exported before
+    2026-12-02), each checked to be what export-graph writes (errors name `where` and the field)."""
+    record = graph.get("export", {})
+    if not isinstance(record, dict):
+        raise MemplanTorchError(f"{where}: export: expected an object (the options export-graph was given)")
+
+    def names(v):
+        return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+
+    def integer(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    valid = {"batch": lambda v: integer(v) and v > 0, "seed": integer, "input_shape": names, "input_dtype": names,
+             "model_output": lambda v: v is None or isinstance(v, str), "loss": lambda v: v in LOSSES,
+             "label_smoothing": lambda v: integer(v) or isinstance(v, float), "dropout": lambda v: v in DROPOUTS,
+             "class_dim": lambda v: v is None or integer(v), "autocast": lambda v: v is None or isinstance(v, str)}
+    for key, check in valid.items():
+        if key in record and not check(record[key]):
+            raise MemplanTorchError(f"{where}: export.{key}: {record[key]!r} is not a value export-graph writes")
+    return record
+
+
+def exported_loss(record):
+    """The loss a graph was exported with, from its export_record: "cross-entropy" (the default), "mse",
+    "none", or CrossEntropy where label smoothing or a class dimension was given."""
+    loss = record.get("loss", "cross-entropy")
+    if loss == "cross-entropy" and (record.get("label_smoothing") or record.get("class_dim") is not None):
+        return CrossEntropy(record.get("label_smoothing", 0.0), record.get("class_dim"))
+    return loss
 
 
 def read_schedule(path):

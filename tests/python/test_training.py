@@ -319,6 +319,12 @@ def test_the_cross_entropy_of_export_graphs_options_trains_a_step():
     ScheduledStep(model, (x,), g, g["order"], loss=loss)  # its example target is drawn
     # the plain "cross-entropy" has another graph: it is refused by name
     with pytest.raises(MemplanTorchError, match="export it again with the same"):
+        ScheduledStep(model, (x,), g, g["order"], loss="cross-entropy")
+    # a graph that records its export's options (as export-graph writes it) gives the step its loss
+    g["export"] = {"loss": "cross-entropy", "label_smoothing": 0.1, "class_dim": 1, "dropout": "fused"}
+    ScheduledStep(model, (x,), g, g["order"])
+    g["export"]["loss"] = "hinge"
+    with pytest.raises(MemplanTorchError, match="graph: export.loss: 'hinge' is not a value export-graph writes"):
         ScheduledStep(model, (x,), g, g["order"])
     with pytest.raises(MemplanTorchError, match="label smoothing 1.5: expected a number from 0 to 1"):
         CrossEntropy(label_smoothing=1.5)
