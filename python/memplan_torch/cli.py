@@ -53,7 +53,7 @@ def _cmd_export_graph(args):
                                           class_dim=args.class_dim)
     s = graph_export.summarize(graph)
     graph["export"] = {"model": args.model, **{key: getattr(args, key) for key in EXPORT_OPTIONS},
-                       "torch": torch_version()}
+                       "torch": _torch_version()}
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
           f"inputs {s['input_bytes'] / 2**20:.1f} MiB, {s['non_recomputable']} non-recomputable nodes "
@@ -106,7 +106,7 @@ def _cmd_import_snapshot(args):
     return 0
 
 
-def torch_version():
+def _torch_version():
     """The version of the torch this command runs with."""
     import torch
 

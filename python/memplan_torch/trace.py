@@ -160,8 +160,8 @@ def trace_training(model, make_inputs, checkpoint_names=(), lr=0.01, autocast_dt
     """Trace one steady-state training iteration of `model` (SGD with momentum) on the batches that
     make_inputs() makes (a tensor, or a tuple of the model's inputs). `loss`: "mean" (of the output)
     or, as export-graph's graph ends, "cross-entropy" (with `label_smoothing` and `class_dim`) or "mse" against
-    a random target drawn once (losses.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and the loss
-    run under CPU autocast, the mixed-precision recipe. `checkpoint_names` are the user's model's submodules
+    a random target drawn once (losses.with_loss). With `autocast_dtype`, e.g. "bfloat16", the forward pass and
+    the loss run under CPU autocast, the mixed-precision recipe. `checkpoint_names` are the user's model's submodules
     (select_modules), also where `model` is it in a losses.SelectOutput. Returns (rows, meta): rows are dicts
     id, lower, upper, size (upper may exceed the period: the buffer wraps into the next iteration); meta holds
     the period, peak load and what was left out."""

@@ -10,8 +10,8 @@ It takes the place of the forward and backward lines of a training loop:
         loss = step(x, y)
         optimizer.step()
 
-The graph is the one `memplan-torch export-graph` wrote for this model at this batch size (with the same
---loss and --dropout; its --label-smoothing and --class-dim as loss=CrossEntropy(label_smoothing, class_dim)),
+The graph is the one `memplan-torch export-graph` wrote for this model at this batch size (the step takes its
+--loss, --label-smoothing, --class-dim and --dropout from what the graph records, unless given loss= and dropout=),
 the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must have the example's
 shapes and dtypes: the joint graph is traced for them.
 
