@@ -166,6 +166,11 @@ def _cmd_apply_schedule(args):
     print(f"gradients {'match' if ok else 'DIFFER'}; live-tensor peak {report['measured_peak_bytes'] / 2**20:.1f} MiB "
           f"measured vs {report['predicted_peak_bytes'] / 2**20:.1f} MiB predicted "
           f"({report['predicted_peak_storage_bytes'] / 2**20:.1f} MiB counting each storage once)", file=sys.stderr)
+    unmarked = sorted({d["op"] for d in report["view_disagreements"] if d["what"] == "unmarked"})
+    if unmarked:
+        print(f"memplan-torch: warning: {', '.join(unmarked)} returned views of an input that the graph counts as "
+              "memory of their own (the exporter does not know them as views): predicted peaks overstate what "
+              "they hold; please report them", file=sys.stderr)
     if not report["reference_vs_autograd_allclose"] and args.model_output is not None:
         print("note: the graph leaves out what computes only the outputs other than --model-output; where that "
               "holds random ops (GoogLeNet's auxiliary dropout), autograd's step draws for them and the graph does "

@@ -387,6 +387,38 @@ def parameter_gradients(params, grads):
     return list(total.values())
 
 
+def view_disagreements(gm, graph, mapping, primals, tangents):
+    """Runs the joint fx graph once on real tensors (under no_grad, each value freed after its last use) and
+    returns where the graph's view marks and the storages torch shares disagree, as (node id, op, what):
+    "unmarked" where an output shares an input's storage without view_of (the graph counts it as memory of its
+    own: an op the exporter does not know as a view), "marked" where a view_of output shares no input's
+    storage. Random ops draw and batch norm updates its statistics: the caller puts both back."""
+    from .trace import storage_of
+
+    by_name = {mapping["nodes"][n["id"]]: n for n in graph["nodes"]}
+    found = []
+
+    def storages(tensors):
+        return {st[0] for st in map(storage_of, tensors) if st is not None}
+
+    class Audit(torch.fx.Interpreter):
+        def run_node(self, n):
+            out = super().run_node(n)
+            node = by_name.get(n.name)
+            if node is not None:
+                ins = storages(self.env[a] for a in n.all_input_nodes if isinstance(self.env[a], torch.Tensor))
+                outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, torch.Tensor)]
+                shares = bool(storages(outs) & ins)
+                marked = any("view_of" in graph["values"][v] for v in node["outputs"])
+                if shares != marked:
+                    found.append((node["id"], node["op"], "unmarked" if shares else "marked"))
+            return out
+
+    with torch.no_grad():
+        Audit(gm).run(*primals, *tangents)
+    return found
+
+
 def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dropout="fused"):
     """Re-trace `model` on `inputs` (`dropout` as the graph was exported: graph_export.DROPOUTS), check the
     trace matches `graph_json` node for node (retrace), run the reference order and `sequence`, and compare: the
@@ -394,7 +426,10 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     autograd on the model. Dropout draws the same numbers in all three runs (the reference order
     starts from autograd's generator state; run_sequence replays it per node). The modules run in the modes
     they are in; under torch.autocast autograd runs under it and the graph, which holds its casts, without.
-    Returns a report dict (allclose results, max differences, measured and predicted peaks)."""
+    Last, the graph runs once more to compare its view marks with the storages torch shares
+    (view_disagreements; the generator and the running statistics are put back after it).
+    Returns a report dict (allclose results, max differences, measured and predicted peaks, view
+    disagreements)."""
     from .trace import AllocationRecorder
 
     # Autograd on the model itself first; then restore the running statistics that this step updated.
@@ -420,6 +455,10 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
         ref = run_sequence(gm, graph, mapping, primals, tangents, graph["order"], rng_states=rng_states)
         model.load_state_dict(state)  # undo the running-statistics update of the reference run
         got = run_sequence(gm, graph, mapping, primals, tangents, sequence, recorder=rec, rng_states=rng_states)
+        after, rng_after = {k: v.clone() for k, v in model.state_dict().items()}, get_state()
+        disagreements = view_disagreements(gm, graph, mapping, primals, tangents)
+        model.load_state_dict(after)
+        set_state(rng_after)
 
     report = {"steps": len(sequence), "recomputed_steps": len(sequence) - len(set(sequence)), "rtol": rtol,
               "atol": atol}
@@ -445,4 +484,5 @@ def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dr
     report["reference_predicted_peak_bytes"] = simulate_peak(graph, graph["order"])
     report["measured_over_predicted"] = report["measured_peak_bytes"] / report["predicted_peak_bytes"]
     report["measured_over_predicted_storage"] = report["measured_peak_bytes"] / report["predicted_peak_storage_bytes"]
+    report["view_disagreements"] = [{"node": i, "op": op, "what": what} for i, op, what in disagreements]
     return report

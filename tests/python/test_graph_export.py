@@ -183,39 +183,15 @@ def test_unsafe_view_is_a_view():
 
 
 def _unmarked_aliases(model, x, loss):
-    """Runs the joint graph of `model` on real tensors node by node and returns the (op, what) pairs where the
-    export's view marks and torch disagree: an output that shares an input's storage without view_of ("shares"),
-    or a view_of whose tensor does not ("marked")."""
+    """schedule.view_disagreements on the joint graph of `model` with `loss`, traced as export-graph traces."""
     from memplan_torch import schedule
-    from memplan_torch.trace import storage_of
 
     model, inputs = losses.with_loss(model, (x,), loss)
     gm, graph, mapping, primals, tangents, _ = schedule.trace_joint(model, inputs, fake=None)
-    by_name = {mapping["nodes"][n["id"]]: n for n in graph["nodes"]}
-    interpreter, tensors, feed = torch.fx.Interpreter(gm), {}, iter(list(primals) + list(tangents))
-    disagreements = []
-    with torch.no_grad():
-        for n in gm.graph.nodes:
-            if n.op in ("placeholder", "output"):
-                if n.op == "placeholder":
-                    tensors[n] = next(feed)
-                continue
-            args, kwargs = torch.fx.node.map_arg((n.args, n.kwargs), lambda a: tensors[a])
-            tensors[n] = out = getattr(interpreter, n.op)(n.target, args, kwargs)
-            if n.name not in by_name:
-                continue
-            storages = {storage_of(tensors[a])[0] for a in n.all_input_nodes
-                        if isinstance(tensors[a], torch.Tensor) and storage_of(tensors[a])}
-            outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, torch.Tensor)]
-            shares = any(storage_of(o) and storage_of(o)[0] in storages for o in outs)
-            node = by_name[n.name]
-            marked = any("view_of" in graph["values"][v] for v in node["outputs"])
-            if shares != marked:
-                disagreements.append((node["op"], "shares" if shares else "marked"))
-    return disagreements
+    return schedule.view_disagreements(gm, graph, mapping, primals, tangents)
 
 
-def test_view_marks_are_the_storages_torch_shares():
+def test_view_marks_are_the_storages_torch_shares(monkeypatch):
     # Every output that shares an input's storage is a view (or an in-place write) in the graph, and every
     # view shares it: GRU cells (unsafe_split), LSTMs, attention, channel shuffles, dense concatenation.
     class Gru(nn.Module):
@@ -234,6 +210,26 @@ def test_view_marks_are_the_storages_torch_shares():
         assert _unmarked_aliases(model, x, loss) == [], type(model).__name__
     shuffle = pytest.importorskip("torchvision").models.shufflenet_v2_x0_5(num_classes=10)
     assert _unmarked_aliases(shuffle, torch.randn(2, 3, 32, 32), "cross-entropy") == []
+    # an op the exporter does not know as a view is named (unsafe_split, as before 2026-12-02)
+    monkeypatch.setattr(graph_export, "_UNANNOTATED_VIEWS", {"aten._unsafe_view.default"})
+    found = _unmarked_aliases(Gru(), torch.randn(3, 2, 4), "none")
+    assert found and {(op, what) for _, op, what in found} == {("aten.unsafe_split.Tensor", "unmarked")}
+
+
+def test_apply_schedule_names_views_the_exporter_does_not_know(tmp_path, monkeypatch, capsys):
+    # unsafe_split unknown as a view (as before 2026-12-02): apply-schedule reports the GRU's splits and warns
+    from memplan_torch import cli
+
+    monkeypatch.setattr(graph_export, "_UNANNOTATED_VIEWS", {"aten._unsafe_view.default"})
+    g, s, report = tmp_path / "g.json", tmp_path / "s.json", tmp_path / "r.json"
+    spec = "torch.nn:GRU(input_size=4, hidden_size=6)"
+    assert cli.main(["export-graph", spec, "--batch", "3", "--input-shape", "2,4", "--loss", "none",
+                     "-o", str(g)]) == 0
+    s.write_text(json.dumps({"format": "remat-schedule/v1", "sequence": json.loads(g.read_text())["order"]}))
+    assert cli.main(["apply-schedule", spec, "--graph", str(g), "--schedule", str(s), "-o", str(report)]) == 0
+    assert {d["op"] for d in json.loads(report.read_text())["view_disagreements"]} == {"aten.unsafe_split.Tensor"}
+    assert "warning: aten.unsafe_split.Tensor returned views of an input that the graph counts as memory of " \
+        "their own" in capsys.readouterr().err
 
 
 def test_cross_entropy_loss_ends_the_graph():

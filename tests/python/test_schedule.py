@@ -28,6 +28,7 @@ def _check(model, x, loss="none", fake=False):
     assert rep["predicted_peak_bytes"] == schedule.simulate_peak(g, seq)
     # the recorder counts each storage once: compare with the prediction made the same way
     assert 0.9 <= rep["measured_over_predicted_storage"] <= 1.1, rep
+    assert rep["view_disagreements"] == []  # the graph's views are the storages torch shares
     return g, rep
 
 
