@@ -120,10 +120,18 @@ def _flag(key, value):
 
 
 def _as_exported(args, record):
-    """Gives each EXPORT_OPTIONS option that the command line left out the value `record` holds (else
-    export-graph's default; the cross-entropy's options only where the loss is the record's); says on stderr
-    which ones came from the record, and which given ones differ."""
-    taken = []
+    """Gives the model, where not given, and each EXPORT_OPTIONS option that the command line left out the
+    value `record` holds (else export-graph's default; the cross-entropy's options only where the loss is the
+    record's); says on stderr which ones came from the record, and which given ones differ."""
+    recorded_model = record.get("model") if isinstance(record.get("model"), str) else None
+    if args.model is None and recorded_model is None:
+        raise MemplanTorchError(f"{args.graph}: the graph records no model (exported before 2026-12-02, or not by "
+                                "export-graph): give MODEL")
+    taken = [recorded_model] if args.model is None else []
+    if args.model is not None and recorded_model not in (None, args.model):
+        print(f"memplan-torch: note: the model {args.model} is not the graph's export's ({recorded_model})",
+              file=sys.stderr)
+    args.model = args.model or recorded_model
     for key, default in EXPORT_OPTIONS.items():
         given = getattr(args, key)
         if given is None and key in ("label_smoothing", "class_dim") and \
@@ -195,9 +203,11 @@ def build_parser():
     p = argparse.ArgumentParser(prog="memplan-torch", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    def model_args(q):
-        q.add_argument("model", help="MODULE:CONSTRUCTOR, e.g. torchvision:resnet18 or memplan_torch.models:gpt_small, "
-                       "with keyword arguments in parentheses where needed: 'torchvision:googlenet(aux_logits=False)'")
+    def model_args(q, recorded=False):
+        q.add_argument("model", nargs="?" if recorded else None,
+                       help="MODULE:CONSTRUCTOR, e.g. torchvision:resnet18 or memplan_torch.models:gpt_small, "
+                       "with keyword arguments in parentheses where needed: 'torchvision:googlenet(aux_logits=False)'"
+                       + ("; default: the one the graph records" if recorded else ""))
         q.add_argument("--batch", type=int, default=8, help="batch size (default 8)")
         q.add_argument("--input-shape", action="append", metavar="SHAPE",
                        help="per-sample input shape, e.g. 3,224,224 (default: the model's example_input, else "
@@ -283,7 +293,7 @@ def build_parser():
                        "--seed, --model-output, --loss, --label-smoothing, --class-dim, --dropout, --autocast) "
                        "default to what the graph records of its export (graphs exported since 2026-12-02), else "
                        "to export-graph's defaults.")
-    model_args(q)
+    model_args(q, recorded=True)
     q.add_argument("--graph", required=True,
                    help="the graph the schedule was planned on (export-graph, the same --input-shape, "
                    "--model-output, --loss, --label-smoothing, --class-dim, --dropout and --autocast)")

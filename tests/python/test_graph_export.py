@@ -714,9 +714,9 @@ def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
     assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     # the graph records its export's options: apply-schedule takes those it is not given from there
     assert json.loads(g.read_text())["export"]["label_smoothing"] == 0.1
-    r = _cli("apply-schedule", spec, "--graph", str(g), "--schedule", str(s), "-o", str(report))
+    r = _cli("apply-schedule", "--graph", str(g), "--schedule", str(s), "-o", str(report))
     assert r.returncode == 0, r.stderr
-    assert "as the graph was exported: --label-smoothing 0.1 --autocast bfloat16" in r.stderr, r.stderr
+    assert f"as the graph was exported: {spec} --label-smoothing 0.1 --autocast bfloat16" in r.stderr, r.stderr
     assert json.loads(report.read_text())["schedule_vs_reference_allclose"]
     r = _cli("apply-schedule", spec, *common, "--loss", "none", "--graph", str(g), "--schedule", str(s))
     assert r.returncode == 2 and "export it again with the same --model-output, --loss, --label-smoothing, " \
@@ -727,6 +727,11 @@ def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
     g.write_text(json.dumps(edited))
     r = _cli("apply-schedule", spec, "--graph", str(g), "--schedule", str(s))
     assert r.returncode == 2 and f"{g}: export.batch: 'eight' is not a value export-graph writes" in r.stderr
+    del edited["export"]
+    g.write_text(json.dumps(edited))
+    r = _cli("apply-schedule", "--graph", str(g), "--schedule", str(s))
+    assert r.returncode == 2 and f"{g}: the graph records no model (exported before 2026-12-02, or not by " \
+        "export-graph): give MODEL" in r.stderr, r.stderr
     r = _cli("apply-schedule", spec, *common, "--graph", str(g), "--schedule", str(s), "--atol", "-1")
     assert r.returncode == 2 and "argument --atol: '-1': expected a finite number, 0 or more" in r.stderr
     r = _cli("export-graph", spec, *common, "--autocast", "int8", "-o", str(tmp_path / "bad.json"))
