@@ -208,7 +208,7 @@ def build_parser():
                        help="MODULE:CONSTRUCTOR, e.g. torchvision:resnet18 or memplan_torch.models:gpt_small, "
                        "with keyword arguments in parentheses where needed: 'torchvision:googlenet(aux_logits=False)'"
                        + ("; default: the one the graph records" if recorded else ""))
-        q.add_argument("--batch", type=int, default=8, help="batch size (default 8)")
+        q.add_argument("--batch", type=int, default=EXPORT_OPTIONS["batch"], help="batch size (default 8)")
         q.add_argument("--input-shape", action="append", metavar="SHAPE",
                        help="per-sample input shape, e.g. 3,224,224 (default: the model's example_input, else "
                        "3,224,224); once per input, in order, for a model of several inputs (token ids and a mask); "
@@ -217,20 +217,20 @@ def build_parser():
         q.add_argument("--input-dtype", action="append", metavar="DTYPE",
                        help="input dtype, e.g. int64 (default float32); once for every input, or once per "
                        "--input-shape")
-        q.add_argument("--seed", type=int, default=0)
+        q.add_argument("--seed", type=int, default=EXPORT_OPTIONS["seed"])
         q.add_argument("--model-output", metavar="KEY",
                        help="where the model returns more than one tensor (a dict such as Hugging Face's "
                        "ModelOutput, a named tuple, a tuple): the key, field or position of the one the loss takes, "
                        "e.g. logits or 0; the others get no gradient")
 
-    def loss_arg(q, choices=LOSSES, default="cross-entropy",
+    def loss_arg(q, choices=LOSSES, default=EXPORT_OPTIONS["loss"],
                  what="what ends the forward pass: cross-entropy (default; the output read as logits, classes last, "
                  "or in dimension 1 from 4 dimensions on (N, C, H, W), against a random integer target, so the "
                  "graph holds the loss and its backward as a training step does), mse (mean squared error "
                  "against a random target of the output's shape: regression, denoising) or none (the graph ends "
                  "at the outputs; their gradients are inputs)"):
         q.add_argument("--loss", choices=choices, default=default, help=what)
-        q.add_argument("--label-smoothing", type=float, default=0.0,
+        q.add_argument("--label-smoothing", type=float, default=EXPORT_OPTIONS["label_smoothing"],
                        help="label smoothing of the cross-entropy loss, from 0 to 1 (default 0; torchvision's "
                        "recipes use 0.1)")
         q.add_argument("--class-dim", type=int, metavar="DIM",
@@ -244,7 +244,7 @@ def build_parser():
                        "autocast takes it, torch 2.x), as mixed-precision training runs it")
 
     def dropout_arg(q):
-        q.add_argument("--dropout", choices=DROPOUTS, default="fused",
+        q.add_argument("--dropout", choices=DROPOUTS, default=EXPORT_OPTIONS["dropout"],
                        help="how dropout is traced: fused (default; aten.native_dropout as CUDA runs it, a 1-byte "
                        "mask kept for the backward) or decomposed (the CPU path: in torch 1.13 a 4-byte float mask)")
 

@@ -19,7 +19,7 @@ from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import (DROPOUTS, capture_joint, device_of, is_random_node, is_stateful, joint_to_graph,
                            rng_generator)
-from .losses import LOSSES, CrossEntropy, model_name, output_sum
+from .losses import LOSSES, loss_function, model_name, output_sum
 from .memory import free_plan, simulate_peak
 
 
@@ -64,12 +64,10 @@ def export_record(graph, where):
 
 
 def exported_loss(record):
-    """The loss a graph was exported with, from its export_record: "cross-entropy" (the default), "mse",
-    "none", or CrossEntropy where label smoothing or a class dimension was given."""
-    loss = record.get("loss", "cross-entropy")
-    if loss == "cross-entropy" and (record.get("label_smoothing") or record.get("class_dim") is not None):
-        return CrossEntropy(record.get("label_smoothing", 0.0), record.get("class_dim"))
-    return loss
+    """The loss a graph was exported with, from its export_record (losses.loss_function: CrossEntropy with its
+    options, "mse" or "none"; the cross-entropy where the record has none)."""
+    return loss_function(record.get("loss", "cross-entropy"), record.get("label_smoothing", 0.0),
+                         record.get("class_dim"))
 
 
 def read_schedule(path):
