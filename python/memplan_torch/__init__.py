@@ -4,7 +4,8 @@ Exports the joint forward+backward graph of a torch.nn.Module, with its training
 remat-graph/v1 JSON (graph_export), records the allocation pattern of one training iteration as MiniMalloc
 CSV (trace), imports CUDA memory snapshots (snapshot), rebuilds a joint graph in the order of a
 remat-schedule/v1 to check it (schedule), and trains with a schedule (training.ScheduledStep). The command
-line (`python3 -m memplan_torch`, cli.py) is the primary interface.
+line (`python3 -m memplan_torch`, cli.py) is the primary interface; the choices and defaults of its options,
+and the record of them that a graph keeps, are in options (torch-free).
 """
 
 __all__ = ["CrossEntropy", "KeywordInputs", "MemplanTorchError", "ScheduledStep", "SelectOutput",

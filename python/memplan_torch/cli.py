@@ -9,18 +9,7 @@ import sys
 import time
 
 from .errors import MemplanTorchError
-
-# export-graph's --loss and --dropout choices (losses.LOSSES and graph_export.DROPOUTS; repeated here so that
-# --help needs no torch import), and trace's --loss.
-LOSSES = ("cross-entropy", "mse", "none")
-DROPOUTS = ("fused", "decomposed")
-TRACE_LOSSES = ("mean", "cross-entropy", "mse")  # trace's --loss (trace.TRACE_LOSSES)
-
-# The options of export-graph that apply-schedule must be given again, with export-graph's defaults. export-graph
-# records them in the graph ("export"); apply-schedule takes each one it is not given from there.
-EXPORT_OPTIONS = {"batch": 8, "input_shape": None, "input_dtype": None, "seed": 0, "model_output": None,
-                  "loss": "cross-entropy", "label_smoothing": 0.0, "class_dim": None, "dropout": "fused",
-                  "autocast": None}
+from .options import DROPOUTS, EXPORT_OPTIONS, LOSSES, TRACE_LOSSES, export_record, recorded
 
 
 def _model_and_inputs(args):
@@ -135,11 +124,11 @@ def _as_exported(args, record):
     for key, default in EXPORT_OPTIONS.items():
         given = getattr(args, key)
         if given is None and key in ("label_smoothing", "class_dim") and \
-                args.loss != record.get("loss", EXPORT_OPTIONS["loss"]):
+                args.loss != recorded(record, "loss"):
             setattr(args, key, default)
         elif given is None:
-            setattr(args, key, record.get(key, default))
-            if record.get(key, default) != default:
+            setattr(args, key, recorded(record, key))
+            if recorded(record, key) != default:
                 taken.append(_flag(key, record[key]))
         elif key in record and given != record[key]:
             print(f"memplan-torch: note: {_flag(key, given)} differs from the graph's export "
@@ -154,7 +143,7 @@ def _cmd_apply_schedule(args):
     from . import atomic, autocast, losses, progress, schedule
 
     graph = schedule.read_graph(args.graph)
-    _as_exported(args, schedule.export_record(graph, args.graph))
+    _as_exported(args, export_record(graph, args.graph))
     model, inputs, _ = _model_and_inputs(args)
     sched = schedule.read_schedule(args.schedule)
     with progress.phase(f"{args.model}: autograd's step, a trace, then the graph in its order and the schedule's"), \

@@ -30,6 +30,7 @@ from torch import nn
 from . import autocast
 from .errors import MemplanTorchError
 from .losses import model_name, user_model, with_loss
+from .options import DROPOUTS
 from .rnn import rnn_weights_follow_swaps
 
 # Bytes per element of every dtype we can size; anything else (quantized, ...) is an error naming the op.
@@ -63,17 +64,6 @@ class _Captured(Exception):
 
 def _never_compile(gm, example_inputs):
     raise MemplanTorchError("internal: aot_module reached compilation after the joint graph was captured")
-
-
-# How dropout appears in the joint graph (export-graph --dropout):
-# - "fused": aten.native_dropout, the fused kernel that CUDA runs (its mask, kept for the backward, is bool:
-#   1 byte per element), split in two (split_fused_dropout): the random step keeps only the mask, and the
-#   output is input * mask * scale, a deterministic step that may be recomputed;
-# - "decomposed": what torch.nn.functional.dropout runs on the CPU (a float bernoulli_ tensor scaled by 1/(1-p),
-#   kept for the backward: 4 bytes per element), written out here: torch 1.13 also traces it so on fake
-#   tensors, but torch 2.x traces dropout as native_dropout on every device.
-# The plans are for GPU training, so "fused" is the default.
-DROPOUTS = ("fused", "decomposed")
 
 
 @contextlib.contextmanager

@@ -14,15 +14,8 @@ from torch import nn
 
 from . import autocast
 from .errors import MemplanTorchError
+from .options import LOSSES
 from .rnn import rnn_weights_follow_swaps
-
-
-# What export-graph can put at the end of the forward pass: "cross-entropy" (the model's output read as
-# logits, the classes where resolve_class_dim says, against an integer target that becomes a graph input),
-# "mse" (the mean squared error of the output against a target of its shape and dtype, for regression and
-# denoising models) or "none" (the graph ends at the model's outputs; their gradients are tangent inputs,
-# resident throughout).
-LOSSES = ("cross-entropy", "mse", "none")
 
 
 class CrossEntropy:

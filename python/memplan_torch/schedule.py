@@ -17,9 +17,9 @@ import torch.fx
 
 from . import autocast
 from .errors import MemplanTorchError
-from .graph_export import (DROPOUTS, capture_joint, device_of, is_random_node, is_stateful, joint_to_graph,
-                           rng_generator)
-from .losses import LOSSES, loss_function, model_name, output_sum
+from .graph_export import capture_joint, device_of, is_random_node, is_stateful, joint_to_graph, rng_generator
+from .losses import loss_function, model_name, output_sum
+from .options import recorded
 from .memory import free_plan, simulate_peak
 
 
@@ -40,34 +40,10 @@ def read_graph(path):
     return graph
 
 
-def export_record(graph, where):
-    """The options export-graph was given that `graph` records ("export"; none in graphs exported before
-    2026-12-02), each checked to be what export-graph writes (errors name `where` and the field)."""
-    record = graph.get("export", {})
-    if not isinstance(record, dict):
-        raise MemplanTorchError(f"{where}: export: expected an object (the options export-graph was given)")
-
-    def names(v):
-        return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
-
-    def integer(v):
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    valid = {"batch": lambda v: integer(v) and v > 0, "seed": integer, "input_shape": names, "input_dtype": names,
-             "model_output": lambda v: v is None or isinstance(v, str), "loss": lambda v: v in LOSSES,
-             "label_smoothing": lambda v: integer(v) or isinstance(v, float), "dropout": lambda v: v in DROPOUTS,
-             "class_dim": lambda v: v is None or integer(v), "autocast": lambda v: v is None or isinstance(v, str)}
-    for key, check in valid.items():
-        if key in record and not check(record[key]):
-            raise MemplanTorchError(f"{where}: export.{key}: {record[key]!r} is not a value export-graph writes")
-    return record
-
-
 def exported_loss(record):
-    """The loss a graph was exported with, from its export_record (losses.loss_function: CrossEntropy with its
-    options, "mse" or "none"; the cross-entropy where the record has none)."""
-    return loss_function(record.get("loss", "cross-entropy"), record.get("label_smoothing", 0.0),
-                         record.get("class_dim"))
+    """The loss a graph was exported with, from its options.export_record (losses.loss_function: CrossEntropy
+    with its options, "mse" or "none"; export-graph's default where the record has none)."""
+    return loss_function(*(recorded(record, key) for key in ("loss", "label_smoothing", "class_dim")))
 
 
 def read_schedule(path):
@@ -303,7 +279,7 @@ def lifted_state(module, count):
 
 
 def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake=True):
-    """Trace `model(*inputs)` into its joint fx graph (`dropout`: graph_export.DROPOUTS; `fake`: True with fake
+    """Trace `model(*inputs)` into its joint fx graph (`dropout`: options.DROPOUTS; `fake`: True with fake
     tensors, False with real ones (as --real-tensors), None with fake ones else real ones (as export-graph does
     by default; graph_export.capture_joint)).
     Returns (gm, graph, mapping, primals, tangents, num_params): the fx graph, its remat-graph/v1 dict (see
@@ -418,7 +394,7 @@ def view_disagreements(gm, graph, mapping, primals, tangents):
 
 
 def apply_schedule(model, inputs, graph_json, sequence, rtol=1e-4, atol=1e-5, dropout="fused"):
-    """Re-trace `model` on `inputs` (`dropout` as the graph was exported: graph_export.DROPOUTS), check the
+    """Re-trace `model` on `inputs` (`dropout` as the graph was exported: options.DROPOUTS), check the
     trace matches `graph_json` node for node (retrace), run the reference order and `sequence`, and compare: the
     schedule's outputs against the reference order's, and the reference order's parameter gradients against
     autograd on the model. Dropout draws the same numbers in all three runs (the reference order

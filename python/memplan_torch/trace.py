@@ -27,12 +27,8 @@ from torch.utils._pytree import tree_flatten
 
 from . import autocast
 from .errors import MemplanTorchError
+from .options import TRACE_LOSSES
 from .pattern import meta_path, peak_load, to_csv  # noqa: F401  (re-exported: trace.to_csv etc.)
-
-
-# What ends a traced iteration: the mean of the output (as the committed traces and the GPU run), or the losses
-# export-graph ends its graphs with.
-TRACE_LOSSES = ("mean", "cross-entropy", "mse")
 
 
 def storage_of(t):

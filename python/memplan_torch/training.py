@@ -40,9 +40,9 @@ from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import device_of, is_stateful, named_args, rng_generator, written_arguments
 from .losses import WithLoss, output_sum, output_tensors, with_loss, without_loss
-from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, export_record, exported_loss,
-                       graph_outputs, lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule,
-                       retrace, trace_joint)
+from .options import export_record, recorded
+from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, exported_loss, graph_outputs,
+                       lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule, retrace, trace_joint)
 
 
 def _graph_of(graph):
@@ -114,8 +114,8 @@ class ScheduledStep:
     step returns them and backpropagates their sum); example_target: one batch of the target, which a loss
     function needs (and which the graph's target must have the shape of); dropout: "fused" or "decomposed", as
     the graph was exported. loss and dropout default to what the graph records of its export (export-graph's
-    --loss, --label-smoothing, --class-dim and --dropout; schedule.export_record), else "cross-entropy" and
-    "fused".
+    --loss, --label-smoothing, --class-dim and --dropout; options.export_record), else export-graph's defaults,
+    "cross-entropy" and "fused".
 
     The model is traced again (schedule.retrace: with fake tensors, else with real ones, as the graph may have
     been exported); its parameters, running statistics, modes and the generator are left as they were. A graph
@@ -127,7 +127,7 @@ class ScheduledStep:
         graph_json = _graph_of(graph)
         record = export_record(graph_json, graph if isinstance(graph, str) else "graph")
         loss = exported_loss(record) if loss is None else loss
-        dropout = record.get("dropout", "fused") if dropout is None else dropout
+        dropout = recorded(record, "dropout") if dropout is None else dropout
         sequence = _sequence_of(schedule)
         module, inputs = _with_loss(model, example_inputs, loss, example_target)
         self._setup(model, module, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("functorch")
 from torch import nn  # noqa: E402
 
-from memplan_torch import graph_export, losses, models, trace  # noqa: E402
+from memplan_torch import graph_export, losses, models, options  # noqa: E402
 from memplan_torch.errors import MemplanTorchError  # noqa: E402
 
 from conftest import REPO, StandInOp, memplan_binary  # noqa: E402
@@ -534,12 +534,18 @@ def test_autocast_region_refuses_what_it_cannot_run():
     assert autocast.state("cpu")[0] is False
 
 
-def test_cli_loss_choices_are_the_exporters():
-    from memplan_torch import cli
-
-    assert cli.LOSSES == losses.LOSSES
-    assert cli.TRACE_LOSSES == trace.TRACE_LOSSES
-    assert cli.DROPOUTS == graph_export.DROPOUTS
+def test_the_command_lines_options_need_no_torch():
+    # --help and the graph's export record read memplan_torch.options, which the tracing modules share
+    code = ("import sys, memplan_torch.cli, memplan_torch.options as o; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'torch')); "
+            "print(o.export_record({'export': {'loss': 'mse'}}, 'g'), o.recorded({}, 'dropout'))")
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["[]", "{'loss': 'mse'} fused"]
+    assert losses.LOSSES is options.LOSSES and graph_export.DROPOUTS is options.DROPOUTS
+    with pytest.raises(MemplanTorchError, match="g: export.dropout: 'none' is not a value export-graph writes"):
+        options.export_record({"export": {"dropout": "none"}}, "g")
 
 
 def test_unsupported_dtype_names_the_op():
