@@ -242,8 +242,8 @@ def build_parser():
     q.add_argument("-o", "--output", required=True)
     q.add_argument("--name", help="graph name (default CONSTRUCTOR_bsBATCH)")
     q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow; "
-                   "by default real ones only where this torch's fake tensors cannot trace the model, as torch "
-                   "1.13's with label smoothing; torch 2.x always traces with fake ones)")
+                   "by default real ones only where this torch's fake tensors cannot trace the model, as an op "
+                   "whose output size depends on the data; torch 2.x always traces with fake ones)")
     q.add_argument("--device", default="cpu", help="the device to trace on (default cpu), e.g. cuda: the graph holds "
                    "the kernels of the device the step will run on (torch 2.x picks attention kernels by device), "
                    "and --autocast is that device's")

@@ -25,7 +25,11 @@ class CrossEntropy:
     without that dimension. Classes last ((N, C), or (N, T, V) of a sequence model) are flattened to (·, C);
     other logits go to torch's cross_entropy with the classes moved to dimension 1. Where a loss function is
     taken (ScheduledStep, export_graph), CrossEntropy(label_smoothing=0.1) traces as `export-graph
-    --label-smoothing 0.1` does, and needs no example target: one is drawn as for "cross-entropy"."""
+    --label-smoothing 0.1` does, and needs no example target: one is drawn as for "cross-entropy".
+
+    Label smoothing is written out (smoothed_cross_entropy), not left to torch's cross_entropy: torch 1.13's
+    decomposition fills a mask in place with a real 0-dim tensor, which its fake tensors refuse, and takes the
+    mean of a masked_select, whose size depends on the target's values."""
 
     def __init__(self, label_smoothing=0.0, class_dim=None):
         if not 0.0 <= label_smoothing <= 1.0:
@@ -36,12 +40,29 @@ class CrossEntropy:
     def __call__(self, logits, target):
         dim = resolve_class_dim(logits.dim(), self.class_dim)
         if dim == logits.dim() - 1:
-            return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1),
-                                               label_smoothing=self.label_smoothing)
-        return nn.functional.cross_entropy(logits.movedim(dim, 1), target, label_smoothing=self.label_smoothing)
+            logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
+        else:
+            logits = logits.movedim(dim, 1)
+        if self.label_smoothing:
+            return smoothed_cross_entropy(logits, target, self.label_smoothing)
+        return nn.functional.cross_entropy(logits, target)
 
     def __repr__(self):
         return f"CrossEntropy(label_smoothing={self.label_smoothing}, class_dim={self.class_dim})"
+
+
+def smoothed_cross_entropy(logits, target, label_smoothing, ignore_index=-100):
+    """F.cross_entropy(logits, target, label_smoothing=...) with the mean reduction, classes in dimension 1, in
+    ops whose output sizes do not depend on the values: (1 - ε) · the mean negative log-likelihood of the
+    targets + ε / C · the mean over the targets not ignored of -Σ_c log p_c. Autocast runs cross_entropy in
+    float32 (on CUDA and CPU), not its parts: so float16 and bfloat16 logits are cast to float32 here under it."""
+    if autocast.state(logits.device.type)[0] and logits.dtype in (torch.float16, torch.bfloat16):
+        logits = logits.float()
+    log_p = nn.functional.log_softmax(logits, 1)
+    nll = nn.functional.nll_loss(log_p, target, ignore_index=ignore_index)
+    kept = target != ignore_index
+    uniform = torch.where(kept, -log_p.sum(1), log_p.new_zeros(())).sum() / kept.sum()
+    return (1 - label_smoothing) * nll + uniform * (label_smoothing / logits.shape[1])
 
 
 def loss_function(loss, label_smoothing=0.0, class_dim=None):

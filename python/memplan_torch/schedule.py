@@ -325,8 +325,8 @@ def _trace_difference(graph, graph_json, name):
 def retrace(model, inputs, graph_json, dropout="fused"):
     """trace_joint as `graph_json` was exported (`dropout` the same): with fake tensors (export-graph's
     default), else, where the fake trace fails or differs (a few more `detach` on some models; batch norm in
-    eval mode, whose saved statistics are empty on real tensors; label smoothing, which torch 1.13's fake
-    tensors cannot trace), with real ones (--real-tensors), at most once. A graph that matches neither way
+    eval mode, whose saved statistics are empty on real tensors; an op whose output size depends on the data,
+    which fake tensors cannot size), with real ones (--real-tensors), at most once. A graph that matches neither way
     raises MemplanTorchError naming the first difference (the fake trace's where it ran), or, where neither
     trace ran, the fake trace's error."""
     name = model_name(model)

@@ -410,14 +410,34 @@ class IntegerOutput(nn.Module):
         return x.argmax(dim=1)
 
 
-def test_label_smoothing_traces_where_fake_tensors_cannot():
-    # torch 1.13's fake tensors reject label-smoothed cross-entropy's decomposition: the default trace then
-    # uses real tensors; the graph holds the smoothing term (more nodes than without it).
+def test_label_smoothing_traces_with_fake_tensors():
+    # The smoothed cross-entropy is written out in ops of static sizes: torch 1.13's fake tensors trace it (they
+    # refuse its own decomposition) to the graph real tensors give, and it is F.cross_entropy's, value and
+    # gradient, ignored targets and autocast included.
     torch.manual_seed(0)
     model, x = ConvBN(), torch.randn(2, 3, 8, 8)
     plain = graph_export.export_graph(model, (x,), "c", loss="cross-entropy")
-    smoothed = graph_export.export_graph(model, (x,), "c", loss="cross-entropy", label_smoothing=0.1)
+    smoothed = graph_export.export_graph(model, (x,), "c", fake=True, loss="cross-entropy", label_smoothing=0.1)
+    real = graph_export.export_graph(model, (x,), "c", fake=False, loss="cross-entropy", label_smoothing=0.1)
     assert len(smoothed["nodes"]) > len(plain["nodes"])
+    assert not [n for n in real["nodes"] if "masked_select" in n["op"]]
+    assert [(n["op"], n["outputs"]) for n in smoothed["nodes"] if n["op"] != "aten.detach.default"] == \
+        [(n["op"], n["outputs"]) for n in real["nodes"] if n["op"] != "aten.detach.default"]
+    assert smoothed["values"] == real["values"]
+    for shape, classes in (((6, 10), 10), ((3, 7, 5), 7), ((2, 4, 3, 3), 4)):
+        logits = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+        target = torch.randint(0, classes, (shape[0], *shape[2:]))
+        target.view(-1)[:2] = -100
+        want = nn.functional.cross_entropy(logits, target, label_smoothing=0.2)
+        got = losses.smoothed_cross_entropy(logits, target, 0.2)
+        assert torch.allclose(got, want)
+        assert torch.allclose(torch.autograd.grad(got, logits)[0], torch.autograd.grad(want, logits)[0])
+    weight, target = torch.randn(16, 10), torch.randint(0, 10, (6,))
+    with torch.autocast("cpu", torch.bfloat16):
+        logits = torch.randn(6, 16) @ weight
+        assert logits.dtype == torch.bfloat16
+        want = nn.functional.cross_entropy(logits, target, label_smoothing=0.1)
+        assert torch.equal(losses.smoothed_cross_entropy(logits, target, 0.1), want) and want.dtype == torch.float32
     with pytest.raises(MemplanTorchError, match="label smoothing applies to the cross-entropy loss, not to 'mse'"):
         losses.with_loss(model, (x,), "mse", label_smoothing=0.1)
     with pytest.raises(MemplanTorchError, match="label smoothing 1.5: expected a number from 0 to 1"):

@@ -297,8 +297,8 @@ def test_storage_prediction_follows_the_production_a_view_was_made_from():
 
 
 def test_retrace_traces_with_real_tensors_at_most_once(monkeypatch):
-    # A graph of another batch size, for a model whose loss torch 1.13's fake tensors cannot trace (label
-    # smoothing): the fake trace fails or differs, one real trace differs too, and its difference is named.
+    # A graph of another batch size: the fake trace differs, one real trace differs too, and its difference is
+    # named.
     torch.manual_seed(0)
     model = models.GPT(vocab=32, seq_len=8, dim=16, heads=2, layers=1, dropout=0.0)
     module, inputs = losses.with_loss(model, (model.example_input(2),), "cross-entropy", label_smoothing=0.1)
