@@ -9,7 +9,7 @@ import sys
 import time
 
 from .errors import MemplanTorchError
-from .options import DROPOUTS, EXPORT_OPTIONS, LOSSES, TRACE_LOSSES, export_record, recorded
+from .options import DROPOUTS, EXPORT_OPTIONS, LOSSES, TRACE_LOSSES, TRACE_OPTIONS, export_record, recorded
 
 
 def _model_and_inputs(args):
@@ -41,7 +41,7 @@ def _cmd_export_graph(args):
                                           dropout=args.dropout, label_smoothing=args.label_smoothing,
                                           class_dim=args.class_dim)
     s = graph_export.summarize(graph)
-    graph["export"] = {"model": args.model, **{key: getattr(args, key) for key in EXPORT_OPTIONS},
+    graph["export"] = {"model": args.model, **{key: getattr(args, key) for key in (*EXPORT_OPTIONS, *TRACE_OPTIONS)},
                        "torch": _torch_version()}
     atomic.write_json(args.output, graph, compact=True)
     print(f"{name}: {s['nodes']} nodes, {s['values']} values, {s['flops']:.3e} FLOPs, "
@@ -244,9 +244,9 @@ def build_parser():
     q.add_argument("--real-tensors", action="store_true", help="trace with real tensors instead of fake ones (slow; "
                    "by default real ones only where this torch's fake tensors cannot trace the model, as an op "
                    "whose output size depends on the data; torch 2.x always traces with fake ones)")
-    q.add_argument("--device", default="cpu", help="the device to trace on (default cpu), e.g. cuda: the graph holds "
-                   "the kernels of the device the step will run on (torch 2.x picks attention kernels by device), "
-                   "and --autocast is that device's")
+    q.add_argument("--device", default=TRACE_OPTIONS["device"], help="the device to trace on (default cpu), e.g. "
+                   "cuda: the graph holds the kernels of the device the step will run on (torch 2.x picks attention "
+                   "kernels by device), and --autocast is that device's")
     q.add_argument("--recompute-batch-norm", action="store_true", help="mark training-mode batch norm recomputable "
                    "(apply-schedule updates its running statistics once however often it runs)")
     loss_arg(q)

@@ -31,6 +31,11 @@ EXPORT_OPTIONS = {"batch": 8, "input_shape": None, "input_dtype": None, "seed": 
                   "loss": "cross-entropy", "label_smoothing": 0.0, "class_dim": None, "dropout": "fused",
                   "autocast": None}
 
+# The rest of what export-graph records of its command line, with its defaults: how the graph was traced (on
+# which device, real tensors forced, training-mode batch norm marked recomputable). A record of where the graph
+# came from, so that it can be made again; apply-schedule needs none of it.
+TRACE_OPTIONS = {"device": "cpu", "real_tensors": False, "recompute_batch_norm": False}
+
 
 def _names(v):
     """Whether `v` is what export-graph records of a repeatable option: none, or a list of strings."""
@@ -47,7 +52,8 @@ _RECORDED = {"batch": lambda v: _integer(v) and v > 0, "seed": _integer, "input_
              "input_dtype": _names, "model_output": lambda v: v is None or isinstance(v, str),
              "loss": lambda v: v in LOSSES, "label_smoothing": lambda v: _integer(v) or isinstance(v, float),
              "dropout": lambda v: v in DROPOUTS, "class_dim": lambda v: v is None or _integer(v),
-             "autocast": lambda v: v is None or isinstance(v, str)}
+             "autocast": lambda v: v is None or isinstance(v, str), "device": lambda v: isinstance(v, str),
+             "real_tensors": lambda v: isinstance(v, bool), "recompute_batch_norm": lambda v: isinstance(v, bool)}
 
 
 def export_record(graph, where):

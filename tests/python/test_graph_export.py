@@ -566,6 +566,8 @@ def test_the_command_lines_options_need_no_torch():
     assert losses.LOSSES is options.LOSSES and graph_export.DROPOUTS is options.DROPOUTS
     with pytest.raises(MemplanTorchError, match="g: export.dropout: 'none' is not a value export-graph writes"):
         options.export_record({"export": {"dropout": "none"}}, "g")
+    with pytest.raises(MemplanTorchError, match="g: export.real_tensors: 'yes' is not a value export-graph writes"):
+        options.export_record({"export": {"real_tensors": "yes"}}, "g")
 
 
 def test_unsupported_dtype_names_the_op():
@@ -739,7 +741,9 @@ def test_cli_autocast_label_smoothing_and_a_real_schedule(tmp_path):
     assert rep["recomputed_steps"] > 0 and (rep["rtol"], rep["atol"]) == (2e-4, 1e-5)
     assert rep["schedule_vs_reference_allclose"] and rep["reference_vs_autograd_allclose"]
     # the graph records its export's options: apply-schedule takes those it is not given from there
-    assert json.loads(g.read_text())["export"]["label_smoothing"] == 0.1
+    record = json.loads(g.read_text())["export"]
+    assert record["label_smoothing"] == 0.1 and record["autocast"] == "bfloat16"
+    assert (record["device"], record["real_tensors"], record["recompute_batch_norm"]) == ("cpu", False, False)
     r = _cli("apply-schedule", "--graph", str(g), "--schedule", str(s), "-o", str(report))
     assert r.returncode == 0, r.stderr
     assert f"as the graph was exported: {spec} --label-smoothing 0.1 --autocast bfloat16" in r.stderr, r.stderr
