@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from memplan_torch import memory, pattern
+from memplan_torch import memory, options, pattern
 
 from conftest import DATA, memplan_binary
 
@@ -40,6 +40,19 @@ def test_graph_is_well_formed(path):
     assert set(g["outputs"]) <= available
     assert all(v["size"] > 0 or v["kind"] != "intermediate" for v in values)
     assert any(not n["recomputable"] for n in nodes) or "gpt" not in path
+
+
+@pytest.mark.parametrize("path", GRAPHS, ids=os.path.basename)
+def test_graph_records_how_it_was_exported(path):
+    # what scripts/export-real-data gives export-graph: graphs with traces beside them end at the model's
+    # outputs with batch norm kept; training-batch graphs end with the loss, batch norm recomputable
+    g = json.load(open(path))
+    record = options.export_record(g, path)
+    with_trace = os.path.exists(path[:-len(".graph.json")] + ".csv")
+    assert g["name"] == f"{record['model'].split(':')[-1]}_bs{record['batch']}"
+    assert (record["loss"], record["recompute_batch_norm"]) == \
+        (("none", False) if with_trace else ("cross-entropy", True))
+    assert set(record) == {"model", "torch", *options.EXPORT_OPTIONS, *options.TRACE_OPTIONS}
 
 
 @pytest.mark.parametrize("path", TRACES, ids=os.path.basename)
