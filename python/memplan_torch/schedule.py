@@ -303,9 +303,10 @@ def trace_joint(model, inputs, dropout="fused", recompute_batch_norm=False, fake
     return gm, graph, mapping, primals, tangents, len(params)
 
 
-def _trace_difference(graph, graph_json, name):
+def _trace_difference(graph, graph_json, name, smaller=False):
     """How the traced `graph` differs from `graph_json`: None, or ("nodes" or "sizes", a message naming the
-    first difference)."""
+    first difference). With `smaller`, a value smaller than the file's is no difference (a batch of smaller
+    shapes), only a larger one."""
     mine = [(n["op"], n["inputs"], n["outputs"]) for n in graph["nodes"]]
     theirs = [(n["op"], n["inputs"], n["outputs"]) for n in graph_json["nodes"]]
     if mine != theirs:
@@ -314,6 +315,11 @@ def _trace_difference(graph, graph_json, name):
                          "export it again with the same --model-output, --loss, --label-smoothing, --class-dim, "
                          "--dropout and --autocast")
     sizes = [(v["size"], w["size"]) for v, w in zip(graph["values"], graph_json["values"])]
+    if smaller and len(graph["values"]) == len(graph_json["values"]):
+        k = next((k for k, (a, b) in enumerate(sizes) if a > b), None)
+        return None if k is None else ("sizes", f"{name} on these inputs holds {sizes[k][0]} bytes in value {k}, "
+                                                f"more than the {sizes[k][1]} of the graph the schedule was planned "
+                                                "on: the step takes no larger inputs than its graph's")
     if len(graph["values"]) != len(graph_json["values"]) or any(a != b for a, b in sizes):
         k = next((k for k, (a, b) in enumerate(sizes) if a != b), min(len(sizes), len(graph_json["values"])))
         here, there = (f"{sizes[k][0]} bytes", f"{sizes[k][1]}") if k < len(sizes) else ("no value", "a value")
@@ -322,20 +328,21 @@ def _trace_difference(graph, graph_json, name):
     return None
 
 
-def retrace(model, inputs, graph_json, dropout="fused"):
+def retrace(model, inputs, graph_json, dropout="fused", smaller=False):
     """trace_joint as `graph_json` was exported (`dropout` the same): with fake tensors (export-graph's
     default), else, where the fake trace fails or differs (a few more `detach` on some models; batch norm in
     eval mode, whose saved statistics are empty on real tensors; an op whose output size depends on the data,
-    which fake tensors cannot size), with real ones (--real-tensors), at most once. A graph that matches neither way
-    raises MemplanTorchError naming the first difference (the fake trace's where it ran), or, where neither
-    trace ran, the fake trace's error."""
+    which fake tensors cannot size), with real ones (--real-tensors), at most once. A graph that matches
+    neither way raises MemplanTorchError naming the first difference (the fake trace's where it ran), or, where
+    neither trace ran, the fake trace's error. With `smaller`, the trace matches where it has the file's nodes
+    and no value larger than the file's (inputs of smaller shapes)."""
     name = model_name(model)
     try:
         fake = trace_joint(model, inputs, dropout, fake=True)
     except MemplanTorchError as e:
         fake, fake_error = None, e
     else:
-        difference = _trace_difference(fake[1], graph_json, name)
+        difference = _trace_difference(fake[1], graph_json, name, smaller)
         if difference is None:
             return fake
     try:
@@ -344,7 +351,7 @@ def retrace(model, inputs, graph_json, dropout="fused"):
         if fake is None:
             raise fake_error from None
         raise MemplanTorchError(difference[1]) from None
-    real_difference = _trace_difference(real[1], graph_json, name)
+    real_difference = _trace_difference(real[1], graph_json, name, smaller)
     if real_difference is None:
         return real
     raise MemplanTorchError((difference if fake is not None else real_difference)[1])

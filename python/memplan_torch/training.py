@@ -12,8 +12,10 @@ It takes the place of the forward and backward lines of a training loop:
 
 The graph is the one `memplan-torch export-graph` wrote for this model at this batch size (the step takes its
 --loss, --label-smoothing, --class-dim and --dropout from what the graph records, unless given loss= and dropout=),
-the schedule one that `memplan remat` or `memplan plan` made from it. Every batch must have the example's
-shapes and dtypes: the joint graph is traced for them.
+the schedule one that `memplan remat` or `memplan plan` made from it. A batch of the example's shapes runs the
+graph traced for them; a batch of smaller shapes (an epoch's last, smaller batch; shorter sequences) runs the
+same schedule on the graph traced again at its shapes, once per shape: each tensor is then no larger than
+planned, and neither is the peak. Larger batches, other dtypes and other ranks are refused.
 
 The loss is the cross-entropy of the model's logits (CrossEntropy: label smoothing, the class dimension), or
 any loss function (loss=fn, example_target=y). Modules are traced in the modes they are in (a frozen batch
@@ -130,7 +132,8 @@ class ScheduledStep:
         dropout = recorded(record, "dropout") if dropout is None else dropout
         sequence = _sequence_of(schedule)
         module, inputs = _with_loss(model, example_inputs, loss, example_target)
-        self._setup(model, module, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss)
+        self._setup(model, module, inputs, retrace(module, inputs, graph_json, dropout), graph_json, sequence, loss,
+                    dropout)
         self.plan = None
 
     @classmethod
@@ -166,34 +169,30 @@ class ScheduledStep:
         if not check["ok"]:
             raise MemplanTorchError(f"internal: the planned schedule fails validation: {check['errors'][:3]}")
         step = cls.__new__(cls)
-        step._setup(model, module, inputs, traced, graph_json, result["sequence"], loss)
+        step._setup(model, module, inputs, traced, graph_json, result["sequence"], loss, dropout)
         step.plan = {k: v for k, v in result.items() if k not in ("sequence", "schedule_json")}
         step.plan["lower_bound"] = graph.peak_lower_bound()
         return step
 
-    def _setup(self, model, module, inputs, traced, graph_json, sequence, loss):
+    def _setup(self, model, module, inputs, traced, graph_json, sequence, loss, dropout):
         """What both constructors share: the traced module (the model, or it with its loss), its joint graph
         (trace_joint's tuple) and a sequence valid on `graph_json`, which the trace matches."""
         self._module = module
-        self._gm, self._graph, self._mapping, primals, self._tangents, num_params = traced
+        gm, _, _, primals, _, num_params = traced
         check_sequence(graph_json, sequence)
+        self._graph_json = graph_json
         self._sequence = list(sequence)
-        self._program = CompiledSequence(self._gm, self._graph, self._mapping, self._sequence)
+        self._dropout = dropout
         self._state = primals[:len(primals) - len(inputs)]  # parameters and buffers, as the graph lifted them
         self._params = primals[:num_params]
         self._inputs = [(tuple(t.shape), t.dtype) for t in inputs]
-        self._num_fwd = len(graph_outputs(self._gm)) - len(primals)
-        self._counted = _batch_norms_counted(model, self._gm, primals)
+        self._by_shapes = {tuple(shape for shape, _ in self._inputs): _Program(traced, self._sequence)}
+        self._num_fwd = len(graph_outputs(gm)) - len(primals)
+        self._counted = _batch_norms_counted(model, gm, primals)
         self._loss = loss
         self._device = device_of(inputs)
         self._autocast = autocast.state(self._device.type)
         self._modes = [(name or type(model).__name__, m, m.training) for name, m in model.named_modules()]
-        # Random nodes run once each; where the schedule moves one past another, each draws from the state it
-        # would have in autograd's order, so the step draws the numbers autograd would.
-        self._random = random_nodes(self._gm, self._graph, self._mapping)
-        drawing = [nid for nid, _ in self._random]
-        random_ids = frozenset(drawing)
-        self._redraw = [n for n in self._sequence if n in random_ids] != drawing
 
     def __call__(self, *inputs, grad_scale=None):
         """Runs the step on one batch (the model's inputs, then the target, unless the loss is "none").
@@ -202,11 +201,12 @@ class ScheduledStep:
         mixed-precision training, that scales what is backpropagated, as `scaler.scale(loss).backward()`
         does (the returned loss is not scaled); `scaler.step(optimizer)` then unscales the gradients."""
         self._check_call(inputs)
+        program = self._program_for(inputs)
         primals = [t.detach() for t in self._state] + [t.detach() for t in inputs]
-        drawn = draw_states(self._random, self._device) if self._redraw else None
+        drawn = draw_states(program.random, self._device) if program.redraw else None
         with torch.autocast(self._device.type, enabled=False):  # the graph's casts are its own
-            outputs = self._program(primals, self._scaled_tangents(grad_scale),
-                                    rng_states=drawn[0] if drawn else None)
+            outputs = program.run(primals, self._scaled_tangents(program.tangents, grad_scale),
+                                  rng_states=drawn[0] if drawn else None)
         if drawn:
             rng_generator(self._device)[1](drawn[1])
         for p, g in parameter_gradients(self._params, outputs[self._num_fwd:self._num_fwd + len(self._params)]):
@@ -228,13 +228,11 @@ class ScheduledStep:
         if len(inputs) != len(self._inputs):
             raise MemplanTorchError(f"ScheduledStep: expected {len(self._inputs)} tensors ({what}), got {len(inputs)}")
         for k, (t, (shape, dtype)) in enumerate(zip(inputs, self._inputs)):
-            if not isinstance(t, torch.Tensor) or tuple(t.shape) != shape or t.dtype != dtype:
+            if not isinstance(t, torch.Tensor) or t.dtype != dtype or t.dim() != len(shape) or \
+                    any(a > b for a, b in zip(t.shape, shape)):
                 got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
-                smaller = isinstance(t, torch.Tensor) and t.dim() == len(shape) and t.dtype == dtype and \
-                    0 < t.shape[0] < shape[0] and tuple(t.shape[1:]) == shape[1:]
-                hint = "; a smaller last batch: drop it (DataLoader(..., drop_last=True))" if smaller else ""
                 raise MemplanTorchError(f"ScheduledStep: argument {k}: expected a {dtype} tensor of shape {shape} "
-                                        f"(the graph was traced for it), got {got}{hint}")
+                                        f"(the graph was traced for it) or smaller in some dimensions, got {got}")
         state = lifted_state(self._module, len(self._state))
         if state is None or any(a is not b for a, b in zip(state[0] + state[1], self._state)):
             raise MemplanTorchError("ScheduledStep: the model's parameters and buffers are not the tensors the step "
@@ -256,10 +254,21 @@ class ScheduledStep:
                                     f"{autocast.describe(self._autocast)} when the step was traced; its graph holds "
                                     "the casts it was traced with: call it as it was made")
 
-    def _scaled_tangents(self, grad_scale):
-        """The tangents (ones: the backward of the loss, or of the outputs' sum) times grad_scale."""
+    def _program_for(self, inputs):
+        """The _Program for the shapes of `inputs` (checked by _check_call): the model traced at them the first
+        time (schedule.retrace with smaller: the graph's nodes, no value larger than planned)."""
+        shapes = tuple(tuple(t.shape) for t in inputs)
+        if shapes not in self._by_shapes:
+            traced = retrace(self._module, tuple(inputs), self._graph_json, self._dropout, smaller=True)
+            if any(a is not b for a, b in zip(traced[3], self._state)):
+                raise MemplanTorchError("internal: the trace at new shapes lifted other parameters and buffers")
+            self._by_shapes[shapes] = _Program(traced, self._sequence)
+        return self._by_shapes[shapes]
+
+    def _scaled_tangents(self, tangents, grad_scale):
+        """`tangents` (ones: the backward of the loss, or of the outputs' sum) times grad_scale."""
         if grad_scale is None:
-            return self._tangents
+            return tangents
         one = torch.ones((), dtype=torch.float32, device=self._device)
         if hasattr(grad_scale, "scale"):  # a GradScaler: its scale() also readies it for step() and unscale_()
             scale = grad_scale.scale(one)
@@ -268,7 +277,22 @@ class ScheduledStep:
         else:
             raise MemplanTorchError(f"ScheduledStep: grad_scale: expected a number or a GradScaler, got "
                                     f"{type(grad_scale).__name__}")
-        return [t * scale.to(t.dtype) for t in self._tangents]
+        return [t * scale.to(t.dtype) for t in tangents]
+
+
+class _Program:
+    """What a ScheduledStep runs for one set of input shapes: the schedule's sequence compiled on the joint
+    graph traced at them (trace_joint's tuple), with its tangents and random nodes."""
+
+    def __init__(self, traced, sequence):
+        gm, graph, mapping, _, self.tangents, _ = traced
+        self.run = CompiledSequence(gm, graph, mapping, sequence)
+        # Random nodes run once each; where the schedule moves one past another, each draws from the state it
+        # would have in autograd's order, so the step draws the numbers autograd would.
+        self.random = random_nodes(gm, graph, mapping)
+        drawing = [nid for nid, _ in self.random]
+        random_ids = frozenset(drawing)
+        self.redraw = [n for n in sequence if n in random_ids] != drawing
 
 
 def all_reduce_gradients(parameters, group=None, bucket_bytes=25 << 20):

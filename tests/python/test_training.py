@@ -15,7 +15,8 @@ torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
 from memplan_torch import (CrossEntropy, KeywordInputs, MemplanTorchError, ScheduledStep,  # noqa: E402
-                          SelectOutput, all_reduce_gradients, graph_export, losses, models)
+                          SelectOutput, all_reduce_gradients, graph_export, losses, models, trace,
+                          training)
 
 from conftest import REPO, StandInOp, memplan_binary, recompute_late  # noqa: E402
 
@@ -479,6 +480,45 @@ def test_a_scaled_step_gives_scaled_gradients_and_the_unscaled_loss():
         step(x, y, grad_scale="1024")
 
 
+def test_smaller_batches_and_shorter_sequences_run_the_same_schedule(monkeypatch):
+    # An epoch's smaller last batch, and a decoder's shorter sequences, run the schedule made for the example's
+    # shapes on the graph traced again at theirs (once a shape), training as autograd does; each value is then
+    # no larger than planned.
+    traced = []
+    real_retrace = training.retrace
+    monkeypatch.setattr(training, "retrace", lambda *a, **k: traced.append(k.get("smaller")) or real_retrace(*a, **k))
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    g = _graph(model, torch.randn(4, 3, 32, 32))
+    sizes = (4, 3, 4, 3, 2)
+    batches = [(torch.randn(b, 3, 32, 32), torch.randint(0, 10, (b,))) for b in sizes]
+    (model, plain), (got, want) = _train_both(model, batches, g, recompute_late(g, several_outputs=True))
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(model, plain)
+    assert traced == [None, True, True]  # the example's shapes, then batches of 3 and of 2, each once
+    torch.manual_seed(0)
+    gpt = models.GPT(vocab=32, seq_len=8, dim=16, heads=2, layers=2, dropout=0.1)
+    g = graph_export.export_graph(gpt, (gpt.example_input(2),), "g", loss="cross-entropy")
+    batches = [(torch.randint(0, 32, (2, t)), torch.randint(0, 32, (2, t))) for t in (8, 5, 8, 3)]
+    (gpt, plain), (got, want) = _train_both(gpt, batches, g, recompute_late(g))
+    assert [float(a) for a in got] == pytest.approx([float(b) for b in want], rel=1e-5)
+    _same_state(gpt, plain)
+    step, peaks = ScheduledStep(gpt, (gpt.example_input(2),), g, recompute_late(g)), []
+    for ids, target in batches[:2]:
+        with trace.AllocationRecorder() as made:
+            step(ids, target)
+        peaks.append(made.peak_live_bytes)
+    assert 0 < peaks[1] < peaks[0]  # the live tensor bytes the step makes: less at 5 tokens than at 8
+    # a trace at other shapes must not hold more than the graph: here the file claims less than the model makes
+    module, inputs = losses.with_loss(gpt, (gpt.example_input(2),), "cross-entropy")
+    shrunk = copy.deepcopy(g)
+    big = max(range(len(shrunk["values"])), key=lambda k: shrunk["values"][k]["size"])
+    shrunk["values"][big]["size"] -= 4
+    with pytest.raises(MemplanTorchError, match=rf"GPT on these inputs holds \d+ bytes in value {big}, more than the "
+                                                r"\d+ of the graph the schedule was planned on"):
+        real_retrace(module, inputs, shrunk, smaller=True)
+
+
 def test_bad_arguments_are_clear_errors():
     torch.manual_seed(0)
     model = torchvision.models.resnet18(num_classes=10)
@@ -488,12 +528,13 @@ def test_bad_arguments_are_clear_errors():
     with pytest.raises(MemplanTorchError, match=r"expected 2 tensors \(the model's inputs and the target\), got 1"):
         step(x)
     with pytest.raises(MemplanTorchError, match=r"argument 0: expected a torch.float32 tensor of shape \(2, 3, 32, "
-                                                r"32\) \(the graph was traced for it\), got torch.float32 \(4, 3, "
-                                                r"32, 32\)$"):
+                                                r"32\) \(the graph was traced for it\) or smaller in some "
+                                                r"dimensions, got torch.float32 \(4, 3, 32, 32\)$"):
         step(torch.randn(4, 3, 32, 32), torch.randint(0, 10, (2,)))
-    with pytest.raises(MemplanTorchError, match=r"got torch.float32 \(1, 3, 32, 32\); a smaller last batch: drop it "
-                                                r"\(DataLoader\(..., drop_last=True\)\)"):
-        step(torch.randn(1, 3, 32, 32), torch.randint(0, 10, (1,)))
+    with pytest.raises(MemplanTorchError, match=r"argument 0: .* got torch.float64 \(2, 3, 32, 32\)$"):
+        step(x.double(), torch.randint(0, 10, (2,)))
+    with pytest.raises(MemplanTorchError, match=r"argument 0: .* got torch.float32 \(2, 3, 32\)$"):
+        step(x[:, :, 0], torch.randint(0, 10, (2,)))
     with pytest.raises(MemplanTorchError, match="argument 1: .* got list"):
         step(x, [0, 1])
     with pytest.raises(MemplanTorchError, match="argument 0 is on another device than cpu, where the step was made"):
