@@ -19,8 +19,8 @@ from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import capture_joint, device_of, is_random_node, is_stateful, joint_to_graph, rng_generator
 from .losses import loss_function, model_name, output_sum
-from .options import recorded
 from .memory import free_plan, simulate_peak
+from .options import recorded
 
 
 def _read_json(path, what):
