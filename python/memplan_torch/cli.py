@@ -128,7 +128,7 @@ def _as_exported(args, record):
             setattr(args, key, default)
         elif given is None:
             setattr(args, key, recorded(record, key))
-            if recorded(record, key) != default:
+            if getattr(args, key) != default:
                 taken.append(_flag(key, record[key]))
         elif key in record and given != record[key]:
             print(f"memplan-torch: note: {_flag(key, given)} differs from the graph's export "
