@@ -7,6 +7,7 @@ the last step, and the peak of live tensor bytes of one step each way.
     PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py \\
         --model memplan_torch.models:gpt_small --batch 2 --budget 50% --steps 5   # with dropout
     PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py --autocast bfloat16  # mixed precision
+    PYTHONPATH=python /usr/bin/python3 examples/torch/train_with_schedule.py --last-batch 5   # an epoch's remainder
 
 The three lines a training loop needs are marked "the schedule's step" below; with --autocast the graph is
 exported, and the step made and called, under CPU autocast, while autograd's forward pass runs under it and its
@@ -48,13 +49,17 @@ def main():
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--memplan", default=os.path.join(ROOT, "build", "src", "tools", "memplan"))
     p.add_argument("--autocast", metavar="DTYPE", help="train in mixed precision: CPU autocast with DTYPE (bfloat16)")
+    p.add_argument("--last-batch", type=int, metavar="N", help="the last step takes N samples, fewer than --batch, "
+                   "as an epoch's last batch does (the step traces the model once more, at that batch)")
     args = p.parse_args()
+    if args.last_batch is not None and not 0 < args.last_batch < args.batch:
+        p.error(f"--last-batch {args.last_batch}: expected fewer samples than --batch {args.batch}, at least one")
     mixed = lambda: autocast.region(args.autocast)  # noqa: E731  (a null context without --autocast)
 
     torch.manual_seed(0)
     model = models.load_model(args.model).train()
     shape = None if hasattr(model, "example_input") else models.parse_shape(args.input_shape)
-    batch = lambda: models.example_input(model, args.batch, shape)  # noqa: E731
+    batch = lambda n=args.batch: models.example_input(model, n, shape)  # noqa: E731
     x = batch()
     with tempfile.TemporaryDirectory() as tmp:
         graph_path, schedule_path = os.path.join(tmp, "graph.json"), os.path.join(tmp, "schedule.json")
@@ -73,10 +78,11 @@ def main():
 
     logits = losses.logits_shape(plain, (x,))  # (batch, ..., classes)
     classes = logits[-1]
-    targets = lambda: losses.random_target(logits)  # noqa: E731
+    targets = lambda n=args.batch: losses.random_target((n, *logits[1:]))  # noqa: E731
     seconds = [0.0, 0.0]
     for k in range(args.steps):
-        x, target = batch(), targets()
+        n = args.last_batch if args.last_batch and k == args.steps - 1 else args.batch
+        x, target = batch(n), targets(n)
         generator = torch.get_rng_state()
         start = time.perf_counter()
         scheduled_opt.zero_grad()
@@ -92,7 +98,8 @@ def main():
         plain_opt.step()
         seconds[0] += middle - start
         seconds[1] += time.perf_counter() - middle
-        print(f"step {k + 1}: loss {float(loss):.6f} with the schedule, {float(plain_loss):.6f} with autograd")
+        print(f"step {k + 1} (batch {n}): loss {float(loss):.6f} with the schedule, {float(plain_loss):.6f} with "
+              "autograd")
 
     differences = [float((a.float() - b.float()).abs().max())
                    for a, b in zip(model.state_dict().values(), plain.state_dict().values())]

@@ -569,8 +569,10 @@ def test_the_example_trains_with_a_planned_schedule():
     script = os.path.join(REPO, "examples", "torch", "train_with_schedule.py")
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
     run = subprocess.run([sys.executable, script, "--input-shape", "3,64,64", "--budget", "70%", "--steps", "2",
-                          "--memplan", memplan], capture_output=True, text=True, env=env, timeout=600)
+                          "--last-batch", "5", "--memplan", memplan], capture_output=True, text=True, env=env,
+                         timeout=600)
     assert run.returncode == 0, run.stderr
+    assert "step 2 (batch 5): loss" in run.stdout  # an epoch's smaller last batch, with the same schedule
     assert "parameters and buffers after 2 steps: equal" in run.stdout
     assert "with the schedule" in run.stdout.splitlines()[-1]
     # mixed precision: exported, made and called under CPU bfloat16 autocast, autograd by torch's recipe
