@@ -259,7 +259,13 @@ class ScheduledStep:
         time (schedule.retrace with smaller: the graph's nodes, no value larger than planned)."""
         shapes = tuple(tuple(t.shape) for t in inputs)
         if shapes not in self._by_shapes:
-            traced = retrace(self._module, tuple(inputs), self._graph_json, self._dropout, smaller=True)
+            try:
+                traced = retrace(self._module, tuple(inputs), self._graph_json, self._dropout, smaller=True)
+            except MemplanTorchError as e:
+                made = ", ".join(str(shape) for shape, _ in self._inputs)
+                raise MemplanTorchError(f"ScheduledStep: inputs of shapes {', '.join(map(str, shapes))}, smaller than "
+                                        f"the {made} the step was made for, cannot run its schedule (make a step "
+                                        f"for them): {e}") from e
             if any(a is not b for a, b in zip(traced[3], self._state)):
                 raise MemplanTorchError("internal: the trace at new shapes lifted other parameters and buffers")
             self._by_shapes[shapes] = _Program(traced, self._sequence)

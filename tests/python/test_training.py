@@ -518,6 +518,25 @@ def test_smaller_batches_and_shorter_sequences_run_the_same_schedule(monkeypatch
     with pytest.raises(MemplanTorchError, match=rf"GPT on these inputs holds \d+ bytes in value {big}, more than the "
                                                 r"\d+ of the graph the schedule was planned on"):
         real_retrace(module, inputs, shrunk, smaller=True)
+    # a model whose graph changes with the batch: the step says which shapes it cannot run, and why
+
+    class SingleSampleBranch(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(6, 4)
+
+        def forward(self, x):
+            return self.fc(x * 2 if x.shape[0] == 1 else x)
+
+    branchy, x = SingleSampleBranch(), torch.randn(3, 6)
+    g = graph_export.export_graph(branchy, (x,), "g", loss="cross-entropy")
+    step = ScheduledStep(branchy, (x,), g, g["order"])
+    step(torch.randn(2, 6), torch.randint(0, 4, (2,)))
+    with pytest.raises(MemplanTorchError, match=r"ScheduledStep: inputs of shapes \(1, 6\), \(1,\), smaller than the "
+                                                r"\(3, 6\), \(3,\) the step was made for, cannot run its schedule "
+                                                r"\(make a step for them\): the graph file does not match "
+                                                r"SingleSampleBranch as traced here"):
+        step(torch.randn(1, 6), torch.randint(0, 4, (1,)))
 
 
 def test_bad_arguments_are_clear_errors():
