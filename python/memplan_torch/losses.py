@@ -14,7 +14,7 @@ from torch import nn
 
 from . import autocast
 from .errors import MemplanTorchError
-from .options import LOSSES
+from .options import LOSSES, recorded
 from .rnn import rnn_weights_follow_swaps
 
 
@@ -80,6 +80,12 @@ def loss_function(loss, label_smoothing=0.0, class_dim=None):
             raise MemplanTorchError(f"{what} applies to the cross-entropy loss, not to "
                                     f"{'a loss function' if callable(loss) else repr(loss)}")
     return loss
+
+
+def exported_loss(record):
+    """The loss a graph was exported with, from its options.export_record (loss_function: CrossEntropy
+    with its options, "mse" or "none"; export-graph's default where the record has none)."""
+    return loss_function(*(recorded(record, key) for key in ("loss", "label_smoothing", "class_dim")))
 
 
 class WithLoss(nn.Module):

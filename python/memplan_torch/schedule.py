@@ -18,9 +18,8 @@ import torch.fx
 from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import capture_joint, device_of, is_random_node, is_stateful, joint_to_graph, rng_generator
-from .losses import loss_function, model_name, output_sum
+from .losses import model_name, output_sum
 from .memory import free_plan, simulate_peak
-from .options import recorded
 
 
 def _read_json(path, what):
@@ -38,12 +37,6 @@ def read_graph(path):
     if not isinstance(graph, dict) or graph.get("format") != "remat-graph/v1":
         raise MemplanTorchError(f"{path}: format: expected 'remat-graph/v1'")
     return graph
-
-
-def exported_loss(record):
-    """The loss a graph was exported with, from its options.export_record (losses.loss_function: CrossEntropy
-    with its options, "mse" or "none"; export-graph's default where the record has none)."""
-    return loss_function(*(recorded(record, key) for key in ("loss", "label_smoothing", "class_dim")))
 
 
 def read_schedule(path):

@@ -41,10 +41,10 @@ import torch
 from . import autocast
 from .errors import MemplanTorchError
 from .graph_export import device_of, is_stateful, named_args, rng_generator, written_arguments
-from .losses import WithLoss, output_sum, output_tensors, with_loss, without_loss
+from .losses import WithLoss, exported_loss, output_sum, output_tensors, with_loss, without_loss
 from .options import export_record, recorded
-from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, exported_loss, graph_outputs,
-                       lifted_state, parameter_gradients, random_nodes, read_graph, read_schedule, retrace, trace_joint)
+from .schedule import (CompiledSequence, check_schedule, check_sequence, draw_states, graph_outputs, lifted_state,
+                       parameter_gradients, random_nodes, read_graph, read_schedule, retrace, trace_joint)
 
 
 def _graph_of(graph):
