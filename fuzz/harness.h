@@ -37,6 +37,14 @@ void CheckCsvReader(std::string_view data);
 // Chen baseline's schedule pass the independent validator with the simulator's figures.
 void CheckGraphReader(std::string_view data);
 
+// A small remat graph decoded from the bytes (up to 16 nodes: graph inputs and tangents, zero sizes and
+// costs, workspace, run-once nodes, views, several graph outputs), views aliased too where it has any: FastSA
+// at a decoded budget and move count, and going on from its schedule to a lower budget, give schedules that
+// the independent validator accepts with their reported figures, that repeat, that do not peak below the
+// graph's lower bound nor above the reference order or the budget, that meet a budget the reference order
+// meets at its cost, and whose buffers have the schedule's peak as their peak load and pack validly.
+void CheckRematPlanners(std::string_view data);
+
 // fusion::Parse on C text; an accepted program can be printed back as C.
 void CheckCParser(std::string_view data);
 

@@ -48,6 +48,7 @@ void ReplayTarget(const std::string& target, const std::function<void(std::strin
 
 TEST(FuzzRegressions, CsvReader) { ReplayTarget("csv_reader", fuzz::CheckCsvReader); }
 TEST(FuzzRegressions, GraphReader) { ReplayTarget("graph_reader", fuzz::CheckGraphReader); }
+TEST(FuzzRegressions, RematPlanners) { ReplayTarget("remat_planners", fuzz::CheckRematPlanners); }
 TEST(FuzzRegressions, CParser) { ReplayTarget("c_parser", fuzz::CheckCParser); }
 TEST(FuzzRegressions, AllocPlanners) { ReplayTarget("alloc_planners", fuzz::CheckAllocPlanners); }
 TEST(FuzzRegressions, LoopfuseVerdicts) { ReplayTarget("loopfuse_verdicts", fuzz::CheckLoopfuseVerdicts); }

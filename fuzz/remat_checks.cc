@@ -1,11 +1,19 @@
-// The check of the graph_reader fuzz target (fuzz/harness.h).
+// The checks of the recomputation fuzz targets (fuzz/harness.h): graph_reader and remat_planners.
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <optional>
 #include <string>
 
+#include "alloc/planner.h"
+#include "alloc/problem.h"
+#include "alloc/validator.h"
 #include "common/error.h"
 #include "common/progress.h"
 #include "fuzz/harness.h"
 #include "remat/planner.h"
+#include "remat/buffers.h"
+#include "remat/fastsa.h"
 #include "remat/reader.h"
 #include "remat/simulator.h"
 #include "remat/validator.h"
@@ -33,6 +41,128 @@ void CheckSchedules(const remat::Graph& graph) {
   }
 }
 
+// `graph` with its views counted as their owners' memory (remat::AliasViews), when it has views. AliasViews
+// accepts every graph the reader accepts: an InputError from it is a bug the fuzzer reports.
+std::optional<remat::Graph> Aliased(const remat::Graph& graph) {
+  if (std::none_of(graph.values.begin(), graph.values.end(), [](const remat::Value& v) { return v.view_of >= 0; })) {
+    return std::nullopt;
+  }
+  return remat::AliasViews(graph);
+}
+
+// A small graph decoded from the bytes: up to 16 nodes in id order, each reading up to three earlier values
+// (graph inputs and tangents among them), writing one or two, with zero costs and sizes, workspace, run-once
+// nodes, views and several graph outputs: every feature of remat-graph/v1 the planners see, within what the
+// reader accepts (remat::ParseGraph).
+remat::Graph DecodeGraph(ByteReader& in) {
+  remat::Graph graph;
+  graph.name = "fuzz";
+  const unsigned shape = in.Next();
+  const int nodes = 1 + static_cast<int>(shape % 16);
+  const auto add_value = [&](remat::ValueKind kind, unsigned size) {
+    remat::Value value;
+    value.name = fmt::format("v{}", graph.values.size());
+    value.size = size;
+    value.kind = kind;
+    graph.values.push_back(std::move(value));
+    return static_cast<int>(graph.values.size()) - 1;
+  };
+  for (unsigned k = 0; k < (shape >> 4) % 3; ++k) add_value(remat::ValueKind::kInput, in.Next() % 32);
+  if (shape & 0x40) add_value(remat::ValueKind::kTangent, in.Next() % 8);
+  for (int u = 0; u < nodes; ++u) {
+    remat::Node node;
+    node.key = fmt::format("{}", u);
+    node.name = fmt::format("n{}", u);
+    const unsigned flags = in.Next();
+    node.cost = flags % 8;
+    node.recomputable = (flags & 0x08) == 0;
+    if (flags & 0x10) node.workspace = in.Next() % 16;
+    const int existing = static_cast<int>(graph.values.size());
+    for (unsigned k = 0; k < (flags >> 5) % 4 && existing > 0; ++k) {
+      node.inputs.push_back(existing - 1 - static_cast<int>(in.Next() % std::min(existing, 8)));
+    }
+    std::sort(node.inputs.begin(), node.inputs.end());
+    node.inputs.erase(std::unique(node.inputs.begin(), node.inputs.end()), node.inputs.end());
+    const unsigned outputs = in.Next();
+    for (unsigned k = 0; k <= (outputs & 1); ++k) {
+      const int v = add_value(remat::ValueKind::kIntermediate, (outputs >> 1) % 64 + k);
+      graph.values[v].graph_output = (outputs & 0x80) != 0 && k == 0;
+      // A view of a value the node reads, or of that value's storage owner (made from another view of it),
+      // as the reader requires.
+      const unsigned view = in.Next();
+      if (view % 4 != 0 && view % 4 != 3 && !node.inputs.empty()) {
+        const int base = node.inputs[(view >> 2) % node.inputs.size()];
+        graph.values[v].view_of = view % 4 == 1 ? base : remat::StorageOwner(graph, base);
+      }
+      node.outputs.push_back(v);
+    }
+    graph.nodes.push_back(std::move(node));
+  }
+  graph.values.back().graph_output = true;
+  remat::LinkAndCheck(graph, graph.name);
+  return graph;
+}
+
+// The checks every schedule a planner returns passes: the independent validator agrees with its figures,
+// and its peak is not below the graph's lower bound, and its buffers have that peak and pack validly.
+void CheckResult(const remat::Graph& graph, const remat::RematResult& result, const std::string& what) {
+  const remat::ScheduleReport report =
+      remat::ValidateSchedule(graph, result.sequence,
+                              {.peak = result.peak, .cost = result.cost, .budget = result.budget});
+  Require(report.ok(), what + " validates: " + (report.ok() ? "" : report.errors.front()));
+  Require(report.budget_met == result.budget_met, what + " reports whether it met its budget");
+  Require(result.peak >= graph.PeakLowerBound(),
+          fmt::format("{} peak {} is not below the lower bound {}", what, result.peak, graph.PeakLowerBound()));
+  const alloc::Problem buffers = remat::ScheduleToBuffers(graph, result.sequence);
+  Require(alloc::PeakLoad(buffers) == result.peak,
+          fmt::format("{} buffers' peak load {} is the schedule's peak {}", what, alloc::PeakLoad(buffers),
+                      result.peak));
+  common::Progress progress(false);
+  alloc::PlanOptions first_fit;
+  first_fit.method = "first-fit";
+  const alloc::PlanResult arena = alloc::PlanAllocation(buffers, first_fit, progress);
+  const alloc::ValidationReport packed = alloc::Validate(buffers, arena.solution);
+  Require(packed.ok(), what + " arena validates: " + (packed.ok() ? "" : packed.errors.front()));
+}
+
+// FastSA on `graph` at a budget and with moves decoded from the bytes, checked (CheckResult), repeatable,
+// no worse than the reference order where that meets the budget, and the same for going on from its
+// schedule towards a lower budget.
+void CheckFastsa(const remat::Graph& graph, ByteReader& in) {
+  common::Progress progress(false);
+  const remat::Evaluation reference = remat::Simulate(graph, graph.order);
+  const remat::Bytes bound = graph.PeakLowerBound();
+  Require(bound <= reference.peak, fmt::format("lower bound {} <= reference peak {}", bound, reference.peak));
+  remat::RematOptions options;
+  const unsigned flags = in.Next();
+  // From below the lower bound to above the reference peak.
+  options.budget = bound - 1 + (reference.peak - bound + 2) * static_cast<remat::Bytes>(in.Next()) / 255;
+  options.moves = 50 + 20 * static_cast<uint64_t>(in.Next());
+  options.seed = in.Next();
+  options.reorder_only = (flags & 1) != 0;
+  options.soft_peak = flags & 2 ? remat::kDefaultSoftPeak : 0;
+  options.time_limit_s = 1e6;  // the moves end every run, so that it repeats
+  const remat::RematResult result = remat::PlanRemat(graph, options, progress);
+  const std::string what =
+      fmt::format("FastSA ({} views) at budget {} ({} moves, seed {}{})", remat::ViewAccounting(graph), options.budget,
+                  options.moves, options.seed, options.reorder_only ? ", reordering only" : "");
+  CheckResult(graph, result, what);
+  Require(result.sequence == remat::PlanRemat(graph, options, progress).sequence, what + " repeats");
+  if (reference.peak <= options.budget) {
+    Require(result.budget_met, what + " meets a budget the reference order meets");
+    Require(result.cost <= reference.cost * (1 + 1e-9), what + " costs no more than the reference order within it");
+  }
+  Require(result.peak <= std::max(options.budget, reference.peak),
+          fmt::format("{} peaks at {}, above the budget and the reference order's {}", what, result.peak,
+                      reference.peak));
+  if (options.reorder_only) return;
+  remat::RematOptions lower = options;
+  lower.budget = std::max<remat::Bytes>(bound, result.peak - 1 - (result.peak - bound) * in.Next() / 255);
+  const remat::RematResult gone_on = remat::ContinueRemat(graph, result.sequence, lower, progress);
+  CheckResult(graph, gone_on, fmt::format("going on from it to budget {}", lower.budget));
+  if (result.peak <= lower.budget) Require(gone_on.budget_met, "going on keeps a met budget");
+}
+
 }  // namespace
 
 void CheckGraphReader(std::string_view data) {
@@ -44,16 +174,14 @@ void CheckGraphReader(std::string_view data) {
   }
   if (graph.nodes.size() > 200) return;
   CheckSchedules(graph);
-  if (std::none_of(graph.values.begin(), graph.values.end(), [](const remat::Value& v) { return v.view_of >= 0; })) {
-    return;
-  }
-  remat::Graph aliased;
-  try {
-    aliased = remat::AliasViews(graph);
-  } catch (const common::InputError&) {
-    return;  // a view's owner made after the view's readers: refused with a message
-  }
-  CheckSchedules(aliased);
+  if (const std::optional<remat::Graph> aliased = Aliased(graph)) CheckSchedules(*aliased);
+}
+
+void CheckRematPlanners(std::string_view data) {
+  ByteReader in(data);
+  const remat::Graph graph = DecodeGraph(in);
+  CheckFastsa(graph, in);
+  if (const std::optional<remat::Graph> aliased = Aliased(graph)) CheckFastsa(*aliased, in);
 }
 
 }  // namespace fuzz

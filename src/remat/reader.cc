@@ -8,6 +8,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "remat/views.h"
 
 namespace remat {
 namespace {
@@ -289,6 +290,16 @@ Graph ParseGraph(const std::string& file, std::string_view text) {
     }
   }
   LinkAndCheck(graph, file);
+  // A node can alias only storage it reads. The planners' view semantics (remat/views.h: a view holds the
+  // storage its producer read it from) have nothing to hold otherwise, and a reordering could make the view
+  // before the value it names.
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    const Value& value = graph.values[v];
+    if (value.view_of < 0 || value.producer < 0 || ViewBase(graph, static_cast<int>(v)) >= 0) continue;
+    common::FailAt(file, 0, fmt::format("values[{}].view_of: '{}' is made by node '{}', which reads neither '{}' "
+                                        "nor another view of its storage", v, value.name,
+                                        graph.nodes[value.producer].name, graph.values[value.view_of].name));
+  }
   return graph;
 }
 

@@ -120,6 +120,24 @@ TEST(RematReader, RejectsViewsOfUnknownValuesAndViewCycles) {
             "g.json: values[0].view_of: views of views come back to this value");
 }
 
+TEST(RematReader, RejectsAViewWhoseProducerDoesNotReadItsStorage) {
+  // `view` reads y but says it aliases x: a reordering could make it before x exists.
+  EXPECT_EQ(ErrorOf(R"({"format": "remat-graph/v1",
+    "values": [{"id": "x", "size": 8}, {"id": "y", "size": 8}, {"id": "v", "size": 8, "view_of": "x"}],
+    "nodes": [{"id": "make_x", "cost": 1, "inputs": [], "outputs": ["x"]},
+              {"id": "make_y", "cost": 1, "inputs": [], "outputs": ["y"]},
+              {"id": "view", "cost": 0, "inputs": ["y"], "outputs": ["v"]}]})"),
+            "g.json: values[2].view_of: '\"v\"' is made by node '\"view\"', which reads neither '\"x\"' nor another "
+            "view of its storage");
+  // Made from another view of x's storage, or from x itself, it is accepted.
+  const Graph graph = ParseGraph("g.json", R"({"format": "remat-graph/v1",
+    "values": [{"id": "x", "size": 8}, {"id": "w", "size": 8, "view_of": "x"}, {"id": "v", "size": 8, "view_of": "x"}],
+    "nodes": [{"id": "make_x", "cost": 1, "inputs": [], "outputs": ["x"]},
+              {"id": "view_w", "cost": 0, "inputs": ["x"], "outputs": ["w"]},
+              {"id": "view_v", "cost": 0, "inputs": ["w"], "outputs": ["v"]}]})");
+  EXPECT_EQ(graph.values[2].view_of, 0);
+}
+
 TEST(RematReader, RejectsNegativeSizeAndCost) {
   EXPECT_EQ(ErrorOf(R"({"format": "remat-graph/v1", "values": [{"id": 0, "size": -3}], "nodes": []})"),
             "g.json: values[0].size: is negative (-3)");
