@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <queue>
 #include <string>
+#include <vector>
 
 #include "alloc/planner.h"
 #include "alloc/problem.h"
@@ -48,6 +50,32 @@ std::optional<remat::Graph> Aliased(const remat::Graph& graph) {
     return std::nullopt;
   }
   return remat::AliasViews(graph);
+}
+
+// The topological order of `graph` that runs the ready node of the largest index first: a reference order
+// other than the reader's default (the smallest first).
+remat::Sequence LatestFirstOrder(const remat::Graph& graph) {
+  const int nodes = static_cast<int>(graph.nodes.size());
+  std::vector<int> waiting(nodes, 0);  // inputs each node still waits for
+  for (int u = 0; u < nodes; ++u) {
+    for (int v : graph.nodes[u].inputs) waiting[u] += graph.values[v].producer >= 0 ? 1 : 0;
+  }
+  std::priority_queue<int> ready;
+  for (int u = 0; u < nodes; ++u) {
+    if (waiting[u] == 0) ready.push(u);
+  }
+  remat::Sequence order;
+  while (!ready.empty()) {
+    const int u = ready.top();
+    ready.pop();
+    order.push_back(u);
+    for (int v : graph.nodes[u].outputs) {
+      for (int consumer : graph.values[v].consumers) {
+        if (--waiting[consumer] == 0) ready.push(consumer);
+      }
+    }
+  }
+  return order;
 }
 
 // A small graph decoded from the bytes: up to 16 nodes in id order, each reading up to three earlier values
@@ -100,6 +128,7 @@ remat::Graph DecodeGraph(ByteReader& in) {
   }
   graph.values.back().graph_output = true;
   remat::LinkAndCheck(graph, graph.name);
+  if (shape & 0x80) graph.order = LatestFirstOrder(graph);
   return graph;
 }
 
@@ -126,8 +155,8 @@ void CheckResult(const remat::Graph& graph, const remat::RematResult& result, co
 }
 
 // FastSA on `graph` at a budget and with moves decoded from the bytes, checked (CheckResult), repeatable,
-// no worse than the reference order where that meets the budget, and the same for going on from its
-// schedule towards a lower budget.
+// no worse than the reference order; then going on from its schedule towards a lower budget, checked, and
+// no worse than that schedule.
 void CheckFastsa(const remat::Graph& graph, ByteReader& in) {
   common::Progress progress(false);
   const remat::Evaluation reference = remat::Simulate(graph, graph.order);
@@ -159,8 +188,18 @@ void CheckFastsa(const remat::Graph& graph, ByteReader& in) {
   remat::RematOptions lower = options;
   lower.budget = std::max<remat::Bytes>(bound, result.peak - 1 - (result.peak - bound) * in.Next() / 255);
   const remat::RematResult gone_on = remat::ContinueRemat(graph, result.sequence, lower, progress);
-  CheckResult(graph, gone_on, fmt::format("going on from it to budget {}", lower.budget));
-  if (result.peak <= lower.budget) Require(gone_on.budget_met, "going on keeps a met budget");
+  const std::string going_on = fmt::format("{}, going on from its schedule (peak {}) to budget {}", what, result.peak,
+                                           lower.budget);
+  CheckResult(graph, gone_on, going_on);
+  // Never worse than where it started: within the budget no costlier, over it no higher.
+  if (result.peak <= lower.budget) {
+    Require(gone_on.budget_met, fmt::format("{} keeps the budget: peak {}", going_on, gone_on.peak));
+    Require(gone_on.cost <= result.cost * (1 + 1e-9),
+            fmt::format("{} costs no more: {} against {}", going_on, gone_on.cost, result.cost));
+  } else {
+    Require(gone_on.budget_met || gone_on.peak <= result.peak,
+            fmt::format("{} peaks no higher: {}", going_on, gone_on.peak));
+  }
 }
 
 }  // namespace

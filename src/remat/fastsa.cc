@@ -225,7 +225,12 @@ FastsaResult ContinueFastsa(const Graph& graph, const Sequence& start, const Fas
                                      options.time_limit_s, rng, progress, "remat go on");
   result.moves = stage.run.moves;
   result.stop_reason = stage.run.reason;
-  result.sequence = RefreshViews(graph, PruneCopies(graph, single.Best(), options.budget));
+  // The walk's model does not see views that stay stale (their node may not run again), so its best can be
+  // worse than `start` in truth: ranked as the rounds are, the start stands unless the walk beat it.
+  Sequence walked = RefreshViews(graph, PruneCopies(graph, single.Best(), options.budget));
+  Sequence started = RefreshViews(graph, start);
+  const bool better = Rank(Simulate(graph, walked), options.budget) < Rank(Simulate(graph, started), options.budget);
+  result.sequence = better ? std::move(walked) : std::move(started);
   result.seconds = clock.Seconds();
   return result;
 }
