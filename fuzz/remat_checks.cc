@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -52,28 +51,15 @@ std::optional<remat::Graph> Aliased(const remat::Graph& graph) {
   return remat::AliasViews(graph);
 }
 
-// The topological order of `graph` that runs the ready node of the largest index first: a reference order
-// other than the reader's default (the smallest first).
-remat::Sequence LatestFirstOrder(const remat::Graph& graph) {
-  const int nodes = static_cast<int>(graph.nodes.size());
-  std::vector<int> waiting(nodes, 0);  // inputs each node still waits for
-  for (int u = 0; u < nodes; ++u) {
-    for (int v : graph.nodes[u].inputs) waiting[u] += graph.values[v].producer >= 0 ? 1 : 0;
-  }
-  std::priority_queue<int> ready;
-  for (int u = 0; u < nodes; ++u) {
-    if (waiting[u] == 0) ready.push(u);
-  }
-  remat::Sequence order;
-  while (!ready.empty()) {
-    const int u = ready.top();
-    ready.pop();
-    order.push_back(u);
-    for (int v : graph.nodes[u].outputs) {
-      for (int consumer : graph.values[v].consumers) {
-        if (--waiting[consumer] == 0) ready.push(consumer);
-      }
-    }
+// `graph.order` with adjacent nodes swapped where the bytes say so and the second does not read the first:
+// a reference order other than the reader's default (the smallest ready index first).
+remat::Sequence SwappedOrder(const remat::Graph& graph, ByteReader& in) {
+  remat::Sequence order = graph.order;
+  for (size_t i = 0; i + 1 < order.size(); ++i) {
+    const std::vector<int>& inputs = graph.nodes[order[i + 1]].inputs;
+    const bool reads =
+        std::any_of(inputs.begin(), inputs.end(), [&](int v) { return graph.values[v].producer == order[i]; });
+    if (!reads && in.Next() % 2 == 1) std::swap(order[i], order[i + 1]);
   }
   return order;
 }
@@ -128,7 +114,10 @@ remat::Graph DecodeGraph(ByteReader& in) {
   }
   graph.values.back().graph_output = true;
   remat::LinkAndCheck(graph, graph.name);
-  if (shape & 0x80) graph.order = LatestFirstOrder(graph);
+  if (shape & 0x80) {
+    graph.order = SwappedOrder(graph, in);
+    remat::LinkAndCheck(graph, graph.name);  // which checks that it is a topological order
+  }
   return graph;
 }
 

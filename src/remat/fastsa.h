@@ -63,11 +63,11 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
 
 // Goes on from `start`, a valid schedule of `graph`, towards `options.budget`: FastSA's single-node stage
 // alone, from a temperature low enough to keep what `start` recomputes, its best schedule pruned as a round's
-// is, and returned only where it ranks before `start` (views refreshed in both), as the rounds are ranked:
-// never worse than `start`. For a schedule found for one budget and wanted a little lower (memplan plan, when fragmentation pushes
-// the arena over the budget): a run from the reference order in a tenth of the time may end far above where
-// `start` already is. `options.reorder_only` and `options.rounds` do not apply. Same determinism and
-// exceptions as RunFastsa.
+// is, and returned only where it ranks before `start` (views refreshed in both) as the rounds are ranked:
+// never worse than `start`. For a schedule found for one budget and wanted a little lower (memplan plan, when
+// fragmentation pushes the arena over the budget): a run from the reference order in a tenth of the time may
+// end far above where `start` already is. `options.reorder_only` and `options.rounds` do not apply. Same
+// determinism and exceptions as RunFastsa.
 FastsaResult ContinueFastsa(const Graph& graph, const Sequence& start, const FastsaOptions& options,
                             common::Progress& progress);
 
