@@ -121,14 +121,16 @@ remat::Graph DecodeGraph(ByteReader& in) {
   return graph;
 }
 
-// The checks every schedule a planner returns passes: the independent validator agrees with its figures,
-// and its peak is not below the graph's lower bound, and its buffers have that peak and pack validly.
+// The checks every schedule a planner returns passes: the independent validator agrees with its figures, a
+// refresh of its views changes nothing, its peak is not below the graph's lower bound, and its buffers have
+// that peak and pack validly.
 void CheckResult(const remat::Graph& graph, const remat::RematResult& result, const std::string& what) {
   const remat::ScheduleReport report =
       remat::ValidateSchedule(graph, result.sequence,
                               {.peak = result.peak, .cost = result.cost, .budget = result.budget});
   Require(report.ok(), what + " validates: " + (report.ok() ? "" : report.errors.front()));
   Require(report.budget_met == result.budget_met, what + " reports whether it met its budget");
+  Require(remat::RefreshViews(graph, result.sequence) == result.sequence, what + " has no view left to refresh");
   Require(result.peak >= graph.PeakLowerBound(),
           fmt::format("{} peak {} is not below the lower bound {}", what, result.peak, graph.PeakLowerBound()));
   const alloc::Problem buffers = remat::ScheduleToBuffers(graph, result.sequence);

@@ -69,13 +69,18 @@ Sequence RefreshViews(const Graph& graph, const Sequence& sequence) {
       if (is_view(v)) made_from[v] = base[v] >= 0 && is_view(base[v]) ? made_from[base[v]] : productions[owner[v]];
     }
   };
-  const std::function<void(int)> remake = [&](int view) {
+  // Re-makes `view` unless it cannot be made fresh: its node may not run again, or the view it is made from
+  // cannot be made fresh (a copy would hold the same old storage, and each later read would add another).
+  // Returns whether it is fresh.
+  const std::function<bool(int)> remake = [&](int view) {
     const int producer = graph.values[view].producer;
-    if (producer < 0 || !graph.nodes[producer].recomputable) return;
+    if (producer < 0 || !graph.nodes[producer].recomputable) return false;
+    if (base[view] >= 0 && stale(base[view]) && !remake(base[view])) return false;
     for (int input : graph.nodes[producer].inputs) {
       if (stale(input)) remake(input);
     }
     run(producer);
+    return true;
   };
   for (int u : sequence) {
     for (int input : graph.nodes[u].inputs) {

@@ -34,7 +34,8 @@ int ViewBase(const Graph& graph, int view);
 std::vector<int> ViewBases(const Graph& graph);
 
 // `sequence` (valid for `graph`) with each stale view re-made just before the step that reads it, and at
-// the end for a graph output, when its producer is recomputable (views of views first). Views cost
+// the end for a graph output, when its producer is recomputable and the view it is made from is fresh or can
+// be made so (views of views first). A refreshed sequence is its own refresh. Views cost
 // nothing and are free in an aliased graph, so this lets the owner's old production die where the planner's
 // incremental model (which does not see staleness) expected it to. The sequence itself when the graph is
 // not aliased.

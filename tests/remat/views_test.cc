@@ -139,6 +139,18 @@ TEST(RematViews, AViewThatCannotBeRecomputedStaysStaleAndIsCountedSo) {
   EXPECT_TRUE(ValidateSchedule(graph, stale, {.peak = 202}).ok());
 }
 
+// y2 is made from y, which cannot be made again: a copy of view2 would hold the same first x through y, so
+// the refresh adds none (it added one before each read, and more on each refresh of its own result).
+TEST(RematViews, AViewMadeFromAViewThatStaysStaleIsNotRemade) {
+  Graph graph = Views(false, /*view_recomputable=*/false);
+  graph.nodes[3].inputs = {5};  // `use` reads y2, the view of y
+  LinkAndCheck(graph, "views");
+  graph = AliasViews(graph);
+  const Sequence stale = {0, 1, 4, 2, 0, 3};
+  EXPECT_EQ(RefreshViews(graph, stale), stale);
+  EXPECT_EQ(Simulate(graph, stale).peak, 202);
+}
+
 TEST(RematViews, FullSizeGraphsAreLeftAsTheyAre) {
   const Graph graph = Views(false);
   const Sequence stale = {0, 1, 4, 2, 0, 3};
@@ -147,7 +159,8 @@ TEST(RematViews, FullSizeGraphsAreLeftAsTheyAre) {
 }
 
 // Random graphs with views, random recomputations: the simulator and the validator agree on aliased
-// graphs, and refreshing leaves no stale read, keeps the sequence valid and never raises its peak.
+// graphs, and refreshing leaves no stale read, keeps the sequence valid, never raises its peak and leaves
+// nothing for a second refresh.
 TEST(RematViews, RefreshOnRandomSchedules) {
   int refreshed_any = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
@@ -161,6 +174,7 @@ TEST(RematViews, RefreshOnRandomSchedules) {
     const Evaluation after = Simulate(graph, refreshed);
     EXPECT_TRUE(ValidateSchedule(graph, refreshed, {.peak = after.peak, .cost = after.cost}).ok()) << seed;
     EXPECT_LE(after.peak, eval.peak) << "seed " << seed;
+    EXPECT_EQ(RefreshViews(graph, refreshed), refreshed) << "seed " << seed << ": a refresh is its own refresh";
     for (int step : StaleReads(graph, refreshed)) {
       // Only a view whose producer cannot run again may stay stale.
       bool pinned = false;
