@@ -146,8 +146,8 @@ void CheckResult(const remat::Graph& graph, const remat::RematResult& result, co
 }
 
 // FastSA on `graph` at a budget and with moves decoded from the bytes, checked (CheckResult), repeatable,
-// no worse than the reference order; then going on from its schedule towards a lower budget, checked, and
-// no worse than that schedule.
+// no worse than the reference order, and the baselines (none, Chen) at that budget checked; then going on
+// from its schedule towards a lower budget, checked, and no worse than that schedule.
 void CheckFastsa(const remat::Graph& graph, ByteReader& in) {
   common::Progress progress(false);
   const remat::Evaluation reference = remat::Simulate(graph, graph.order);
@@ -168,6 +168,12 @@ void CheckFastsa(const remat::Graph& graph, ByteReader& in) {
                   options.moves, options.seed, options.reorder_only ? ", reordering only" : "");
   CheckResult(graph, result, what);
   Require(result.sequence == remat::PlanRemat(graph, options, progress).sequence, what + " repeats");
+  for (const char* baseline : {"none", "chen"}) {
+    remat::RematOptions other = options;
+    other.method = baseline;
+    CheckResult(graph, remat::PlanRemat(graph, other, progress),
+                fmt::format("{} at budget {}", baseline, options.budget));
+  }
   if (reference.peak <= options.budget) {
     Require(result.budget_met, what + " meets a budget the reference order meets");
     Require(result.cost <= reference.cost * (1 + 1e-9), what + " costs no more than the reference order within it");
