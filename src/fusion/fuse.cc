@@ -7,14 +7,29 @@
 #include "fusion/normalize.h"
 #include "fusion/printer.h"
 #include "fusion/rate.h"
+#include "fusion/split.h"
 #include "fusion/unroll.h"
 
 namespace fusion {
 
 Variant Transform(const Program& prog, FusionMode mode) {
-  Variant v{mode == FusionMode::kAligned ? "aligned" : mode == FusionMode::kGuess ? "guess" : "aligned+guess", prog, {}};
+  const char* names[] = {"aligned", "guess", "aligned+guess", "split+guess"};
+  Variant v{names[static_cast<int>(mode)], prog, {}};
   v.prog.body = UnrollConstantLoops(v.prog, v.transformations);
   const auto fuse = [mode](Program& p, std::vector<std::string>& applied) {
+    if (mode == FusionMode::kSplit) {
+      // Only where a fusion follows: a split alone only makes the program longer.
+      Program split = p;
+      std::vector<std::string> lines;
+      split.body = IndexSetSplitting(split.body, lines);
+      const size_t splits = lines.size();
+      if (splits == 0) return;
+      split.body = GuessAndAssumeFusion(split, split.body, lines, InStepRule::kDisjointRates);
+      if (lines.size() == splits) return;
+      p = std::move(split);
+      applied.insert(applied.end(), lines.begin(), lines.end());
+      return;
+    }
     if (mode != FusionMode::kGuess) p.body = AlignedFusion(p.body, applied);
     if (mode == FusionMode::kAligned) return;
     // Rate alignment only where it lets at least as many runs fuse: otherwise it only makes the loops longer.
@@ -49,7 +64,7 @@ Variant Transform(const Program& prog, FusionMode mode) {
 std::vector<Variant> FusedVariants(const Program& prog) {
   std::vector<Variant> out;
   std::set<std::string> seen;
-  for (FusionMode mode : {FusionMode::kAll, FusionMode::kAligned, FusionMode::kGuess}) {
+  for (FusionMode mode : {FusionMode::kAll, FusionMode::kAligned, FusionMode::kGuess, FusionMode::kSplit}) {
     Variant v = Transform(prog, mode);
     if (v.transformations.empty()) continue;
     if (seen.insert(PrintProgram(v.prog)).second) out.push_back(std::move(v));

@@ -16,14 +16,15 @@ struct Variant {
 };
 
 // Which transformations a variant may use.
-enum class FusionMode { kAligned, kGuess, kAll };
+enum class FusionMode { kAligned, kGuess, kAll, kSplit };
 
 // Applies the transformations of mode: kAligned (aligned fusion, with reversal), kGuess
-// (guess-and-assume only) or kAll (aligned fusion, then guess-and-assume on what remains); in every mode,
-// loops with a short constant range are unrolled first (unroll.h).
+// (guess-and-assume only), kAll (aligned fusion, then guess-and-assume on what remains) or kSplit
+// (index-set splitting, then guess-and-assume with arrays in step at several rates; nothing unless both
+// apply); in every mode, loops with a short constant range are unrolled first (unroll.h).
 Variant Transform(const Program& prog, FusionMode mode);
 
-// The distinct fused versions (all, aligned only, guess only), without the original; empty when no
+// The distinct fused versions (all, aligned only, guess only, split), without the original; empty when no
 // transformation applies.
 std::vector<Variant> FusedVariants(const Program& prog);
 

@@ -1,6 +1,7 @@
 #include "fusion/guess.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -55,72 +56,121 @@ Effects PartEffects(const std::vector<StmtPtr>& before, const StmtPtr& loop) {
   return e;
 }
 
+// One access of a part to an array, as the cells it touches: rate * t + offset in round t.
+struct Stepped {
+  Int128 rate;
+  AffineForm offset;  // its a is 0
+  const Part* part;
+  ExprPtr index;
+};
+
+// Whether the part of an access runs at all, and the lowest and highest cell the access can touch over
+// its iterations (in long long), as expressions over values no part writes; nothing when the part is not
+// a plain counted loop (signed counter compared directly with a bound of its type, step +-1).
+std::optional<std::array<ExprPtr, 3>> CellRange(const Stepped& s) {
+  const CountedLoop& c = *s.part->counted;
+  const ExprPtr& cond = s.part->loop->cond;
+  const IntType t = c.counter_type;
+  if ((c.stride != 1 && c.stride != -1) || !t.is_signed || cond->args[0]->kind != ExprKind::kVar ||
+      !(c.bound->type == t) || HasNondet(c.bound)) {
+    return std::nullopt;
+  }
+  const ExprPtr last = c.cmp == "<" ? PlusConst(c.bound, -1, t) : c.cmp == ">" ? PlusConst(c.bound, 1, t) : c.bound;
+  const auto cell = [&](const ExprPtr& counter) { return MakeCast(kLongLong, Substitute(s.index, c.counter, counter)); };
+  ExprPtr low = cell(c.init), high = cell(last);
+  if (s.rate < 0) std::swap(low, high);
+  return std::array<ExprPtr, 3>{Substitute(cond, c.counter, c.init), low, high};
+}
+
 // True when the parts that access array x do so in step: each is a counted loop whose first value reads
 // nothing any part writes, and every access of x in their loops is at a * counter + b (none in the
-// statements before them, which run before the fused loop). Iteration t of a part starts at
-// init + stride * t, so it touches cells A * t + B with A = a * stride and B = a * init + b. When every
-// access of every part has the same A != 0 and all the Bs lie in a window narrower than |A| (the inits
-// either the same expression with the same a, or constants), each cell belongs to one round: round t of
-// the fused loop touches it in every part, in the order of the parts, as the original does (each loop
+// statements before them, which run before the fused loop), b's atoms reading nothing any part writes.
+// Iteration t of a part starts at init + stride * t, so it touches cells A * t + B with A = a * stride
+// (the rate) and B = a * init + b. When the accesses of one rate A != 0 all have Bs with the same atoms
+// and constants in a window narrower than |A|, each cell they touch belongs to one round: round t of the
+// fused loop touches it in every part, in the order of the parts, as the original does (each loop
 // touches it in that one iteration only), so a part reads what the parts before it left in that cell,
 // whatever the guesses. With A = +-1 this is the aligned case: same first value, stride and offset; with
 // |A| = r > 1 it admits a loop handling r cells per iteration next to one rate-aligned by rate.h.
-bool InStep(const std::vector<Part>& parts, const std::string& x) {
+//
+// Under kDisjointRates the accesses may have several rates (index-set splitting, split.h, lines up a
+// loop's upward and downward accesses with two parts): then every two accesses of different rates must
+// touch disjoint ranges of cells, so that a cell still belongs to one rate and one round. Their ranges
+// depend on the values of the run; conditions receives, per pair, the assertion that they are disjoint,
+// which the fused program checks before its loop (a proof of it proves them disjoint on every run).
+bool InStep(const std::vector<Part>& parts, const std::string& x, InStepRule rule, std::vector<ExprPtr>& conditions) {
   std::set<std::string> written;
-  for (const auto& p : parts) written.insert(p.effects.writes.begin(), p.effects.writes.end());
-  std::optional<Int128> rate;
-  // The symbolic part of B shared by every access (the init and its coefficient), or none when the
-  // inits are constants; and the range of the numeric part.
-  std::optional<std::pair<ExprPtr, Int128>> symbolic;
-  bool constant_inits = false;
-  std::optional<Int128> low, high;
+  for (const auto& p : parts) {
+    written.insert(p.effects.writes.begin(), p.effects.writes.end());
+    for (const auto& a : p.effects.ArraysWritten()) written.insert(a);
+  }
+  const auto invariant = [&](const ExprPtr& e) { return ReadsNone(e, written) && !HasNondet(e); };
+  std::vector<Stepped> accesses;
   for (const Part& p : parts) {
     if (!p.effects.ArraysAccessed().count(x)) continue;
-    if (!p.counted || !ReadsNone(p.counted->init, written)) return false;
+    if (!p.counted || !invariant(p.counted->init)) return false;
     for (const auto& s : p.before) {
       if (EffectsOf(s).ArraysAccessed().count(x)) return false;
     }
-    const auto init = AffineInCounter(p.counted->init, "");
-    const bool constant = init && init->first == 0;
+    const auto init = AffineWithAtoms(p.counted->init, "");
+    if (!init) return false;
     const Effects loop = EffectsOf(p.loop);
     for (const auto* list : {&loop.array_reads, &loop.array_writes}) {
       for (const ArrayAccess& a : *list) {
         if (a.array != x) continue;
-        const auto form = a.index ? AffineInCounter(a.index, p.counted->counter) : std::nullopt;
-        if (!form || form->first == 0) return false;
-        const Int128 step = form->first * p.counted->stride;
-        if (rate && *rate != step) return false;
-        rate = step;
-        Int128 b = form->second;
-        if (constant) {
-          if (symbolic) return false;
-          constant_inits = true;
-          b += form->first * init->second;
-        } else {
-          if (constant_inits) return false;
-          if (symbolic && (!SameExpr(symbolic->first, p.counted->init) || symbolic->second != form->first)) {
-            return false;
-          }
-          symbolic = std::make_pair(p.counted->init, form->first);
+        const auto form = a.index ? AffineWithAtoms(a.index, p.counted->counter) : std::nullopt;
+        if (!form || form->a == 0) return false;
+        for (const auto& [atom, unused] : form->atoms) {
+          if (!invariant(atom)) return false;
         }
-        low = low ? std::min(*low, b) : b;
-        high = high ? std::max(*high, b) : b;
+        AffineForm offset = Combine(form->a, *init, *form, 1);
+        offset.a = 0;
+        accesses.push_back({form->a * p.counted->stride, offset, &p, a.index});
       }
     }
   }
-  return !rate || *high - *low < (*rate < 0 ? -*rate : *rate);
+  std::map<Int128, std::vector<const Stepped*>> by_rate;
+  for (const Stepped& s : accesses) by_rate[s.rate].push_back(&s);
+  for (const auto& [rate, group] : by_rate) {
+    Int128 low = group[0]->offset.constant, high = low;
+    for (const Stepped* s : group) {
+      if (!s->offset.SameAtoms(group[0]->offset)) return false;
+      low = std::min(low, s->offset.constant);
+      high = std::max(high, s->offset.constant);
+    }
+    if (high - low >= (rate < 0 ? -rate : rate)) return false;
+  }
+  if (by_rate.size() < 2) return true;
+  if (rule == InStepRule::kOneRate) return false;
+  for (size_t i = 0; i < accesses.size(); ++i) {
+    for (size_t j = i + 1; j < accesses.size(); ++j) {
+      if (accesses[i].rate == accesses[j].rate) continue;
+      const auto r1 = CellRange(accesses[i]), r2 = CellRange(accesses[j]);
+      if (!r1 || !r2 || !invariant(accesses[i].part->counted->bound) || !invariant(accesses[j].part->counted->bound)) {
+        return false;
+      }
+      const ExprPtr apart = MakeOr(MakeBinary("<", (*r1)[2], (*r2)[1], kInt), MakeBinary("<", (*r2)[2], (*r1)[1], kInt));
+      conditions.push_back(MakeOr(MakeNot(MakeAnd((*r1)[0], (*r2)[0])), apart));
+    }
+  }
+  return true;
 }
 
 // True when every array written by one part and accessed by another is accessed in step (whole arrays
-// cannot be guessed in C).
-bool ArraysCompatible(const std::vector<Part>& parts) {
+// cannot be guessed in C); conditions receives what the fused program must assert for it (InStep).
+bool ArraysCompatible(const std::vector<Part>& parts, InStepRule rule, std::vector<ExprPtr>& conditions) {
+  std::set<std::string> shared;
   for (size_t a = 0; a < parts.size(); ++a) {
     for (size_t b = 0; b < parts.size(); ++b) {
       if (a == b) continue;
       for (const auto& x : parts[a].effects.ArraysWritten()) {
-        if (parts[b].effects.ArraysAccessed().count(x) && !InStep(parts, x)) return false;
+        if (parts[b].effects.ArraysAccessed().count(x)) shared.insert(x);
       }
     }
+  }
+  conditions.clear();
+  for (const auto& x : shared) {
+    if (!InStep(parts, x, rule, conditions)) return false;
   }
   return true;
 }
@@ -142,7 +192,8 @@ StmtPtr SetFlag(const std::string& name) { return MakeAssign(IntVar(name), MakeC
 // Builds the fused program for one run of parts.
 class Fuser {
  public:
-  Fuser(Program& prog, std::vector<Part> parts) : prog_(prog), parts_(std::move(parts)) {}
+  Fuser(Program& prog, std::vector<Part> parts, std::vector<ExprPtr> conditions)
+      : prog_(prog), parts_(std::move(parts)), conditions_(std::move(conditions)) {}
 
   std::vector<StmtPtr> Run() {
     const size_t n = parts_.size();
@@ -220,6 +271,7 @@ class Fuser {
       body.push_back(MakeIf(active, Iteration(loops[k], k)));
     }
     std::vector<StmtPtr> out = pre;
+    for (const ExprPtr& c : conditions_) out.push_back(MakeAssert(c));
     out.push_back(MakeLoop(any_active, MakeBlock(body)));
     // After the loop, part by part: the guess must have been right, then the part's flags take effect.
     for (size_t k = 1; k < n; ++k) {
@@ -303,13 +355,14 @@ class Fuser {
 
   Program& prog_;
   std::vector<Part> parts_;
+  std::vector<ExprPtr> conditions_;  // asserted before the fused loop (InStep)
   std::vector<Flags> flags_;
   std::vector<bool> plain_cuts_;  // per part: its assumes and returns stay as they are (see Run)
 };
 
 }  // namespace
 
-StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std::string>& applied) {
+StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std::string>& applied, InStepRule rule) {
   return RewriteBlocks(body, [&](std::vector<StmtPtr> items) {
     items = SinkCounterInits(std::move(items));
     std::vector<StmtPtr> out;
@@ -322,6 +375,7 @@ StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std
       // Extend the run loop by loop while the arrays stay separate or in step.
       std::vector<Part> parts{{{}, items[i], EffectsOf(items[i]), i > 0 ? AsCounted(items[i - 1], items[i], true) : std::nullopt}};
       size_t end = i + 1;
+      std::vector<ExprPtr> conditions;
       for (size_t j = i + 1; j < items.size(); ++j) {
         if (IsPlain(items[j])) continue;
         if (!IsFusableLoop(items[j])) break;
@@ -329,8 +383,10 @@ StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std
         auto trial = parts;
         trial.push_back({before, items[j], PartEffects(before, items[j]),
                          before.empty() ? std::nullopt : AsCounted(before.back(), items[j], true)});
-        if (!ArraysCompatible(trial)) break;
+        std::vector<ExprPtr> trial_conditions;
+        if (!ArraysCompatible(trial, rule, trial_conditions)) break;
         parts = std::move(trial);
+        conditions = std::move(trial_conditions);
         end = j + 1;
       }
       if (parts.size() < 2) {
@@ -340,7 +396,7 @@ StmtPtr GuessAndAssumeFusion(Program& prog, const StmtPtr& body, std::vector<std
       std::string lines;
       for (const auto& p : parts) lines += (lines.empty() ? "" : ", ") + std::to_string(p.loop->loc.line);
       applied.push_back("guess-and-assume fusion of the loops at lines " + lines);
-      for (auto& s : Fuser(prog, parts).Run()) out.push_back(s);
+      for (auto& s : Fuser(prog, parts, conditions).Run()) out.push_back(s);
       i = end;
     }
     return out;

@@ -242,34 +242,147 @@ std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& cou
   return x->op == "+" ? *inner + k->value : *inner - k->value;
 }
 
-std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const std::string& counter) {
+namespace {
+
+// True when e reads the scalar v.
+bool Mentions(const ExprPtr& e, const std::string& v) {
+  Effects eff;
+  AddReads(e, eff);
+  return eff.reads.count(v) > 0;
+}
+
+// Adds k * atom to f, merging it with an equal atom.
+void AddAtom(AffineForm& f, const ExprPtr& atom, Int128 k) {
+  for (auto it = f.atoms.begin(); it != f.atoms.end(); ++it) {
+    if (!SameExpr(it->first, atom)) continue;
+    it->second += k;
+    if (it->second == 0) f.atoms.erase(it);
+    return;
+  }
+  if (k != 0) f.atoms.push_back({atom, k});
+}
+
+}  // namespace
+
+bool AffineForm::SameAtoms(const AffineForm& other) const {
+  return Combine(1, *this, other, -1).atoms.empty();
+}
+
+AffineForm Combine(Int128 a, const AffineForm& x, const AffineForm& y, Int128 k) {
+  AffineForm out;
+  out.a = a * x.a + k * y.a;
+  out.constant = a * x.constant + k * y.constant;
+  for (const auto& [atom, c] : x.atoms) AddAtom(out, atom, a * c);
+  for (const auto& [atom, c] : y.atoms) AddAtom(out, atom, k * c);
+  return out;
+}
+
+std::optional<AffineForm> AffineWithAtoms(const ExprPtr& e, const std::string& counter) {
   ExprPtr x = e;
   while (x->kind == ExprKind::kCast && x->args[0]->type.bits <= x->type.bits && x->args[0]->type.is_signed &&
          x->type.is_signed) {
     x = x->args[0];
   }
-  using Form = std::pair<Int128, Int128>;
-  if (x->kind == ExprKind::kVar) return x->name == counter ? std::optional<Form>(Form{1, 0}) : std::nullopt;
-  if (x->kind == ExprKind::kConst) return Form{0, x->value};
-  if (!x->type.is_signed) return std::nullopt;
-  if (x->kind == ExprKind::kUnary && x->op == "-") {
-    const auto a = AffineInCounter(x->args[0], counter);
-    if (!a) return std::nullopt;
-    return Form{-a->first, -a->second};
+  AffineForm f;
+  if (x->kind == ExprKind::kVar && x->name == counter) {
+    f.a = 1;
+    return f;
   }
-  if (x->kind != ExprKind::kBinary || (x->op != "+" && x->op != "-" && x->op != "*")) return std::nullopt;
-  const auto a = AffineInCounter(x->args[0], counter);
-  const auto b = AffineInCounter(x->args[1], counter);
+  if (x->kind == ExprKind::kConst) {
+    f.constant = x->value;
+    return f;
+  }
+  const bool linear = x->type.is_signed && ((x->kind == ExprKind::kUnary && x->op == "-") ||
+                                            (x->kind == ExprKind::kBinary && (x->op == "+" || x->op == "-" || x->op == "*")));
+  const auto atom = [&]() -> std::optional<AffineForm> {
+    if (Mentions(x, counter)) return std::nullopt;
+    AddAtom(f, x, 1);
+    return f;
+  };
+  if (!linear) return atom();
+  if (x->kind == ExprKind::kUnary) {
+    const auto inner = AffineWithAtoms(x->args[0], counter);
+    if (!inner) return std::nullopt;
+    return Combine(-1, *inner, f, 0);
+  }
+  const auto l = AffineWithAtoms(x->args[0], counter);
+  const auto r = AffineWithAtoms(x->args[1], counter);
+  if (!l || !r) return std::nullopt;
   // Past 2^64 the coefficients no longer fit a C value, and products could overflow Int128.
   constexpr Int128 kLimit = static_cast<Int128>(1) << 64;
-  for (const Int128 v : {a ? a->first : 0, a ? a->second : 0, b ? b->first : 0, b ? b->second : 0}) {
-    if (v > kLimit || v < -kLimit) return std::nullopt;
+  for (const AffineForm* g : {&*l, &*r}) {
+    for (Int128 v : {g->a, g->constant}) {
+      if (v > kLimit || v < -kLimit) return std::nullopt;
+    }
+    for (const auto& [unused, v] : g->atoms) {
+      if (v > kLimit || v < -kLimit) return std::nullopt;
+    }
   }
-  if (!a || !b) return std::nullopt;
-  if (x->op == "+") return Form{a->first + b->first, a->second + b->second};
-  if (x->op == "-") return Form{a->first - b->first, a->second - b->second};
-  if (a->first != 0 && b->first != 0) return std::nullopt;
-  return Form{a->first * b->second + b->first * a->second, a->second * b->second};
+  if (x->op == "+") return Combine(1, *l, *r, 1);
+  if (x->op == "-") return Combine(1, *l, *r, -1);
+  const auto constant = [](const AffineForm& g) { return g.a == 0 && g.atoms.empty(); };
+  if (constant(*l)) return Combine(l->constant, *r, f, 0);
+  if (constant(*r)) return Combine(r->constant, *l, f, 0);
+  return atom();  // a product of atoms is an atom; one with the counter is not affine
+}
+
+std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const std::string& counter) {
+  const auto f = AffineWithAtoms(e, counter);
+  if (!f || !f->atoms.empty()) return std::nullopt;
+  return std::make_pair(f->a, f->constant);
+}
+
+std::optional<std::set<Int128>> AccessRates(const CountedLoop& c, const StmtPtr& loop, const std::set<std::string>& arrays) {
+  const Effects e = EffectsOf(loop);
+  std::set<Int128> rates;
+  for (const auto* list : {&e.array_reads, &e.array_writes}) {
+    for (const ArrayAccess& a : *list) {
+      if (!arrays.count(a.array)) continue;
+      const auto form = a.index ? AffineWithAtoms(a.index, c.counter) : std::nullopt;
+      if (!form) return std::nullopt;
+      rates.insert(form->a * c.stride);
+    }
+  }
+  return rates;
+}
+
+ExprPtr PlusConst(const ExprPtr& e, Int128 k, IntType t) {
+  if (e->kind == ExprKind::kBinary && (e->op == "+" || e->op == "-") && e->type == t &&
+      e->args[1]->kind == ExprKind::kConst) {
+    const Int128 c = (e->op == "+" ? e->args[1]->value : -e->args[1]->value) + k;
+    if (c == 0) return e->args[0];
+    return MakeBinary(c > 0 ? "+" : "-", e->args[0], MakeConst(c > 0 ? c : -c, t), t);
+  }
+  if (k == 0) return e;
+  return MakeBinary(k > 0 ? "+" : "-", e, MakeConst(k > 0 ? k : -k, t), t);
+}
+
+std::set<std::string> SharedArrays(const StmtPtr& a, const StmtPtr& b) {
+  const Effects ea = EffectsOf(a), eb = EffectsOf(b);
+  std::set<std::string> out;
+  for (const auto& x : ea.ArraysWritten()) {
+    if (eb.ArraysAccessed().count(x)) out.insert(x);
+  }
+  for (const auto& x : eb.ArraysWritten()) {
+    if (ea.ArraysAccessed().count(x)) out.insert(x);
+  }
+  return out;
+}
+
+std::vector<std::pair<size_t, size_t>> AdjacentLoops(const std::vector<StmtPtr>& items) {
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t previous = items.size();
+  for (size_t k = 0; k < items.size(); ++k) {
+    const StmtPtr& s = items[k];
+    if (s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc) continue;
+    if (s->kind != StmtKind::kLoop || s->do_while) {
+      previous = items.size();
+      continue;
+    }
+    if (previous < items.size()) out.push_back({previous, k});
+    previous = k;
+  }
+  return out;
 }
 
 bool HasNondet(const ExprPtr& e) {

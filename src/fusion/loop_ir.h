@@ -74,6 +74,34 @@ ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& val
 std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter);
 // (a, b) when e is a * counter + b in signed arithmetic (through value-preserving casts); nothing otherwise.
 std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const std::string& counter);
+
+// An expression as a * counter + the sum of k * atom + constant, in signed arithmetic. The atoms are the
+// counter-free subexpressions that are no sum, difference or product by a constant (variables, quotients,
+// array cells, unsigned values): offsets such as n - 1 in a[n - i - 1] compare by their atoms.
+struct AffineForm {
+  Int128 a = 0;
+  std::vector<std::pair<ExprPtr, Int128>> atoms;  // distinct atoms, with non-zero coefficients
+  Int128 constant = 0;
+  // True when both have the same atoms with the same coefficients (the constants may differ).
+  bool SameAtoms(const AffineForm& other) const;
+};
+// The form of e in counter (an empty counter: every variable is an atom); nothing when e is not affine in
+// the counter or a coefficient passes 2^64.
+std::optional<AffineForm> AffineWithAtoms(const ExprPtr& e, const std::string& counter);
+// a * x + y * k for forms x and y.
+AffineForm Combine(Int128 a, const AffineForm& x, const AffineForm& y, Int128 k);
+
+// The rates (a * stride, the cells per iteration) of a counted loop's accesses to the arrays in arrays, each
+// index being a * counter + b; nothing when some index is not of that form.
+std::optional<std::set<Int128>> AccessRates(const CountedLoop& c, const StmtPtr& loop, const std::set<std::string>& arrays);
+
+// e + k in type t, folding e = x + c or x - c so that (n - 1) + 1 prints and compares as n.
+ExprPtr PlusConst(const ExprPtr& e, Int128 k, IntType t);
+// Arrays one of the two statements writes and the other accesses.
+std::set<std::string> SharedArrays(const StmtPtr& a, const StmtPtr& b);
+// The pairs (i, j) of loops items[i], items[j] (while/for, not do-while) with only assignments and
+// declarations between them, in order.
+std::vector<std::pair<size_t, size_t>> AdjacentLoops(const std::vector<StmtPtr>& items);
 // True when e calls a __VERIFIER_nondet function.
 bool HasNondet(const ExprPtr& e);
 // True when e reads none of the scalars or arrays in names.

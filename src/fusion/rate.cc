@@ -24,33 +24,12 @@ StmtPtr SubstituteStmt(const StmtPtr& s, const std::string& name, const ExprPtr&
   return copy;
 }
 
-// The cells a loop takes per iteration from the arrays in shared: a * stride when every access to them
+// The cells a loop takes per iteration from the arrays in shared: its one rate when every access to them
 // is at a * counter + b with one a != 0; nothing otherwise (or when it accesses none of them).
 std::optional<Int128> RateOf(const CountedLoop& c, const StmtPtr& loop, const std::set<std::string>& shared) {
-  const Effects e = EffectsOf(loop);
-  std::optional<Int128> rate;
-  for (const auto* list : {&e.array_reads, &e.array_writes}) {
-    for (const ArrayAccess& a : *list) {
-      if (!shared.count(a.array)) continue;
-      const auto form = a.index ? AffineInCounter(a.index, c.counter) : std::nullopt;
-      if (!form || form->first == 0 || (rate && *rate != form->first * c.stride)) return std::nullopt;
-      rate = form->first * c.stride;
-    }
-  }
-  return rate;
-}
-
-// Arrays one of the two statements writes and the other accesses.
-std::set<std::string> SharedArrays(const StmtPtr& a, const StmtPtr& b) {
-  const Effects ea = EffectsOf(a), eb = EffectsOf(b);
-  std::set<std::string> out;
-  for (const auto& x : ea.ArraysWritten()) {
-    if (eb.ArraysAccessed().count(x)) out.insert(x);
-  }
-  for (const auto& x : eb.ArraysWritten()) {
-    if (ea.ArraysAccessed().count(x)) out.insert(x);
-  }
-  return out;
+  const auto rates = AccessRates(c, loop, shared);
+  if (!rates || rates->size() != 1 || *rates->begin() == 0) return std::nullopt;
+  return *rates->begin();
 }
 
 // The loop c unrolled r times (see RateAlignment); nothing when its shape does not allow it.
@@ -87,35 +66,25 @@ StmtPtr Unrolled(const CountedLoop& c, const StmtPtr& loop, int r) {
 StmtPtr RateAlignment(const StmtPtr& body, std::vector<std::string>& applied) {
   return RewriteBlocks(body, [&](std::vector<StmtPtr> items) {
     items = SinkCounterInits(std::move(items));
-    // Pairs of loops with plain statements between them: (index of the first, index of the second).
-    size_t previous = items.size();
-    for (size_t k = 0; k < items.size(); ++k) {
+    for (const auto& [previous, k] : AdjacentLoops(items)) {
       const StmtPtr s = items[k];
-      if (s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc) continue;
-      if (s->kind != StmtKind::kLoop || s->do_while) {
-        previous = items.size();
-        continue;
-      }
-      if (previous < items.size()) {
-        const std::set<std::string> shared = SharedArrays(items[previous], s);
-        const auto first = previous > 0 ? AsCounted(items[previous - 1], items[previous], true) : std::nullopt;
-        const auto second = k > 0 ? AsCounted(items[k - 1], s, true) : std::nullopt;
-        const Int128 rate1 = first && !shared.empty() ? RateOf(*first, items[previous], shared).value_or(0) : 0;
-        const Int128 rate2 = second && !shared.empty() ? RateOf(*second, s, shared).value_or(0) : 0;
-        // The loop to unroll takes one cell per iteration, the other r in the same direction.
-        const Int128 r = rate1 * rate2;
-        if (r > 1 && r <= kMaxRate && (rate1 == 1 || rate1 == -1 || rate2 == 1 || rate2 == -1)) {
-          const bool unroll_second = rate2 == 1 || rate2 == -1;
-          const size_t at = unroll_second ? k : previous;
-          const StmtPtr unrolled = Unrolled(unroll_second ? *second : *first, items[at], static_cast<int>(r));
-          if (unrolled) {
-            applied.push_back(fmt::format("rate alignment: the loop at line {} unrolled {} times", items[at]->loc.line,
-                                          static_cast<int>(r)));
-            items[at] = unrolled;
-          }
+      const std::set<std::string> shared = SharedArrays(items[previous], s);
+      const auto first = previous > 0 ? AsCounted(items[previous - 1], items[previous], true) : std::nullopt;
+      const auto second = AsCounted(items[k - 1], s, true);
+      const Int128 rate1 = first && !shared.empty() ? RateOf(*first, items[previous], shared).value_or(0) : 0;
+      const Int128 rate2 = second && !shared.empty() ? RateOf(*second, s, shared).value_or(0) : 0;
+      // The loop to unroll takes one cell per iteration, the other r in the same direction.
+      const Int128 r = rate1 * rate2;
+      if (r > 1 && r <= kMaxRate && (rate1 == 1 || rate1 == -1 || rate2 == 1 || rate2 == -1)) {
+        const bool unroll_second = rate2 == 1 || rate2 == -1;
+        const size_t at = unroll_second ? k : previous;
+        const StmtPtr unrolled = Unrolled(unroll_second ? *second : *first, items[at], static_cast<int>(r));
+        if (unrolled) {
+          applied.push_back(fmt::format("rate alignment: the loop at line {} unrolled {} times", items[at]->loc.line,
+                                        static_cast<int>(r)));
+          items[at] = unrolled;
         }
       }
-      previous = k;
     }
     return items;
   });

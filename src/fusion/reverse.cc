@@ -1,21 +1,6 @@
 #include "fusion/reverse.h"
 
 namespace fusion {
-namespace {
-
-// e + k in type t, folding e = x + c or x - c so that (n - 1) + 1 prints and compares as n.
-ExprPtr PlusConst(const ExprPtr& e, Int128 k, IntType t) {
-  if (e->kind == ExprKind::kBinary && (e->op == "+" || e->op == "-") && e->type == t &&
-      e->args[1]->kind == ExprKind::kConst) {
-    const Int128 c = (e->op == "+" ? e->args[1]->value : -e->args[1]->value) + k;
-    if (c == 0) return e->args[0];
-    return MakeBinary(c > 0 ? "+" : "-", e->args[0], MakeConst(c > 0 ? c : -c, t), t);
-  }
-  if (k == 0) return e;
-  return MakeBinary(k > 0 ? "+" : "-", e, MakeConst(k > 0 ? k : -k, t), t);
-}
-
-}  // namespace
 
 bool IterationsIndependent(const CountedLoop& loop) {
   const Effects eff = EffectsOf(loop.body);

@@ -139,6 +139,14 @@ fusion::Program Half(const fusion::Program& prog, const std::string& half) {
   return half == "no-wrap" ? split.no_wrap : split.under_no_wrap;
 }
 
+// The fusion mode a --mode value names (aligned, guess, split; anything else: all).
+fusion::FusionMode ModeNamed(const std::string& mode) {
+  return mode == "aligned" ? fusion::FusionMode::kAligned
+         : mode == "guess" ? fusion::FusionMode::kGuess
+         : mode == "split" ? fusion::FusionMode::kSplit
+                           : fusion::FusionMode::kAll;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,15 +171,12 @@ int main(int argc, char** argv) {
   bool fuse_json = false;
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
-  fuse->add_option("--mode", mode, "aligned, guess or all")->check(CLI::IsMember({"aligned", "guess", "all"}));
+  fuse->add_option("--mode", mode, "aligned, guess, all or split")->check(CLI::IsMember({"aligned", "guess", "all", "split"}));
   AddHalfOption(*fuse, fuse_half);
   fuse->add_flag("--json", fuse_json, "one JSON object on stdout: file, transformations, program");
   fuse->callback([&] {
     const fusion::Program prog = Half(fusion::ParseFile(fuse_file), fuse_half);
-    const auto m = mode == "aligned" ? fusion::FusionMode::kAligned
-                   : mode == "guess" ? fusion::FusionMode::kGuess
-                                     : fusion::FusionMode::kAll;
-    const fusion::Variant v = fusion::Transform(prog, m);
+    const fusion::Variant v = fusion::Transform(prog, ModeNamed(mode));
     if (fuse_json) {
       const nlohmann::json j = {{"file", fuse_file}, {"transformations", v.transformations},
                                 {"program", fusion::PrintProgram(v.prog)}};
@@ -186,15 +191,14 @@ int main(int argc, char** argv) {
   bool horn_json = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
-  horn->add_option("--mode", horn_mode, "none, aligned, guess or all")->check(CLI::IsMember({"none", "aligned", "guess", "all"}));
+  horn->add_option("--mode", horn_mode, "none, aligned, guess, all or split")
+      ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split"}));
   AddHalfOption(*horn, horn_half);
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, smt2");
   horn->callback([&] {
     fusion::Program prog = Half(fusion::ParseFile(horn_file), horn_half);
     if (horn_mode != "none") {
-      prog = fusion::Transform(prog, horn_mode == "aligned" ? fusion::FusionMode::kAligned
-                                     : horn_mode == "guess" ? fusion::FusionMode::kGuess
-                                                            : fusion::FusionMode::kAll).prog;
+      prog = fusion::Transform(prog, ModeNamed(horn_mode)).prog;
     }
     if (horn_json) {
       fmt::print("{}\n", nlohmann::json{{"file", horn_file}, {"smt2", fusion::HornToSmt2(prog)}}.dump());
