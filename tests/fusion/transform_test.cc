@@ -7,6 +7,7 @@
 #include "fusion/printer.h"
 #include "fusion/rate.h"
 #include "fusion/reverse.h"
+#include "fusion/split.h"
 #include "fusion/unroll.h"
 #include "fusion/horn.h"
 #include "fusion/normalize.h"
@@ -617,6 +618,155 @@ TEST(GuessAndAssume, GuessesNoCounterThatTheLaterLoopSetsFirst) {
   }
 }
 
+// A loop that copies b from both ends (cells i + 10 and n + 9 - i), then one that checks b[i + 10] and the
+// counter it leaves (array-tiling/tcpy.c's shape, with the copy's length m free, so that the split point
+// lies anywhere: before the checking loop's range, inside it, past it).
+constexpr const char* kCopyFromBothEnds = R"(int main() {
+    int n = __VERIFIER_nondet_int(); int m = __VERIFIER_nondet_int(); int k = __VERIFIER_nondet_int();
+    if (n < 0 || n > 9 || m > 9) return 0;
+    int a[30]; int b[30]; int i;
+    for (i = 0; i < 30; i++) { a[i] = i; b[i] = 0; }
+    for (i = 0; i < m; i++) { b[i + 10] = a[i]; b[n + 9 - i] = a[i] + 1; }
+    for (i = 0; i < n; i++) %s
+    __VERIFIER_assert(i != 7);
+    return 0; })";
+
+// kCopyFromBothEnds with body as the checking loop's body.
+Program CopyFromBothEnds(const char* body) {
+  char text[1024];
+  std::snprintf(text, sizeof text, kCopyFromBothEnds, body);
+  return ParseText(text);
+}
+
+// The outcomes of a program on the inputs (n, m, k) of kCopyFromBothEnds: n and m over their ranges and
+// past them, k over values that the copies hold or not.
+std::vector<std::string> OutcomesOnCopyInputs(const Program& p) {
+  std::vector<std::string> out;
+  for (long long n = -1; n <= 10; ++n) {
+    for (long long m = -2; m <= 10; ++m) {
+      for (long long k : {0, 1, 3, 12, 15}) out.push_back(OutcomeName(InterpretOn(p, {n, m, k})));
+    }
+  }
+  return out;
+}
+
+TEST(IndexSetSplitting, SplitsWhereTheEarlierLoopEndsAndReversesTheRest) {
+  const Program p = CopyFromBothEnds("__VERIFIER_assert(b[i + 10] != k);");
+  Program split = p;
+  std::vector<std::string> applied;
+  split.body = IndexSetSplitting(p.body, applied);
+  ASSERT_EQ(applied.size(), 1u);
+  EXPECT_EQ(applied[0], "index-set splitting: the loop at line 7 split where the loop at line 6 ends, its second part "
+                        "reversed");
+  const std::string c = PrintProgram(split);
+  // The first part up to the split point clamped to the bound; the rest from the bound down to where the
+  // first part stopped; the counter as the original leaves it.
+  EXPECT_NE(c.find("for (; (i < ((m < n) ? m : n)); i = (i + 1)) {"), std::string::npos) << c;
+  EXPECT_NE(c.find("i = (n - 1);\n  for (; (i > (((0 < ((m < n) ? m : n)) ? ((m < n) ? m : n) : 0) - 1)); "
+                   "i = (i - 1)) {"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("i = ((((0 < ((m < n) ? m : n)) ? ((m < n) ? m : n) : 0) <= (n - 1)) ? n : "), std::string::npos) << c;
+  // Exact wherever the split point lies, including the counter's final value (i != 7).
+  EXPECT_EQ(OutcomesOnCopyInputs(p), OutcomesOnCopyInputs(split));
+}
+
+TEST(IndexSetSplitting, FusesThePartsInStepWithBothDirectionsAndHidesNoBug) {
+  const Program p = CopyFromBothEnds("__VERIFIER_assert(b[i + 10] != k);");
+  const Variant v = Transform(p, FusionMode::kSplit);
+  ASSERT_EQ(v.transformations.size(), 2u);
+  EXPECT_EQ(v.transformations[1], "guess-and-assume fusion of the loops at lines 6, 7, 7");
+  EXPECT_EQ(CountLoops(v.prog.body), 2);
+  // Where the copies overlap (2m - 1 >= n) the fused program fails its check of the cell ranges: a false
+  // alarm, which only costs the proof. An error of the original is never lost.
+  const auto original = OutcomesOnCopyInputs(p), fused = OutcomesOnCopyInputs(v.prog);
+  int alarms = 0;
+  for (size_t i = 0; i < original.size(); ++i) {
+    if (original[i] != fused[i]) {
+      EXPECT_EQ(fused[i], "error") << i;
+      ++alarms;
+    }
+  }
+  EXPECT_GT(alarms, 0);
+  EXPECT_LT(alarms, static_cast<int>(original.size()) / 2);
+}
+
+TEST(IndexSetSplitting, LeavesALoopWhoseRestCannotBeReversed) {
+  // Each iteration reads the cell the next one writes: the rest cannot run backwards.
+  const Program p = CopyFromBothEnds("b[i + 10] = b[i + 11] + 1;");
+  Program split = p;
+  std::vector<std::string> applied;
+  split.body = IndexSetSplitting(p.body, applied);
+  EXPECT_TRUE(applied.empty());
+  EXPECT_TRUE(Transform(p, FusionMode::kSplit).transformations.empty());
+}
+
+// array-tiling/tcpy.c with the copying loop's bound, its two assignments and the checking loop's bound as
+// parameters.
+constexpr const char* kTcpy = R"(int main() {
+    int SIZE = __VERIFIER_nondet_int();
+    if (SIZE > 1) {
+      int i; int a[SIZE]; int acopy[SIZE];
+      for (i = 0; i < SIZE; i++) a[i] = __VERIFIER_nondet_int();
+      if (SIZE %% 2 != 0) return 1;
+      for (i = 0; i < %s; i++) { %s %s }
+      for (i = 0; i < %s; i++) __VERIFIER_assert(acopy[i] == a[i]);
+    }
+    return 1; })";
+
+// kTcpy with its parameters.
+Program Tcpy(const char* copies, const char* high, const char* low, const char* checks) {
+  char text[1024];
+  std::snprintf(text, sizeof text, kTcpy, copies, high, low, checks);
+  return ParseText(text);
+}
+
+TEST(IndexSetSplitting, ProvesTheCopyFromBothEnds) {
+  const Program p = Tcpy("SIZE / 2", "acopy[SIZE - i - 1] = a[SIZE - i - 1];", "acopy[i] = a[i];", "SIZE");
+  // 60 s: the proof takes about 2 s of CPU time, which a loaded machine stretches.
+  const Verdict v = Verify(p, VerifyOptions{60, true});
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  EXPECT_EQ(v.solved_by.rfind("split+guess", 0), 0u) << v.solved_by;
+}
+
+TEST(IndexSetSplitting, NeverProvesABuggyCopy) {
+  struct Bug {
+    const char* copies;
+    const char* high;
+    const char* low;
+    const char* checks;
+  };
+  const Bug bugs[] = {
+      {"SIZE / 2", "acopy[SIZE - i - 1] = a[SIZE - i - 1];", "acopy[i] = a[i] + 1;", "SIZE"},  // a wrong value
+      {"SIZE / 2 - 1", "acopy[SIZE - i - 1] = a[SIZE - i - 1];", "acopy[i] = a[i];", "SIZE"},  // one short
+      {"SIZE / 2", "acopy[SIZE - i - 1] = a[SIZE - i - 1];", "acopy[i] = a[i];", "SIZE + 1"},  // one past
+      // The copies overlap: cell SIZE/2 - 1 gets 0 in the last round, after a[SIZE/2 - 1]. Fused without
+      // the check of the cell ranges, the first part would read it in step with a[SIZE/2 - 1] and miss the bug.
+      {"SIZE / 2 + 1", "acopy[SIZE - i - 1] = 0;", "acopy[i] = a[i];", "SIZE / 2"},
+  };
+  for (const Bug& b : bugs) {
+    const Program p = Tcpy(b.copies, b.high, b.low, b.checks);
+    const Verdict v = Verify(p, VerifyOptions{5, true});
+    EXPECT_NE(v.verdict, "true") << b.copies << " " << b.low << " " << b.checks << ": " << v.solved_by;
+    // The concrete search refutes them at once; the split candidate must not be proved either.
+    const Variant split = Transform(p, FusionMode::kSplit);
+    if (!split.transformations.empty()) {
+      EXPECT_NE(SolveAny(split.prog, 5), SolveStatus::kSafe) << b.copies << " " << b.low << " " << b.checks;
+    }
+  }
+  // The overlapping copy fused: proved once the checks of the cell ranges (its only assertions: the checking
+  // loop's became flags) are left out, refuted with them.
+  const Program overlap = Tcpy("SIZE / 2 + 1", "acopy[SIZE - i - 1] = 0;", "acopy[i] = a[i];", "SIZE / 2");
+  const Variant v = Transform(overlap, FusionMode::kSplit);
+  ASSERT_EQ(v.transformations.size(), 2u);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+  Program unchecked = v.prog;
+  unchecked.body = RewriteBlocks(v.prog.body, [](std::vector<StmtPtr> items) {
+    std::erase_if(items, [](const StmtPtr& s) { return s->kind == StmtKind::kAssert; });
+    return items;
+  });
+  EXPECT_EQ(SolveAny(unchecked), SolveStatus::kSafe);
+}
 
 }  // namespace
 }  // namespace fusion
