@@ -16,18 +16,20 @@ Variant Transform(const Program& prog, FusionMode mode) {
   const char* names[] = {"aligned", "guess", "aligned+guess", "split+guess"};
   Variant v{names[static_cast<int>(mode)], prog, {}};
   v.prog.body = UnrollConstantLoops(v.prog, v.transformations);
-  const auto fuse = [mode](Program& p, std::vector<std::string>& applied) {
+  bool split = false;  // whether index-set splitting applied (kSplit)
+  const auto fuse = [mode, &split](Program& p, std::vector<std::string>& applied) {
     if (mode == FusionMode::kSplit) {
       // Only where a fusion follows: a split alone only makes the program longer.
-      Program split = p;
+      Program parted = p;
       std::vector<std::string> lines;
-      split.body = IndexSetSplitting(split.body, lines);
+      parted.body = IndexSetSplitting(parted.body, lines);
       const size_t splits = lines.size();
       if (splits == 0) return;
-      split.body = GuessAndAssumeFusion(split, split.body, lines, InStepRule::kDisjointRates);
+      parted.body = GuessAndAssumeFusion(parted, parted.body, lines, InStepRule::kDisjointRates);
       if (lines.size() == splits) return;
-      p = std::move(split);
+      p = std::move(parted);
       applied.insert(applied.end(), lines.begin(), lines.end());
+      split = true;
       return;
     }
     if (mode != FusionMode::kGuess) p.body = AlignedFusion(p.body, applied);
@@ -58,6 +60,8 @@ Variant Transform(const Program& prog, FusionMode mode) {
   } else {
     fuse(v.prog, v.transformations);
   }
+  // Without a split, the split variant is the unrolled program that the other variants already offer.
+  if (mode == FusionMode::kSplit && !split) return Variant{v.name, prog, {}};
   return v;
 }
 
