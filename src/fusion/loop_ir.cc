@@ -1,5 +1,7 @@
 #include "fusion/loop_ir.h"
 
+#include <algorithm>
+
 namespace fusion {
 namespace {
 
@@ -275,6 +277,23 @@ AffineForm Combine(Int128 a, const AffineForm& x, const AffineForm& y, Int128 k)
   for (const auto& [atom, c] : x.atoms) AddAtom(out, atom, a * c);
   for (const auto& [atom, c] : y.atoms) AddAtom(out, atom, k * c);
   return out;
+}
+
+ExprPtr AffineExpr(const AffineForm& f, IntType t) {
+  ExprPtr sum;
+  // Positive terms first, so that n - m prints as such rather than as -m + n.
+  std::vector<std::pair<ExprPtr, Int128>> atoms = f.atoms;
+  std::stable_partition(atoms.begin(), atoms.end(), [](const auto& x) { return x.second > 0; });
+  for (const auto& [atom, k] : atoms) {
+    ExprPtr term = MakeCast(t, atom);
+    if (k != 1 && k != -1) term = MakeBinary("*", MakeConst(k > 0 ? k : -k, t), term, t);
+    if (!sum) {
+      sum = k > 0 ? term : MakeUnary("-", term, t);
+    } else {
+      sum = MakeBinary(k > 0 ? "+" : "-", sum, term, t);
+    }
+  }
+  return sum ? PlusConst(sum, f.constant, t) : MakeConst(f.constant, t);
 }
 
 std::optional<AffineForm> AffineWithAtoms(const ExprPtr& e, const std::string& counter) {

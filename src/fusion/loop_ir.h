@@ -90,6 +90,8 @@ struct AffineForm {
 std::optional<AffineForm> AffineWithAtoms(const ExprPtr& e, const std::string& counter);
 // a * x + y * k for forms x and y.
 AffineForm Combine(Int128 a, const AffineForm& x, const AffineForm& y, Int128 k);
+// The expression of a form without counter (f.a == 0) in type t: each atom converted to t, then summed.
+ExprPtr AffineExpr(const AffineForm& f, IntType t);
 
 // The rates (a * stride, the cells per iteration) of a counted loop's accesses to the arrays in arrays, each
 // index being a * counter + b; nothing when some index is not of that form.

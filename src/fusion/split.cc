@@ -12,16 +12,16 @@
 namespace fusion {
 namespace {
 
-// The counter value of l after as many iterations as p makes (the split point S), in l's counter type. When
-// both start from the same value in the same direction, that is p's exit value: its bound for < and >.
-ExprPtr SplitPoint(const CountedLoop& p, const CountedLoop& l) {
-  const IntType t = l.counter_type;
-  const bool inclusive = p.cmp == "<=" || p.cmp == ">=";
-  const ExprPtr bound = MakeCast(t, p.bound), init = MakeCast(t, p.init);
-  if (SameExpr(p.init, l.init) && p.stride == l.stride) return PlusConst(bound, inclusive ? p.stride : 0, t);
-  ExprPtr trips = p.stride > 0 ? MakeBinary("-", bound, init, t) : MakeBinary("-", init, bound, t);
-  if (inclusive) trips = PlusConst(trips, 1, t);
-  return MakeBinary(l.stride > 0 ? "+" : "-", MakeCast(t, l.init), trips, t);
+// The counter value of l after as many iterations as p makes (the split point S), in l's counter type and
+// canonical form (the bound of p when both start from the same value); nothing when a coefficient is too large.
+std::optional<ExprPtr> SplitPoint(const CountedLoop& p, const CountedLoop& l) {
+  const auto bound = AffineWithAtoms(p.bound, ""), first = AffineWithAtoms(p.init, "");
+  const auto start = AffineWithAtoms(l.init, "");
+  if (!bound || !first || !start) return std::nullopt;
+  // p runs (bound - init) * stride times, one more with <= or >=; l's counter moves by its stride each time.
+  AffineForm trips = Combine(p.stride, *bound, *first, -p.stride);
+  if (p.cmp == "<=" || p.cmp == ">=") trips.constant += 1;
+  return AffineExpr(Combine(1, *start, trips, l.stride), l.counter_type);
 }
 
 // The statements that replace loop l (initialised by the statement before it) split at s: the first part,
@@ -75,7 +75,9 @@ StmtPtr IndexSetSplitting(const StmtPtr& body, std::vector<std::string>& applied
           !rates_p->count(*rates_l->begin()) || !(p->counter_type == l->counter_type)) {
         continue;
       }
-      if (const auto parts = Split(*l, items[k], SplitPoint(*p, *l))) {
+      const auto point = SplitPoint(*p, *l);
+      if (!point) continue;
+      if (const auto parts = Split(*l, items[k], *point)) {
         applied.push_back(fmt::format("index-set splitting: the loop at line {} split where the loop at line {} ends, "
                                       "its second part reversed",
                                       items[k]->loc.line, items[previous]->loc.line));
