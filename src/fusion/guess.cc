@@ -77,7 +77,7 @@ std::optional<std::array<ExprPtr, 3>> CellRange(const Stepped& s) {
   }
   const ExprPtr last = c.cmp == "<" ? PlusConst(c.bound, -1, t) : c.cmp == ">" ? PlusConst(c.bound, 1, t) : c.bound;
   // The cells in canonical form (n - (n / 2) rather than (n - ((n / 2) - 1)) - 1): Spacer proves the checks
-  // of tcpy's fused program in 25-35 % less time.
+  // of tcpy's fused program in 10-30 % less time.
   const auto index = AffineWithAtoms(s.index, c.counter);
   const auto first = AffineWithAtoms(c.init, ""), final = AffineWithAtoms(last, "");
   if (!index || !first || !final) return std::nullopt;
@@ -158,7 +158,8 @@ bool InStep(const std::vector<Part>& parts, const std::string& x, InStepRule rul
       if (!r1 || !r2 || !invariant(accesses[i].part->counted->bound) || !invariant(accesses[j].part->counted->bound)) {
         return false;
       }
-      const ExprPtr apart = MakeOr(MakeBinary("<", (*r1)[2], (*r2)[1], kInt), MakeBinary("<", (*r2)[2], (*r1)[1], kInt));
+      const ExprPtr apart =
+          MakeOr(MakeBinary("<", (*r1)[2], (*r2)[1], kInt), MakeBinary("<", (*r2)[2], (*r1)[1], kInt));
       const ExprPtr run = SameExpr((*r1)[0], (*r2)[0]) ? (*r1)[0] : MakeAnd((*r1)[0], (*r2)[0]);
       conditions.push_back(MakeOr(MakeNot(run), apart));
     }

@@ -311,8 +311,8 @@ std::optional<AffineForm> AffineWithAtoms(const ExprPtr& e, const std::string& c
     f.constant = x->value;
     return f;
   }
-  const bool linear = x->type.is_signed && ((x->kind == ExprKind::kUnary && x->op == "-") ||
-                                            (x->kind == ExprKind::kBinary && (x->op == "+" || x->op == "-" || x->op == "*")));
+  const bool arithmetic = x->kind == ExprKind::kBinary && (x->op == "+" || x->op == "-" || x->op == "*");
+  const bool linear = x->type.is_signed && ((x->kind == ExprKind::kUnary && x->op == "-") || arithmetic);
   const auto atom = [&]() -> std::optional<AffineForm> {
     if (Mentions(x, counter)) return std::nullopt;
     AddAtom(f, x, 1);
@@ -351,7 +351,8 @@ std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const
   return std::make_pair(f->a, f->constant);
 }
 
-std::optional<std::set<Int128>> AccessRates(const CountedLoop& c, const StmtPtr& loop, const std::set<std::string>& arrays) {
+std::optional<std::set<Int128>> AccessRates(const CountedLoop& c, const StmtPtr& loop,
+                                            const std::set<std::string>& arrays) {
   const Effects e = EffectsOf(loop);
   std::set<Int128> rates;
   for (const auto* list : {&e.array_reads, &e.array_writes}) {

@@ -95,7 +95,8 @@ ExprPtr AffineExpr(const AffineForm& f, IntType t);
 
 // The rates (a * stride, the cells per iteration) of a counted loop's accesses to the arrays in arrays, each
 // index being a * counter + b; nothing when some index is not of that form.
-std::optional<std::set<Int128>> AccessRates(const CountedLoop& c, const StmtPtr& loop, const std::set<std::string>& arrays);
+std::optional<std::set<Int128>> AccessRates(const CountedLoop& c, const StmtPtr& loop,
+                                            const std::set<std::string>& arrays);
 
 // e + k in type t, folding e = x + c or x - c so that (n - 1) + 1 prints and compares as n.
 ExprPtr PlusConst(const ExprPtr& e, Int128 k, IntType t);

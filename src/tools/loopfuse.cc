@@ -171,7 +171,8 @@ int main(int argc, char** argv) {
   bool fuse_json = false;
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
-  fuse->add_option("--mode", mode, "aligned, guess, all or split")->check(CLI::IsMember({"aligned", "guess", "all", "split"}));
+  fuse->add_option("--mode", mode, "aligned, guess, all or split")
+      ->check(CLI::IsMember({"aligned", "guess", "all", "split"}));
   AddHalfOption(*fuse, fuse_half);
   fuse->add_flag("--json", fuse_json, "one JSON object on stdout: file, transformations, program");
   fuse->callback([&] {

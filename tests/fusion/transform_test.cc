@@ -618,6 +618,25 @@ TEST(GuessAndAssume, GuessesNoCounterThatTheLaterLoopSetsFirst) {
   }
 }
 
+TEST(GuessAndAssume, RefusesArraysInStepFromTwoNondeterministicFirstValues) {
+  // Both counters start at `__VERIFIER_nondet_int()`: the same expression, but two values, so the loops
+  // are not in step (round t writes a[i0 + t] and reads a[j0 + t]).
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0;
+    int a[200]; int i; int j;
+    for (i = 0; i < 200; i++) a[i] = 0;
+    i = __VERIFIER_nondet_int();
+    for (; i < n; i++) a[i] = 1;
+    j = __VERIFIER_nondet_int();
+    for (; j < n; j++) __VERIFIER_assert(a[j] == 1);
+    return 0; })");
+  for (FusionMode mode : {FusionMode::kGuess, FusionMode::kAll}) {
+    for (const auto& line : Transform(p, mode).transformations) {
+      EXPECT_EQ(line.find("guess-and-assume"), std::string::npos) << line;
+    }
+  }
+}
+
 // A loop that copies b from both ends (cells i + 10 and n + 9 - i), then one that checks b[i + 10] and the
 // counter it leaves (array-tiling/tcpy.c's shape, with the copy's length m free, so that the split point
 // lies anywhere: before the checking loop's range, inside it, past it).
@@ -666,7 +685,8 @@ TEST(IndexSetSplitting, SplitsWhereTheEarlierLoopEndsAndReversesTheRest) {
                    "i = (i - 1)) {"),
             std::string::npos)
       << c;
-  EXPECT_NE(c.find("i = ((((0 < ((m < n) ? m : n)) ? ((m < n) ? m : n) : 0) <= (n - 1)) ? n : "), std::string::npos) << c;
+  EXPECT_NE(c.find("i = ((((0 < ((m < n) ? m : n)) ? ((m < n) ? m : n) : 0) <= (n - 1)) ? n : "), std::string::npos)
+      << c;
   // Exact wherever the split point lies, including the counter's final value (i != 7).
   EXPECT_EQ(OutcomesOnCopyInputs(p), OutcomesOnCopyInputs(split));
 }
