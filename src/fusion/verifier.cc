@@ -159,12 +159,13 @@ class PortfolioRun {
     std::stable_sort(round.begin(), round.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     // Round one runs each candidate under its best-suited set only, for 2 s of CPU time: on the benchmark
     // no other pair solves a task that no rank-0 pair solves, and the quick proofs of some need more than
-    // a second (the fused halves of in-de51, sum_array-2). Round two gives every pair 2 s, later rounds
-    // double it.
+    // a second (the fused halves of in-de51, sum_array-2). Round two gives the other pairs 2 s (a rank-0
+    // pair again would be the same run: the limit counts CPU time and Spacer is deterministic; until
+    // 2026-12-02 it ran again), later rounds double it for every pair.
     for (int r = 1;; ++r) {
       const double limit = r == 1 ? 2.0 : 2.0 * (1 << (r - 2));
       for (const auto& [rank, job] : round) {
-        if (rank == 0 || r > 1) jobs_.push_back({job.candidate, job.option, limit});
+        if ((r == 1) == (rank == 0) || r > 2) jobs_.push_back({job.candidate, job.option, limit});
       }
       if (limit >= options.timeout_s) break;
     }
