@@ -104,7 +104,7 @@ remat::Graph DecodeGraph(ByteReader& in) {
       // A view of a value the node reads, or of that value's storage owner (made from another view of it),
       // as the reader requires.
       const unsigned view = in.Next();
-      if (view % 4 != 0 && view % 4 != 3 && !node.inputs.empty()) {
+      if ((view % 4 == 1 || view % 4 == 2) && !node.inputs.empty()) {
         const int base = node.inputs[(view >> 2) % node.inputs.size()];
         graph.values[v].view_of = view % 4 == 1 ? base : remat::StorageOwner(graph, base);
       }
