@@ -44,6 +44,8 @@ void CheckGraphReader(std::string_view data);
 // graph's lower bound nor above the reference order or the budget, that meet a budget the reference order
 // meets at its cost, and whose buffers have the schedule's peak as their peak load and pack validly; going
 // on ends no worse than its start. The baselines' schedules (none, Chen) at that budget pass the same checks.
+// memplan plan's pipeline (tools::PlanJointly) on the same graph: its schedule and arena validate, the arena
+// places that schedule's buffers, the budget verdict is the arena's, and it keeps the right try.
 void CheckRematPlanners(std::string_view data);
 
 // fusion::Parse on C text; an accepted program can be printed back as C.
@@ -55,10 +57,11 @@ void CheckCParser(std::string_view data);
 void CheckAllocPlanners(std::string_view data);
 
 // A small program of the C subset generated from the bytes (2-3 loops over bounds <= 8, int or unsigned
-// data, an array, nondeterministic values assumed into a small range, one final assertion), its truth
-// decided by running the interpreter on every value the inputs can take. loopfuse's verdicts, fused and
-// unfused, agree with it: `true` only when no run fails, `false` only with a counterexample that the
-// interpreter replays to the error. Aligned fusion keeps the number of failing runs.
+// data, an array, filled from both ends in some, nondeterministic values assumed into a small range, one
+// final assertion), its truth decided by running the interpreter on every value the inputs can take.
+// loopfuse's verdicts, fused and unfused, agree with it: `true` only when no run fails, `false` only with a
+// counterexample that the interpreter replays to the error. Aligned fusion and index-set splitting keep the
+// number of failing runs.
 void CheckLoopfuseVerdicts(std::string_view data);
 
 }  // namespace fuzz

@@ -19,6 +19,7 @@
 #include "remat/simulator.h"
 #include "remat/validator.h"
 #include "remat/views.h"
+#include "tools/planning.h"
 
 namespace fuzz {
 
@@ -199,6 +200,69 @@ void CheckFastsa(const remat::Graph& graph, ByteReader& in) {
   }
 }
 
+// memplan plan's pipeline (tools::PlanJointly) on `graph` at a budget decoded from the bytes, from the lower
+// bound to above the reference peak, with FastSA's moves decoded too (or Chen's schedule): its schedule and
+// its arena validate, the arena places the schedule's buffers, the budget verdict is the arena's, and the
+// kept try is the first whose arena fits the budget, else the first with the lowest arena.
+void CheckJointPlan(const remat::Graph& graph, ByteReader& in) {
+  const unsigned flags = in.Next();
+  if (flags % 4 == 3) return;
+  const remat::Evaluation reference = remat::Simulate(graph, graph.order);
+  const remat::Bytes bound = graph.PeakLowerBound();
+  const remat::Bytes budget =
+      std::max<remat::Bytes>(1, bound + (reference.peak - bound + 1) * static_cast<remat::Bytes>(in.Next()) / 255);
+  remat::RematOptions options;
+  options.method = flags % 4 == 2 ? "chen" : "fastsa";
+  options.moves = 50 + 20 * static_cast<uint64_t>(in.Next());
+  options.seed = in.Next();
+  // The arena's budgets follow the limit (FastSA's are the moves): short, so that an arena that does not fit
+  // costs little. Under ASan the clock may cut a stage; the checks hold either way.
+  options.time_limit_s = 0.1;
+  const tools::JointPlan joint = tools::PlanJointly(graph, std::to_string(budget), bound, options, true);
+  const remat::RematResult& schedule = joint.schedule;
+  const std::string what = fmt::format("memplan plan ({}, {} views) at budget {} ({} moves, seed {})", options.method,
+                                       remat::ViewAccounting(graph), budget, options.moves, options.seed);
+  const remat::ScheduleReport report =
+      remat::ValidateSchedule(graph, schedule.sequence, {.peak = schedule.peak, .cost = schedule.cost});
+  Require(report.ok(), what + ": its schedule validates: " + (report.ok() ? "" : report.errors.front()));
+  Require(remat::RefreshViews(graph, schedule.sequence) == schedule.sequence, what + ": no view left to refresh");
+  const alloc::Problem buffers = remat::ScheduleToBuffers(graph, schedule.sequence);
+  Require(buffers.buffers.size() == joint.buffers.buffers.size() &&
+              std::equal(buffers.buffers.begin(), buffers.buffers.end(), joint.buffers.buffers.begin(),
+                         [](const alloc::Buffer& a, const alloc::Buffer& b) {
+                           return a.id == b.id && a.lower == b.lower && a.upper == b.upper && a.size == b.size;
+                         }),
+          what + ": the arena's buffers are its schedule's");
+  const alloc::ValidationReport packed = alloc::Validate(buffers, joint.arena.solution);
+  Require(packed.ok(), what + ": its arena validates: " + (packed.ok() ? "" : packed.errors.front()));
+  Require(joint.arena.height == alloc::Height(buffers, joint.arena.solution) && joint.arena.height >= schedule.peak,
+          fmt::format("{}: arena height {} is its plan's, not below the schedule's peak {}", what, joint.arena.height,
+                      schedule.peak));
+  Require(schedule.budget == budget && schedule.budget_met == (joint.arena.height <= budget),
+          fmt::format("{}: the budget verdict ({}) is the arena's ({})", what, schedule.budget_met,
+                      joint.arena.height));
+  Require(!joint.tries.empty() && joint.tries.size() <= 4 && !joint.tries.front().gone_on &&
+              (options.method == "fastsa" || joint.tries.size() == 1),
+          fmt::format("{}: {} tries, the first planned from the reference order", what, joint.tries.size()));
+  size_t kept = 0;
+  for (size_t t = 1; t < joint.tries.size(); ++t) {
+    const alloc::Bytes arena = joint.tries[t].arena_height;
+    if (joint.tries[kept].arena_height > budget && (arena <= budget || arena < joint.tries[kept].arena_height)) {
+      kept = t;
+    }
+    Require(joint.tries[t - 1].arena_height > budget, fmt::format("{}: no try after one that fits ({})", what, t));
+  }
+  const tools::JointTry& expected = joint.tries[kept];
+  Require(expected.peak == schedule.peak && expected.arena_height == joint.arena.height &&
+              expected.cost == schedule.cost,
+          fmt::format("{}: keeps try {} of {} (peak {}, arena {}), not peak {}, arena {}", what, kept + 1,
+                      joint.tries.size(), expected.peak, expected.arena_height, schedule.peak, joint.arena.height));
+  Require(joint.reserved_schedule >= schedule.peak && joint.reserved_reference >= reference.peak,
+          fmt::format("{}: the caching allocator reserves {} for the schedule (peak {}) and {} for the reference "
+                      "order (peak {})", what, joint.reserved_schedule, schedule.peak, joint.reserved_reference,
+                      reference.peak));
+}
+
 }  // namespace
 
 void CheckGraphReader(std::string_view data) {
@@ -216,8 +280,11 @@ void CheckGraphReader(std::string_view data) {
 void CheckRematPlanners(std::string_view data) {
   ByteReader in(data);
   const remat::Graph graph = DecodeGraph(in);
+  const std::optional<remat::Graph> aliased = Aliased(graph);
   CheckFastsa(graph, in);
-  if (const std::optional<remat::Graph> aliased = Aliased(graph)) CheckFastsa(*aliased, in);
+  if (aliased) CheckFastsa(*aliased, in);
+  CheckJointPlan(graph, in);
+  if (aliased) CheckJointPlan(*aliased, in);
 }
 
 }  // namespace fuzz

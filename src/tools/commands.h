@@ -21,11 +21,6 @@ void AddAllocCommands(CLI::App& app, CommandResult& result);
 // simulate, gen (memplan_simulate.cc).
 void AddSimulateCommands(CLI::App& app, CommandResult& result);
 
-// The caching-allocator settings a command simulates: `conf` when given (--conf), else the
-// PYTORCH_CUDA_ALLOC_CONF variable, else PyTorch's defaults. Stores the settings text in `text` if given.
-alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<std::string>& conf,
-                                                           std::string* text = nullptr);
-
 // remat, plan (memplan_remat.cc).
 void AddRematCommands(CLI::App& app, CommandResult& result);
 

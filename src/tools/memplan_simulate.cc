@@ -14,6 +14,7 @@
 #include "common/exit_codes.h"
 #include "tools/cli_checks.h"
 #include "tools/commands.h"
+#include "tools/planning.h"
 
 namespace tools {
 namespace {
@@ -105,19 +106,6 @@ int RunGen(const GenOptions& options) {
 }
 
 }  // namespace
-
-alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<std::string>& conf, std::string* text) {
-  std::string settings;
-  std::string source = "--conf";
-  if (conf) {
-    settings = *conf;
-  } else if (const char* env = std::getenv("PYTORCH_CUDA_ALLOC_CONF")) {
-    settings = env;
-    source = "PYTORCH_CUDA_ALLOC_CONF";
-  }
-  if (text) *text = settings;
-  return alloc::CachingAllocatorConfig::Parse(settings, source);
-}
 
 void AddSimulateCommands(CLI::App& app, CommandResult& result) {
   auto simulate = std::make_shared<SimulateOptions>();

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 
@@ -11,7 +12,6 @@
 #include "remat/buffers.h"
 #include "remat/simulator.h"
 #include "remat/validator.h"
-#include "tools/commands.h"
 
 namespace tools {
 
@@ -56,6 +56,19 @@ void ValidatePlans(const alloc::Problem& problem, const std::vector<alloc::PlanR
       throw std::runtime_error(fmt::format("the {} plan failed validation ({} errors)", r.method, report.errors.size()));
     }
   }
+}
+
+alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<std::string>& conf, std::string* text) {
+  std::string settings;
+  std::string source = "--conf";
+  if (conf) {
+    settings = *conf;
+  } else if (const char* env = std::getenv("PYTORCH_CUDA_ALLOC_CONF")) {
+    settings = env;
+    source = "PYTORCH_CUDA_ALLOC_CONF";
+  }
+  if (text) *text = settings;
+  return alloc::CachingAllocatorConfig::Parse(settings, source);
 }
 
 CachingRun SimulateCaching(const alloc::Problem& problem, const std::optional<std::string>& conf) {

@@ -29,6 +29,11 @@ nlohmann::json PlanJson(const alloc::PlanResult& r);
 // std::runtime_error (an internal error) is thrown.
 void ValidatePlans(const alloc::Problem& problem, const std::vector<alloc::PlanResult>& results);
 
+// The caching-allocator settings a command simulates: `conf` when given (--conf), else the
+// PYTORCH_CUDA_ALLOC_CONF variable, else PyTorch's defaults. Stores the settings text in `text` if given.
+alloc::CachingAllocatorConfig CachingConfigFromEnvironment(const std::optional<std::string>& conf,
+                                                           std::string* text = nullptr);
+
 // One replay of a pattern through the simulated PyTorch caching allocator, and how long it took.
 struct CachingRun {
   alloc::CachingAllocatorResult result;
