@@ -61,7 +61,8 @@ void CheckAllocPlanners(std::string_view data);
 // final assertion), its truth decided by running the interpreter on every value the inputs can take.
 // loopfuse's verdicts, fused and unfused, agree with it: `true` only when no run fails, `false` only with a
 // counterexample that the interpreter replays to the error. Aligned fusion and index-set splitting keep the
-// number of failing runs.
+// number of failing runs. split+guess and the cell abstraction, verified alone, are proved only where no run
+// fails.
 void CheckLoopfuseVerdicts(std::string_view data);
 
 }  // namespace fuzz

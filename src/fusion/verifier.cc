@@ -12,6 +12,7 @@
 
 #include "common/fork_server.h"
 #include "common/stopwatch.h"
+#include "fusion/cells.h"
 #include "fusion/cpu_clock.h"
 #include "fusion/fuse.h"
 #include "fusion/interpreter.h"
@@ -82,12 +83,15 @@ const char* GoalName(Goal g) {
   return g == kWhole ? "" : g == kNoWrap ? "no wrap-around" : "property under no wrap-around";
 }
 
-// One program the portfolio tries to prove, and whether its clauses use a symbolic UINT_MAX
-// (EncodeHorn).
+// One program the portfolio tries to prove, whether its clauses use a symbolic UINT_MAX (EncodeHorn),
+// whether it is fused (which option sets suit it), and whether it is the cell abstraction, whose errors are
+// mostly those of the cells it does not track: Spacer finding one there is no reason to search for inputs.
 struct Candidate {
   Variant variant;
   Goal goal;
   bool symbolic = false;
+  bool fused = false;
+  bool cells = false;
 };
 
 // One solver run: a candidate under an option set with a time limit.
@@ -115,9 +119,9 @@ std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
   std::vector<Candidate> out;
   auto add = [&](const Program& p, Goal goal, bool fused) {
     if (fused) {
-      for (Variant& v : FusedVariants(p)) out.push_back({std::move(v), goal, goal != kWhole});
+      for (Variant& v : FusedVariants(p)) out.push_back({std::move(v), goal, goal != kWhole, true});
     } else {
-      out.push_back({Variant{"original", p, {}}, goal, goal != kWhole});
+      out.push_back({Variant{"original", p, {}}, goal, goal != kWhole, false});
     }
   };
   WrapSplit split;
@@ -133,6 +137,20 @@ std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
   add(prog, kWhole, false);
   // Range facts rarely need fusion (the fused no-wrap half of in-de20 takes 5 times longer).
   if (has_split && fusion) add(split.no_wrap, kNoWrap, true);
+  // The cell abstraction last (cells.h): it proves what needs an invariant quantified over the cells, and
+  // loses what the untracked cells hold, which the other candidates keep.
+  std::string why_not;
+  if (const std::optional<Program> cells = AbstractCells(prog, why_not)) {
+    const std::string line = CellAbstractionLine(prog);
+    if (fusion) {
+      for (Variant& v : FusedVariants(*cells)) {
+        v.name = "cells+" + v.name;
+        v.transformations.insert(v.transformations.begin(), line);
+        out.push_back({std::move(v), kWhole, false, true, true});
+      }
+    }
+    out.push_back({Variant{"cells", *cells, {line}}, kWhole, false, false, true});
+  }
   return out;
 }
 
@@ -153,7 +171,8 @@ class PortfolioRun {
         const OptionSet& set = Portfolio()[o];
         const Variant& v = candidates_[c].variant;
         const bool arrays = std::any_of(v.prog.vars.begin(), v.prog.vars.end(), [](const Var& x) { return x.is_array; });
-        round.push_back({arrays ? set.rank_arrays : v.transformations.empty() ? set.rank_unfused : set.rank_fused, {c, o, 0}});
+        const int rank = arrays ? set.rank_arrays : candidates_[c].fused ? set.rank_fused : set.rank_unfused;
+        round.push_back({rank, {c, o, 0}});
       }
     }
     std::stable_sort(round.begin(), round.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -335,7 +354,7 @@ class PortfolioRun {
       std::unique_lock<std::mutex> lock(mutex_);
       if (r.status == SolveStatus::kSafe) {
         Proved(cand.goal, cand, who, r);
-      } else if (r.status == SolveStatus::kUnsafe && cand.goal != kNoWrap && !spacer_found_error_) {
+      } else if (r.status == SolveStatus::kUnsafe && cand.goal != kNoWrap && !cand.cells && !spacer_found_error_) {
         // Spacer says an error is reachable (a wrap-around is no error): search harder for concrete inputs
         // that show it.
         spacer_found_error_ = true;

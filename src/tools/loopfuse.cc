@@ -8,6 +8,7 @@
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "common/error.h"
 #include "common/exit_codes.h"
 #include "common/progress.h"
+#include "fusion/cells.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
 #include "fusion/horn.h"
@@ -139,6 +141,22 @@ fusion::Program Half(const fusion::Program& prog, const std::string& half) {
   return half == "no-wrap" ? split.no_wrap : split.under_no_wrap;
 }
 
+// --cells of fuse and horn.
+void AddCellsFlag(CLI::App& cmd, bool& cells) {
+  cmd.add_flag("--cells", cells, "cell abstraction first: each array as its cell at one nondeterministic index");
+}
+
+// prog, or with --cells its cell abstraction (fusion/cells.h), whose line is appended to `applied`; a program
+// the abstraction does not apply to is a usage error.
+fusion::Program Cells(const fusion::Program& prog, bool cells, std::vector<std::string>& applied) {
+  if (!cells) return prog;
+  std::string why_not;
+  std::optional<fusion::Program> abstraction = fusion::AbstractCells(prog, why_not);
+  if (!abstraction) throw common::InputError(prog.file + ": --cells: the cell abstraction does not apply: " + why_not);
+  applied.push_back(fusion::CellAbstractionLine(prog));
+  return std::move(*abstraction);
+}
+
 // The fusion mode a --mode value names (aligned, guess, split; anything else: all).
 fusion::FusionMode ModeNamed(const std::string& mode) {
   return mode == "aligned" ? fusion::FusionMode::kAligned
@@ -168,16 +186,19 @@ int main(int argc, char** argv) {
     status = RunVerify(va);
   });
   std::string fuse_file, mode = "all", fuse_half = "none";
-  bool fuse_json = false;
+  bool fuse_json = false, fuse_cells = false;
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
   fuse->add_option("--mode", mode, "aligned, guess, all or split")
       ->check(CLI::IsMember({"aligned", "guess", "all", "split"}));
   AddHalfOption(*fuse, fuse_half);
+  AddCellsFlag(*fuse, fuse_cells);
   fuse->add_flag("--json", fuse_json, "one JSON object on stdout: file, transformations, program");
   fuse->callback([&] {
-    const fusion::Program prog = Half(fusion::ParseFile(fuse_file), fuse_half);
-    const fusion::Variant v = fusion::Transform(prog, ModeNamed(mode));
+    std::vector<std::string> cells_line;
+    const fusion::Program prog = Cells(Half(fusion::ParseFile(fuse_file), fuse_half), fuse_cells, cells_line);
+    fusion::Variant v = fusion::Transform(prog, ModeNamed(mode));
+    v.transformations.insert(v.transformations.begin(), cells_line.begin(), cells_line.end());
     if (fuse_json) {
       const nlohmann::json j = {{"file", fuse_file}, {"transformations", v.transformations},
                                 {"program", fusion::PrintProgram(v.prog)}};
@@ -189,15 +210,17 @@ int main(int argc, char** argv) {
     fmt::print("{}", fusion::PrintProgram(v.prog));
   });
   std::string horn_file, horn_mode = "none", horn_half = "none";
-  bool horn_json = false;
+  bool horn_json = false, horn_cells = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
   horn->add_option("--mode", horn_mode, "none, aligned, guess, all or split")
       ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split"}));
   AddHalfOption(*horn, horn_half);
+  AddCellsFlag(*horn, horn_cells);
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, smt2");
   horn->callback([&] {
-    fusion::Program prog = Half(fusion::ParseFile(horn_file), horn_half);
+    std::vector<std::string> cells_line;
+    fusion::Program prog = Cells(Half(fusion::ParseFile(horn_file), horn_half), horn_cells, cells_line);
     if (horn_mode != "none") {
       prog = fusion::Transform(prog, ModeNamed(horn_mode)).prog;
     }

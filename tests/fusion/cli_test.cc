@@ -125,6 +125,43 @@ int main(void) {
   std::filesystem::remove(file);
 }
 
+TEST(Cli, FuseAndHornShowTheCellAbstraction) {
+  const std::string file = WriteTemp("fill.c", R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int);
+int main(void) {
+  int n = __VERIFIER_nondet_int(); int a[n]; int i;
+  for (i = 0; i < n; i++) a[i] = 3;
+  for (i = 0; i < n; i++) __VERIFIER_assert(a[i] == 3);
+  return 0;
+}
+)");
+  std::string fused, horn;
+  ASSERT_EQ(RunCommand(kBin + " fuse --cells --mode guess " + file + " > /tmp/loopfuse_cli_cells.c", fused), 0);
+  ASSERT_EQ(RunCommand("cat /tmp/loopfuse_cli_cells.c", fused), 0);
+  EXPECT_EQ(fused.rfind("// cell abstraction: the arrays a as their cells at one nondeterministic index\n"
+                        "// guess-and-assume fusion of the loops at lines 5, 6\n", 0), 0u) << fused;
+  EXPECT_EQ(fused.find('['), std::string::npos) << fused;
+  // Aligned fusion does not apply to the abstraction (a_cell carries a dependence): the abstraction alone.
+  std::string cells;
+  ASSERT_EQ(RunCommand(kBin + " fuse --cells --mode aligned " + file, cells), 0);
+  EXPECT_NE(cells.find("    if ((((long long)i) == cell_index)) {\n      a_cell = 3;\n    }\n"), std::string::npos)
+      << cells;
+  EXPECT_NE(cells.find("    if ((((long long)i) == cell_index)) {\n      __VERIFIER_assert((a_cell == 3));\n    }\n"),
+            std::string::npos)
+      << cells;
+  std::string out;
+  EXPECT_EQ(RunCommand("gcc -c -o /dev/null /tmp/loopfuse_cli_cells.c 2>&1", out), 0) << out;
+  EXPECT_EQ(RunCommand(kBin + " horn --cells " + file, horn), 0);
+  EXPECT_EQ(horn.find("Array"), std::string::npos) << horn;
+  // A program without arrays: a usage error that says why.
+  const std::string scalar =
+      WriteTemp("scalar.c", "int main(void) { int x = 1; __VERIFIER_assert(x == 1); return 0; }\n");
+  EXPECT_EQ(RunCommand(kBin + " fuse --cells " + scalar + " 2>&1", out), 2);
+  EXPECT_NE(out.find("--cells: the cell abstraction does not apply: no array"), std::string::npos) << out;
+  std::filesystem::remove(file);
+  std::filesystem::remove(scalar);
+}
+
 TEST(Cli, AMissingFileIsBadInput) {
   std::string out;
   EXPECT_EQ(RunCommand(kBin + " verify /nonexistent.c 2>&1", out), 2);
