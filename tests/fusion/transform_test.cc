@@ -835,6 +835,25 @@ TEST(CellAbstraction, TracksOneCellAtANondeterministicIndex) {
   }
 }
 
+TEST(CellAbstraction, ComparesAsLongLongWhereAnIndexIsNoInt) {
+  // An int index everywhere: the tracked index is an int (Spacer's proofs are quicker without the casts).
+  std::string why_not;
+  const std::optional<Program> ints = AbstractCells(Rewrev(2, -1, 7, 3, 2), why_not);
+  ASSERT_TRUE(ints);
+  EXPECT_EQ(ints->VarNamed("cell_index").type, kInt);
+  // One long long index: every index converted to long long, which keeps distinct values distinct.
+  const std::optional<Program> wide = AbstractCells(ParseText(R"(int main() {
+      int a[4]; long long j; int i;
+      for (j = 0; j < 4; j++) a[j] = 1;
+      for (i = 0; i < 4; i++) __VERIFIER_assert(a[i] == 1);
+      return 0; })"), why_not);
+  ASSERT_TRUE(wide) << why_not;
+  EXPECT_EQ(wide->VarNamed("cell_index").type, kLongLong);
+  const std::string c = PrintProgram(*wide);
+  EXPECT_NE(c.find("if ((j == cell_index)) {"), std::string::npos) << c;
+  EXPECT_NE(c.find("if ((((long long)i) == cell_index)) {"), std::string::npos) << c;
+}
+
 TEST(CellAbstraction, RefusesWhatNoSingleCellDecides) {
   std::string why_not;
   const Program pair = ParseText(R"(int main() {
