@@ -5,9 +5,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <optional>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
