@@ -489,8 +489,9 @@ void CheckLoopfuseVerdicts(std::string_view data) {
                                                         truth.runs, ValuesText(truth.first_failing))
                                           : fmt::format("none of {} runs fails", truth.runs);
 
+  const std::vector<fusion::Variant> variants = fusion::FusedVariants(prog);
   if (trace) {
-    for (const fusion::Variant& v : fusion::FusedVariants(prog)) fmt::print(stderr, "variant: {}\n", v.name);
+    for (const fusion::Variant& v : variants) fmt::print(stderr, "variant: {}\n", v.name);
   }
   // The transformations that add no nondeterministic value keep every run (guess-and-assume adds guessed
   // values, which the enumeration does not bound: the verdicts below check it).
@@ -520,7 +521,7 @@ void CheckLoopfuseVerdicts(std::string_view data) {
     } catch (const fusion::UnsupportedError&) {  // its verdict is then unknown
     }
   };
-  for (const fusion::Variant& v : fusion::FusedVariants(prog)) {
+  for (const fusion::Variant& v : variants) {
     if (v.name == "split+guess") verify_alone(v.name, v.prog, false);
   }
   std::string why_not;

@@ -10,16 +10,11 @@
 namespace fusion {
 namespace {
 
-// True when e reads an array cell.
-bool ReadsCell(const ExprPtr& e) {
-  if (e->kind == ExprKind::kIndex) return true;
-  return std::any_of(e->args.begin(), e->args.end(), ReadsCell);
-}
-
-// The index expressions of the cells e reads, in order.
-void CellIndexes(const ExprPtr& e, std::vector<ExprPtr>& out) {
-  if (e->kind == ExprKind::kIndex) out.push_back(e->args[0]);
-  for (const ExprPtr& a : e->args) CellIndexes(a, out);
+// The cells e reads, the outermost first.
+std::vector<ArrayAccess> CellReads(const ExprPtr& e) {
+  Effects eff;
+  AddReads(e, eff);
+  return eff.array_reads;
 }
 
 // The int an index converts to long long (the parser makes every index a long long), or nothing.
@@ -29,17 +24,12 @@ ExprPtr IntIndex(const ExprPtr& index) {
   return nullptr;
 }
 
-// True when every cell that s or a statement in it reads or writes is indexed by an int.
+// True when every cell that s reads or writes is indexed by an int (an array's declaration has no index).
 bool IntIndexes(const StmtPtr& s) {
-  std::vector<ExprPtr> indexes;
-  for (const ExprPtr& e : {s->lhs, s->rhs, s->cond}) {
-    if (e) CellIndexes(e, indexes);
-  }
-  if (std::any_of(indexes.begin(), indexes.end(), [](const ExprPtr& i) { return !IntIndex(i); })) return false;
-  for (const StmtPtr& b : s->body) {
-    if (b && !IntIndexes(b)) return false;
-  }
-  return !s->step || IntIndexes(s->step);
+  const Effects eff = EffectsOf(s);
+  const auto is_int = [](const ArrayAccess& a) { return !a.index || IntIndex(a.index); };
+  return std::all_of(eff.array_reads.begin(), eff.array_reads.end(), is_int) &&
+         std::all_of(eff.array_writes.begin(), eff.array_writes.end(), is_int);
 }
 
 // Rewrites a program into its cell abstraction; `why_not` is set where it cannot.
@@ -116,7 +106,7 @@ class Abstraction {
   // `index == k`, both ints, or both long long (a conversion that keeps distinct values of every index type
   // distinct).
   ExprPtr Tracked(const ExprPtr& index) {
-    if (ReadsCell(index) || HasNondet(index)) {
+    if (!CellReads(index).empty() || HasNondet(index)) {
       why_not_ = "an array index reads an array cell or a nondeterministic value";
     }
     const ExprPtr i = index_type_ == kInt ? IntIndex(index) : MakeCast(kLongLong, index);
@@ -157,15 +147,14 @@ class Abstraction {
 
   // An assertion: as it is without cell reads, else checked only where its one index is the tracked one.
   StmtPtr Assertion(const StmtPtr& s) {
-    std::vector<ExprPtr> indexes;
-    CellIndexes(s->cond, indexes);
-    if (indexes.empty()) return s;
-    for (const ExprPtr& i : indexes) {
-      if (!SameExpr(i, indexes.front())) why_not_ = "an assertion reads cells at two different indexes";
+    const std::vector<ArrayAccess> reads = CellReads(s->cond);
+    if (reads.empty()) return s;
+    for (const ArrayAccess& r : reads) {
+      if (!SameExpr(r.index, reads.front().index)) why_not_ = "an assertion reads cells at two different indexes";
     }
     auto checked = std::make_shared<Stmt>(*s);
     checked->cond = ReadTracked(s->cond);
-    return Located(MakeIf(Tracked(indexes.front()), checked), s->loc);
+    return Located(MakeIf(Tracked(reads.front().index), checked), s->loc);
   }
 
   Program& prog_;

@@ -117,11 +117,19 @@ struct Proof {
 // range facts (x + y <= UINT_MAX), which Spacer finds with a parameter and not with the numeral.
 std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
   std::vector<Candidate> out;
-  auto add = [&](const Program& p, Goal goal, bool fused) {
+  // p's fused versions, or p itself; `cells`: the line of the cell abstraction that made p, if it did.
+  auto add = [&](const Program& p, Goal goal, bool fused, const std::string& cells = "") {
+    const auto push = [&](Variant v) {
+      if (!cells.empty()) {
+        v.name = v.transformations.empty() ? "cells" : "cells+" + v.name;
+        v.transformations.insert(v.transformations.begin(), cells);
+      }
+      out.push_back({std::move(v), goal, goal != kWhole, fused, !cells.empty()});
+    };
     if (fused) {
-      for (Variant& v : FusedVariants(p)) out.push_back({std::move(v), goal, goal != kWhole, true});
+      for (Variant& v : FusedVariants(p)) push(std::move(v));
     } else {
-      out.push_back({Variant{"original", p, {}}, goal, goal != kWhole, false});
+      push(Variant{"original", p, {}});
     }
   };
   WrapSplit split;
@@ -141,15 +149,8 @@ std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
   // loses what the untracked cells hold, which the other candidates keep.
   std::string why_not;
   if (const std::optional<Program> cells = AbstractCells(prog, why_not)) {
-    const std::string line = CellAbstractionLine(prog);
-    if (fusion) {
-      for (Variant& v : FusedVariants(*cells)) {
-        v.name = "cells+" + v.name;
-        v.transformations.insert(v.transformations.begin(), line);
-        out.push_back({std::move(v), kWhole, false, true, true});
-      }
-    }
-    out.push_back({Variant{"cells", *cells, {line}}, kWhole, false, false, true});
+    if (fusion) add(*cells, kWhole, true, CellAbstractionLine(prog));
+    add(*cells, kWhole, false, CellAbstractionLine(prog));
   }
   return out;
 }
