@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fusion/cells.h"
+#include "fusion/lift.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
 #include "fusion/interpreter.h"
@@ -508,9 +509,23 @@ void CheckLoopfuseVerdicts(std::string_view data) {
                         after.failing, after.runs, after.unexpected, found, text, fusion::PrintProgram(v.prog)));
   }
 
+  // Lifting unsigned values to the integers adds no nondeterministic value and only strengthens asserted
+  // equalities: the same runs, each that fails in the original failing lifted too.
+  std::string why_not;
+  const std::optional<fusion::Lifted> lifted = fusion::LiftUnsigned(prog, why_not);
+  if (lifted) {
+    if (trace) fmt::print(stderr, "lifted: {}\n", lifted->line);
+    const Enumeration after = Enumerate(lifted->prog, g.lo, g.width);
+    Require(after.unexpected.empty() && after.runs == truth.runs && after.failing >= truth.failing,
+            fmt::format("lifting keeps the runs and their failures: {} of {} runs fail lifted ({}), {}:\n{}\n"
+                        "lifted:\n{}",
+                        after.failing, after.runs, after.unexpected, found, text, fusion::PrintProgram(lifted->prog)));
+  }
+
   // Candidates that the portfolio seldom reaches, verified on their own: split+guess (another candidate proves
-  // most programs first), and for a third of the programs with the array the cell abstraction, fused and not
-  // (the portfolio's last candidates). A proof of one must mean that no run of the original fails.
+  // most programs first), for a third of the programs with the array the cell abstraction, fused and not
+  // (the portfolio's last candidates), and for a third of those where it applies the lifted program. A proof
+  // of one must mean that no run of the original fails.
   const auto verify_alone = [&](const std::string& name, const fusion::Program& p, bool fusion_on) {
     try {
       const fusion::Verdict alone = fusion::Verify(p, fusion::VerifyOptions{kVerifyTimeout, fusion_on, kVerifyThreads});
@@ -524,9 +539,9 @@ void CheckLoopfuseVerdicts(std::string_view data) {
   for (const fusion::Variant& v : variants) {
     if (v.name == "split+guess") verify_alone(v.name, v.prog, false);
   }
-  std::string why_not;
   const std::optional<fusion::Program> cells = fusion::AbstractCells(prog, why_not);
   if (cells && std::hash<std::string>{}(text) % 3 == 0) verify_alone("the cell abstraction", *cells, true);
+  if (lifted && std::hash<std::string>{}(text) % 3 == 1) verify_alone("the lifted program", lifted->prog, true);
 
   for (const bool fusion_on : {true, false}) {
     fusion::Verdict v;

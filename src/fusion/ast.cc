@@ -20,6 +20,7 @@ Int128 Wrap(IntType t, Int128 v) {
 }
 
 std::string TypeName(IntType t) {
+  if (t == kWide) return "__int128";
   std::string base;
   switch (t.bits) {
     case 1: return "_Bool";

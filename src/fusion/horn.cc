@@ -367,7 +367,11 @@ class Encoder {
     return ctx_.int_val((neg ? "-" + s : s).c_str());
   }
 
-  z3::expr InRange(const z3::expr& x, IntType t) { return Num(MinOf(t)) <= x && x <= Num(MaxOf(t)); }
+  // The range of a value of type t (none for the integers of lifted values).
+  z3::expr InRange(const z3::expr& x, IntType t) {
+    if (t == kWide) return ctx_.bool_val(true);
+    return Num(MinOf(t)) <= x && x <= Num(MaxOf(t));
+  }
 
   // True when the path allows e to leave [mn, mx] (a quick query: wrap-around branches that the path
   // rules out are left out of the clause, which keeps Spacer's job linear where the program is).

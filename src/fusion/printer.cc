@@ -143,6 +143,7 @@ class StmtPrinter {
 }  // namespace
 
 std::string NondetFunction(IntType t) {
+  if (t == kWide) return "__VERIFIER_nondet_int128";
   std::string base = t.bits == 1 ? "bool" : t.bits == 8 ? "char" : t.bits == 16 ? "short" : t.bits == 32 ? "int" : "long";
   if (!t.is_signed && t.bits != 1) base = "u" + base;
   return "__VERIFIER_nondet_" + base;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "fusion/cpu_clock.h"
 #include "fusion/fuse.h"
 #include "fusion/interpreter.h"
+#include "fusion/lift.h"
 #include "fusion/solver.h"
 #include "fusion/wrap_checks.h"
 
@@ -76,22 +78,33 @@ bool FindCounterexample(const Program& prog, double budget_s, double wall_s, uns
 namespace {
 
 // What a proof of a candidate program establishes: the property itself, or one half of the
-// wrap-around split (wrap_checks.h), which proves the property only together with the other half.
-enum Goal { kWhole, kNoWrap, kUnderNoWrap, kGoals };
+// wrap-around split (wrap_checks.h) of the program or of its lifted program (lift.h), which proves the
+// property only together with the other half of the same split.
+enum Goal { kWhole, kNoWrap, kUnderNoWrap, kLiftedNoWrap, kLiftedUnderNoWrap, kGoals };
 
 const char* GoalName(Goal g) {
-  return g == kWhole ? "" : g == kNoWrap ? "no wrap-around" : "property under no wrap-around";
+  return g == kWhole                              ? ""
+         : g == kNoWrap || g == kLiftedNoWrap ? "no wrap-around"
+                                                  : "property under no wrap-around";
 }
 
 // One program the portfolio tries to prove, whether its clauses use a symbolic UINT_MAX (EncodeHorn),
-// whether it is fused (which option sets suit it), and whether it is the cell abstraction, whose errors are
-// mostly those of the cells it does not track: Spacer finding one there is no reason to search for inputs.
+// whether it is fused (which option sets suit it), and whether it over-approximates the errors: the cell
+// abstraction's are mostly those of the cells it does not track, the lifted program's those of equalities
+// that hold only modulo 2^32. Spacer finding one there is no reason to search for inputs.
 struct Candidate {
   Variant variant;
   Goal goal;
   bool symbolic = false;
   bool fused = false;
-  bool cells = false;
+  bool approximate = false;
+};
+
+// A program that the candidates come from, when it is not the original: the name its variants get as a
+// prefix ("cells+guess") and the line that says what it is.
+struct Origin {
+  std::string name;
+  std::string line;
 };
 
 // One solver run: a candidate under an option set with a time limit.
@@ -117,14 +130,14 @@ struct Proof {
 // range facts (x + y <= UINT_MAX), which Spacer finds with a parameter and not with the numeral.
 std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
   std::vector<Candidate> out;
-  // p's fused versions, or p itself; `cells`: the line of the cell abstraction that made p, if it did.
-  auto add = [&](const Program& p, Goal goal, bool fused, const std::string& cells = "") {
+  // p's fused versions, or p itself; `origin`: what made p, if not the original.
+  auto add = [&](const Program& p, Goal goal, bool fused, const std::optional<Origin>& origin = std::nullopt) {
     const auto push = [&](Variant v) {
-      if (!cells.empty()) {
-        v.name = v.transformations.empty() ? "cells" : "cells+" + v.name;
-        v.transformations.insert(v.transformations.begin(), cells);
+      if (origin) {
+        v.name = v.transformations.empty() ? origin->name : origin->name + "+" + v.name;
+        v.transformations.insert(v.transformations.begin(), origin->line);
       }
-      out.push_back({std::move(v), goal, goal != kWhole, fused, !cells.empty()});
+      out.push_back({std::move(v), goal, goal != kWhole, fused, origin.has_value()});
     };
     if (fused) {
       for (Variant& v : FusedVariants(p)) push(std::move(v));
@@ -140,6 +153,21 @@ std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
     if (fusion) add(split.under_no_wrap, kUnderNoWrap, true);
     add(split.no_wrap, kNoWrap, false);
   }
+  // The lifted program's halves next, where it has them: the ones above fail where an unsigned value
+  // really wraps around (in-de42), and these take that value out of both.
+  std::string why_not;
+  const std::optional<Lifted> lifted = LiftUnsigned(prog, why_not);
+  if (lifted) {
+    const Origin origin{"lifted", lifted->line};
+    WrapSplit lifted_split;
+    if (SplitWrapChecks(lifted->prog, lifted_split)) {
+      if (fusion) add(lifted_split.under_no_wrap, kLiftedUnderNoWrap, true, origin);
+      add(lifted_split.no_wrap, kLiftedNoWrap, false, origin);
+    } else {
+      if (fusion) add(lifted->prog, kWhole, true, origin);
+      add(lifted->prog, kWhole, false, origin);
+    }
+  }
   if (fusion) add(prog, kWhole, true);
   if (has_split) add(split.under_no_wrap, kUnderNoWrap, false);
   add(prog, kWhole, false);
@@ -147,10 +175,10 @@ std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
   if (has_split && fusion) add(split.no_wrap, kNoWrap, true);
   // The cell abstraction last (cells.h): it proves what needs an invariant quantified over the cells, and
   // loses what the untracked cells hold, which the other candidates keep.
-  std::string why_not;
   if (const std::optional<Program> cells = AbstractCells(prog, why_not)) {
-    if (fusion) add(*cells, kWhole, true, CellAbstractionLine(prog));
-    add(*cells, kWhole, false, CellAbstractionLine(prog));
+    const Origin origin{"cells", CellAbstractionLine(prog)};
+    if (fusion) add(*cells, kWhole, true, origin);
+    add(*cells, kWhole, false, origin);
   }
   return out;
 }
@@ -242,7 +270,8 @@ class PortfolioRun {
     p = Proof{true, who, cand.variant.transformations, r.invariants};
     if (!verdict_.verdict.empty()) return;
     const bool whole = proofs_[kWhole].done;
-    if (!whole && !(proofs_[kNoWrap].done && proofs_[kUnderNoWrap].done)) return;
+    const bool lifted_halves = proofs_[kLiftedNoWrap].done && proofs_[kLiftedUnderNoWrap].done;
+    if (!whole && !lifted_halves && !(proofs_[kNoWrap].done && proofs_[kUnderNoWrap].done)) return;
     verdict_.verdict = "true";
     verdict_.reason = "invariants found and checked inductive";
     if (whole) {
@@ -251,7 +280,8 @@ class PortfolioRun {
       verdict_.solved_by = p.who;
     } else {
       verdict_.reason += " (unsigned wrap-around split: no wrap-around, and the property under it)";
-      for (Goal g : {kNoWrap, kUnderNoWrap}) {
+      for (Goal g : lifted_halves ? std::vector<Goal>{kLiftedNoWrap, kLiftedUnderNoWrap}
+                                  : std::vector<Goal>{kNoWrap, kUnderNoWrap}) {
         const Proof& q = proofs_[g];
         verdict_.transformations.push_back(std::string(GoalName(g)) + ": " +
                                            (q.transformations.empty() ? "none" : ""));
@@ -259,7 +289,7 @@ class PortfolioRun {
           verdict_.transformations.back() += (i ? "; " : "") + q.transformations[i];
         }
         for (const auto& inv : q.invariants) verdict_.invariants.push_back(std::string("[") + GoalName(g) + "] " + inv);
-        verdict_.solved_by += (g == kNoWrap ? "" : " + ") + q.who;
+        verdict_.solved_by += (g == kNoWrap || g == kLiftedNoWrap ? "" : " + ") + q.who;
       }
     }
     stop_ = true;
@@ -355,7 +385,8 @@ class PortfolioRun {
       std::unique_lock<std::mutex> lock(mutex_);
       if (r.status == SolveStatus::kSafe) {
         Proved(cand.goal, cand, who, r);
-      } else if (r.status == SolveStatus::kUnsafe && cand.goal != kNoWrap && !cand.cells && !spacer_found_error_) {
+      } else if (r.status == SolveStatus::kUnsafe && cand.goal != kNoWrap && !cand.approximate &&
+                 !spacer_found_error_) {
         // Spacer says an error is reachable (a wrap-around is no error): search harder for concrete inputs
         // that show it.
         spacer_found_error_ = true;

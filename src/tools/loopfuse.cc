@@ -19,6 +19,7 @@
 #include "common/exit_codes.h"
 #include "common/progress.h"
 #include "fusion/cells.h"
+#include "fusion/lift.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
 #include "fusion/horn.h"
@@ -141,9 +142,10 @@ fusion::Program Half(const fusion::Program& prog, const std::string& half) {
   return half == "no-wrap" ? split.no_wrap : split.under_no_wrap;
 }
 
-// --cells of fuse and horn.
-void AddCellsFlag(CLI::App& cmd, bool& cells) {
+// --cells and --lift of fuse and horn.
+void AddCellsAndLiftFlags(CLI::App& cmd, bool& cells, bool& lift) {
   cmd.add_flag("--cells", cells, "cell abstraction first: each array as its cell at one nondeterministic index");
+  cmd.add_flag("--lift", lift, "unsigned values lifted to the integers first, before --half and --cells");
 }
 
 // prog, or with --cells its cell abstraction (fusion/cells.h), whose line is appended to `applied`; a program
@@ -155,6 +157,25 @@ fusion::Program Cells(const fusion::Program& prog, bool cells, std::vector<std::
   if (!abstraction) throw common::InputError(prog.file + ": --cells: the cell abstraction does not apply: " + why_not);
   applied.push_back(fusion::CellAbstractionLine(prog));
   return std::move(*abstraction);
+}
+
+// prog, or with --lift its lifted program (fusion/lift.h), whose line is appended to `applied`; a program
+// where nothing is lifted is a usage error.
+fusion::Program Lift(const fusion::Program& prog, bool lift, std::vector<std::string>& applied) {
+  if (!lift) return prog;
+  std::string why_not;
+  std::optional<fusion::Lifted> lifted = fusion::LiftUnsigned(prog, why_not);
+  if (!lifted) throw common::InputError(prog.file + ": --lift: nothing to lift: " + why_not);
+  applied.push_back(lifted->line);
+  return std::move(lifted->prog);
+}
+
+// The program that fuse and horn show: file with --lift, --half and --cells applied in that order (the
+// verifier's: a lifted program is split, the cell abstraction is of a whole program); what made it is
+// appended to `applied`.
+fusion::Program Shown(const std::string& file, bool lift, const std::string& half, bool cells,
+                      std::vector<std::string>& applied) {
+  return Cells(Half(Lift(fusion::ParseFile(file), lift, applied), half), cells, applied);
 }
 
 // The fusion mode a --mode value names (aligned, guess, split; anything else: all).
@@ -186,19 +207,19 @@ int main(int argc, char** argv) {
     status = RunVerify(va);
   });
   std::string fuse_file, mode = "all", fuse_half = "none";
-  bool fuse_json = false, fuse_cells = false;
+  bool fuse_json = false, fuse_cells = false, fuse_lift = false;
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
   fuse->add_option("--mode", mode, "aligned, guess, all or split")
       ->check(CLI::IsMember({"aligned", "guess", "all", "split"}));
   AddHalfOption(*fuse, fuse_half);
-  AddCellsFlag(*fuse, fuse_cells);
+  AddCellsAndLiftFlags(*fuse, fuse_cells, fuse_lift);
   fuse->add_flag("--json", fuse_json, "one JSON object on stdout: file, transformations, program");
   fuse->callback([&] {
-    std::vector<std::string> cells_line;
-    const fusion::Program prog = Cells(Half(fusion::ParseFile(fuse_file), fuse_half), fuse_cells, cells_line);
+    std::vector<std::string> applied;
+    const fusion::Program prog = Shown(fuse_file, fuse_lift, fuse_half, fuse_cells, applied);
     fusion::Variant v = fusion::Transform(prog, ModeNamed(mode));
-    v.transformations.insert(v.transformations.begin(), cells_line.begin(), cells_line.end());
+    v.transformations.insert(v.transformations.begin(), applied.begin(), applied.end());
     if (fuse_json) {
       const nlohmann::json j = {{"file", fuse_file}, {"transformations", v.transformations},
                                 {"program", fusion::PrintProgram(v.prog)}};
@@ -210,23 +231,28 @@ int main(int argc, char** argv) {
     fmt::print("{}", fusion::PrintProgram(v.prog));
   });
   std::string horn_file, horn_mode = "none", horn_half = "none";
-  bool horn_json = false, horn_cells = false;
+  bool horn_json = false, horn_cells = false, horn_lift = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
   horn->add_option("--mode", horn_mode, "none, aligned, guess, all or split")
       ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split"}));
   AddHalfOption(*horn, horn_half);
-  AddCellsFlag(*horn, horn_cells);
+  AddCellsAndLiftFlags(*horn, horn_cells, horn_lift);
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, smt2");
   horn->callback([&] {
-    std::vector<std::string> cells_line;
-    fusion::Program prog = Cells(Half(fusion::ParseFile(horn_file), horn_half), horn_cells, cells_line);
+    std::vector<std::string> applied;
+    fusion::Program prog = Shown(horn_file, horn_lift, horn_half, horn_cells, applied);
     if (horn_mode != "none") {
-      prog = fusion::Transform(prog, ModeNamed(horn_mode)).prog;
+      fusion::Variant v = fusion::Transform(prog, ModeNamed(horn_mode));
+      applied.insert(applied.end(), v.transformations.begin(), v.transformations.end());
+      prog = std::move(v.prog);
     }
     if (horn_json) {
-      fmt::print("{}\n", nlohmann::json{{"file", horn_file}, {"smt2", fusion::HornToSmt2(prog)}}.dump());
+      fmt::print("{}\n", nlohmann::json{{"file", horn_file}, {"transformations", applied},
+                                        {"smt2", fusion::HornToSmt2(prog)}}
+                             .dump());
     } else {
+      for (const auto& t : applied) fmt::print("; {}\n", t);
       fmt::print("{}", fusion::HornToSmt2(prog));
     }
   });

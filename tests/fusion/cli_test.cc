@@ -161,6 +161,48 @@ int main(void) {
   std::filesystem::remove(scalar);
 }
 
+TEST(Cli, FuseAndHornShowTheLiftedProgram) {
+  const std::string file = WriteTemp("wrap.c", R"(extern unsigned int __VERIFIER_nondet_uint(void);
+extern void __VERIFIER_assert(int);
+int main(void) {
+  unsigned int n = __VERIFIER_nondet_uint(); unsigned int i = 0, z = 0;
+  while (i < n) { i++; z = z + 3u; }
+  while (i > 0) { i--; z = z - 1u; }
+  __VERIFIER_assert(z == 2u * n);
+  return 0;
+}
+)");
+  std::string lifted, out;
+  ASSERT_EQ(RunCommand(kBin + " fuse --lift --mode guess " + file + " > /tmp/loopfuse_cli_lift.c", out), 0);
+  ASSERT_EQ(RunCommand("cat /tmp/loopfuse_cli_lift.c", lifted), 0);
+  EXPECT_EQ(lifted.rfind("// z lifted to the integers (asserted equalities over lifted values checked without "
+                         "modulo 2^32, which is stronger)\n"
+                         "// guess-and-assume fusion of the loops at lines 5, 6\n",
+                         0),
+            0u)
+      << lifted;
+  EXPECT_NE(lifted.find("__VERIFIER_assert((z_int == (2LL * ((__int128)n))));"), std::string::npos) << lifted;
+  // Its initial value is the declaration's; the guess of its value after the first loop is an __int128 too.
+  EXPECT_NE(lifted.find("  z_int = 0LL;\n"), std::string::npos) << lifted;
+  EXPECT_EQ(lifted.find("((__int128)z)"), std::string::npos) << lifted;
+  EXPECT_NE(lifted.find("__VERIFIER_nondet_int128()"), std::string::npos) << lifted;
+  // gcc takes the program.
+  EXPECT_EQ(RunCommand("gcc -c -o /dev/null /tmp/loopfuse_cli_lift.c 2>&1", out), 0) << out;
+  // horn names what made the clauses in comments; the lifted value's guess has no range there.
+  std::string horn;
+  ASSERT_EQ(RunCommand(kBin + " horn --lift --half under-no-wrap --mode guess " + file, horn), 0);
+  EXPECT_EQ(horn.rfind("; z lifted to the integers (asserted", 0), 0u) << horn;
+  EXPECT_NE(horn.find("\n; guess-and-assume fusion of the loops at lines 5, 6\n(set-logic HORN)"), std::string::npos)
+      << horn;
+  // Nothing to lift: a usage error that says why.
+  const std::string plain =
+      WriteTemp("plain.c", "int main(void) { int x = 1; __VERIFIER_assert(x == 1); return 0; }\n");
+  EXPECT_EQ(RunCommand(kBin + " fuse --lift " + plain + " 2>&1", out), 2);
+  EXPECT_NE(out.find("--lift: nothing to lift: no unsigned int variable"), std::string::npos) << out;
+  std::filesystem::remove(file);
+  std::filesystem::remove(plain);
+}
+
 TEST(Cli, AMissingFileIsBadInput) {
   std::string out;
   EXPECT_EQ(RunCommand(kBin + " verify /nonexistent.c 2>&1", out), 2);

@@ -1,0 +1,201 @@
+#include "fusion/lift.h"
+
+#include <fmt/core.h>
+
+#include <map>
+#include <set>
+
+#include "fusion/loop_ir.h"
+
+namespace fusion {
+namespace {
+
+// An operation that commutes with reduction modulo 2^32: + - * and negation in unsigned int.
+bool IsRingOp(const ExprPtr& e) {
+  if (!(e->type == kUnsigned)) return false;
+  if (e->kind == ExprKind::kUnary) return e->op == "-";
+  return e->kind == ExprKind::kBinary && (e->op == "+" || e->op == "-" || e->op == "*");
+}
+
+// True when e reads v only as an operand of ring operations (leaves that do not read v are values of their
+// own, computed as in the original).
+bool RingOver(const ExprPtr& e, const std::string& v) {
+  if (e->kind == ExprKind::kVar && e->name == v) return true;
+  if (IsRingOp(e)) {
+    for (const auto& a : e->args) {
+      if (!RingOver(a, v)) return false;
+    }
+    return true;
+  }
+  return ReadsNone(e, {v});
+}
+
+// An equality of two unsigned int values, which the lifted program may check over the integers.
+bool IsUnsignedEquality(const ExprPtr& e) {
+  return e->kind == ExprKind::kBinary && e->op == "==" && e->args[0]->type == kUnsigned &&
+         e->args[1]->type == kUnsigned;
+}
+
+// True when an assertion's condition reads v only in conjuncts that are such equalities, as ring operands.
+bool AssertedOver(const ExprPtr& cond, const std::string& v) {
+  if (cond->kind == ExprKind::kBinary && cond->op == "&&") {
+    return AssertedOver(cond->args[0], v) && AssertedOver(cond->args[1], v);
+  }
+  if (IsUnsignedEquality(cond)) return RingOver(cond->args[0], v) && RingOver(cond->args[1], v);
+  return ReadsNone(cond, {v});
+}
+
+// What one statement does with v: whether every use allows lifting, whether it updates v by a ring operation
+// (where the lifted value may leave the type's range), and whether an assertion's equality reads it (lifting
+// is for values updated before such an equality).
+struct Uses {
+  bool liftable = true;
+  bool updated = false;
+  bool asserted = false;
+};
+
+void CollectUses(const StmtPtr& s, const std::string& v, Uses& u) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::kAssign:
+      if (s->lhs->kind == ExprKind::kVar && s->lhs->name == v) {
+        u.liftable = u.liftable && RingOver(s->rhs, v);
+        u.updated = u.updated || IsRingOp(s->rhs);
+      } else {
+        u.liftable = u.liftable && ReadsNone(s->rhs, {v}) && ReadsNone(s->lhs, {v});
+      }
+      return;
+    case StmtKind::kHavoc:
+      u.liftable = u.liftable && s->name != v;
+      return;
+    case StmtKind::kAssert:
+      u.liftable = u.liftable && AssertedOver(s->cond, v);
+      u.asserted = u.asserted || !ReadsNone(s->cond, {v});
+      return;
+    case StmtKind::kAssume:
+      u.liftable = u.liftable && ReadsNone(s->cond, {v});
+      return;
+    case StmtKind::kIf:
+    case StmtKind::kLoop:
+      u.liftable = u.liftable && ReadsNone(s->cond, {v});
+      [[fallthrough]];
+    case StmtKind::kBlock:
+      for (const auto& b : s->body) CollectUses(b, v, u);
+      CollectUses(s->step, v, u);
+      return;
+    default:
+      return;
+  }
+}
+
+// The lifted variables (original name -> integer name) that a rewrite replaces.
+using Names = std::map<std::string, std::string>;
+
+// e over the integers: ring operations exact, lifted variables by their integer values, anything else a value
+// of its own converted. Congruent to e modulo 2^32.
+ExprPtr Lift(const ExprPtr& e, const Names& lifted) {
+  if (e->kind == ExprKind::kVar && lifted.count(e->name)) return MakeVar(lifted.at(e->name), kWide);
+  if (e->kind == ExprKind::kConst) return MakeConst(e->value, kWide);
+  if (e->kind == ExprKind::kCast && e->args[0]->kind == ExprKind::kConst) {
+    return MakeConst(Wrap(e->type, e->args[0]->value), kWide);
+  }
+  if (!IsRingOp(e)) return MakeCast(kWide, e);
+  if (e->kind == ExprKind::kUnary) return MakeUnary("-", Lift(e->args[0], lifted), kWide);
+  return MakeBinary(e->op, Lift(e->args[0], lifted), Lift(e->args[1], lifted), kWide);
+}
+
+// An assertion's condition with its equalities over lifted variables checked over the integers.
+ExprPtr LiftCondition(const ExprPtr& cond, const Names& lifted) {
+  if (cond->kind == ExprKind::kBinary && cond->op == "&&") {
+    return MakeAnd(LiftCondition(cond->args[0], lifted), LiftCondition(cond->args[1], lifted));
+  }
+  if (!IsUnsignedEquality(cond)) return cond;
+  std::set<std::string> names;
+  for (const auto& [from, to] : lifted) names.insert(from);
+  if (ReadsNone(cond, names)) return cond;
+  return MakeBinary("==", Lift(cond->args[0], lifted), Lift(cond->args[1], lifted), kInt);
+}
+
+StmtPtr Rewrite(const StmtPtr& s, const Names& lifted) {
+  if (!s) return s;
+  switch (s->kind) {
+    case StmtKind::kAssign: {
+      if (s->lhs->kind != ExprKind::kVar || !lifted.count(s->lhs->name)) return s;
+      auto copy = std::make_shared<Stmt>(*s);
+      copy->lhs = MakeVar(lifted.at(s->lhs->name), kWide);
+      copy->rhs = Lift(s->rhs, lifted);
+      return copy;
+    }
+    case StmtKind::kAssert: {
+      auto copy = std::make_shared<Stmt>(*s);
+      copy->cond = LiftCondition(s->cond, lifted);
+      return copy;
+    }
+    case StmtKind::kIf:
+    case StmtKind::kLoop:
+    case StmtKind::kBlock: {
+      auto copy = std::make_shared<Stmt>(*s);
+      for (auto& b : copy->body) b = Rewrite(b, lifted);
+      copy->step = Rewrite(s->step, lifted);
+      return copy;
+    }
+    default:
+      return s;
+  }
+}
+
+}  // namespace
+
+std::optional<Lifted> LiftUnsigned(const Program& prog, std::string& why_not) {
+  const std::vector<StmtPtr> items = Flatten(prog.body);
+  // Each variable is lifted from the first top-level statement after which every use allows it.
+  std::map<size_t, std::vector<std::string>> starts;
+  for (const Var& var : prog.vars) {
+    if (var.is_array || !(var.type == kUnsigned)) continue;
+    size_t start = items.size();
+    // Worth it where an update comes before an asserted equality: before any update, the lifted value is the
+    // original one.
+    bool asserted_later = false, worth = false;
+    while (start > 0) {
+      Uses u;
+      CollectUses(items[start - 1], var.name, u);
+      if (!u.liftable) break;
+      asserted_later = asserted_later || u.asserted;
+      worth = worth || (u.updated && asserted_later);
+      --start;
+    }
+    // From the first statement that uses it: that may be the one that sets it.
+    while (start < items.size() && !EffectsOf(items[start]).Scalars().count(var.name)) ++start;
+    if (worth) starts[start].push_back(var.name);
+  }
+  if (starts.empty()) {
+    why_not =
+        "no unsigned int variable is only updated by + - * and read in asserted equalities after its last other use";
+    return std::nullopt;
+  }
+  Lifted out{prog, ""};
+  Names lifted;
+  std::vector<StmtPtr> body;
+  for (size_t i = 0; i <= items.size(); ++i) {
+    if (starts.count(i)) {
+      for (const std::string& v : starts.at(i)) {
+        const std::string name = out.prog.AddVar(v + "_int", kWide);
+        lifted[v] = name;
+        // The value so far, unless the first statement lifted sets it (a declaration's initialiser).
+        const bool set_first = i < items.size() && items[i]->kind == StmtKind::kAssign &&
+                               items[i]->lhs->kind == ExprKind::kVar && items[i]->lhs->name == v &&
+                               ReadsNone(items[i]->rhs, {v});
+        if (!set_first) body.push_back(MakeAssign(MakeVar(name, kWide), MakeCast(kWide, MakeVar(v, kUnsigned))));
+        const int line = i < items.size() ? items[i]->loc.line : 0;
+        out.line += fmt::format("{}{} lifted to the integers{}", out.line.empty() ? "" : "; ", v,
+                                line > 0 ? fmt::format(" from line {}", line) : "");
+      }
+    }
+    if (i < items.size()) body.push_back(Rewrite(items[i], lifted));
+  }
+  out.line += " (asserted equalities over lifted values checked without modulo 2^32, which is stronger)";
+  out.prog.body = MakeBlock(body);
+  return out;
+}
+
+}  // namespace fusion

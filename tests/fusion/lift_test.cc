@@ -1,0 +1,142 @@
+// Unsigned values lifted to the integers (fusion/lift.h): what is lifted and from where, that the lifted
+// program runs like the original where the equalities hold exactly, that it is stronger where they hold only
+// modulo 2^32, and that the verifier proves in-de42 with it and never a buggy variant.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "fusion/lift.h"
+#include "fusion/printer.h"
+#include "fusion/verifier.h"
+#include "fusion/wrap_checks.h"
+#include "test_util.h"
+
+namespace fusion {
+namespace {
+
+using testing::InterpretOn;
+using testing::ParseText;
+using testing::SolveAny;
+
+// loops-crafted-1/in-de42.c with its assertion as a parameter: z ends as 2n, which passes UINT_MAX for
+// n > UINT_MAX / 2.
+constexpr const char* kInDe42 = R"(int main() {
+    unsigned int n = __VERIFIER_nondet_uint();
+    unsigned int x = n, y = 0, z;
+    while (x > 0) { x--; y++; }
+    z = y;
+    while (z > 0) { x++; z--; }
+    while (y > 0) { y--; z++; }
+    while (x > 0) { x--; z++; }
+    __VERIFIER_assert(%s);
+    return 0; })";
+
+// kInDe42 with the assertion cond.
+Program InDe42(const char* cond) {
+  char text[1024];
+  std::snprintf(text, sizeof text, kInDe42, cond);
+  return ParseText(text);
+}
+
+TEST(Lift, CarriesAValueAsAnIntegerAfterItsLastOrderedUse) {
+  const Program p = InDe42("z == 2*n");
+  std::string why_not;
+  const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+  ASSERT_TRUE(lifted) << why_not;
+  // z is compared with 0 in the second loop and only counted up after it; x and y are compared to the end.
+  EXPECT_EQ(lifted->line,
+            "z lifted to the integers from line 7 (asserted equalities over lifted values checked without modulo "
+            "2^32, which is stronger)");
+  EXPECT_EQ(lifted->prog.VarNamed("z_int").type, kWide);
+  const std::string c = PrintProgram(lifted->prog);
+  EXPECT_NE(c.find("z_int = ((__int128)z);\n  for (; (y > ((unsigned int)0)); ) {"), std::string::npos) << c;
+  EXPECT_NE(c.find("z_int = (z_int + 1LL);"), std::string::npos) << c;
+  EXPECT_NE(c.find("__VERIFIER_assert((z_int == (2LL * ((__int128)n))));"), std::string::npos) << c;
+  EXPECT_NE(c.find("for (; (z > ((unsigned int)0)); ) {"), std::string::npos) << c;
+}
+
+TEST(Lift, RunsLikeTheOriginalWhereTheEqualityIsExact) {
+  std::string why_not;
+  for (const char* cond : {"z == 2*n", "z == 2*n + 1", "z - n == n", "z == n + x"}) {
+    const Program p = InDe42(cond);
+    const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+    ASSERT_TRUE(lifted) << cond << ": " << why_not;
+    // Small n only: the interpreter counts the loops' steps.
+    for (long long n = 0; n <= 40; ++n) {
+      EXPECT_EQ(OutcomeName(InterpretOn(p, {n})), OutcomeName(InterpretOn(lifted->prog, {n}))) << cond << " " << n;
+    }
+  }
+}
+
+TEST(Lift, IsStrongerWhereTheEqualityHoldsOnlyModulo) {
+  // z wraps to 0: the original holds, the lifted z is 2^32.
+  const Program p = ParseText(R"(int main() {
+      unsigned int z = __VERIFIER_nondet_uint();
+      unsigned int i = 0;
+      __VERIFIER_assume(z == 4294967295u);
+      while (i < 1) { i++; }
+      z = z + 1u;
+      __VERIFIER_assert(z == 0u);
+      return 0; })");
+  std::string why_not;
+  const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+  ASSERT_TRUE(lifted) << why_not;
+  EXPECT_EQ(OutcomeName(InterpretOn(p, {4294967295LL})), "finished");
+  EXPECT_EQ(OutcomeName(InterpretOn(lifted->prog, {4294967295LL})), "error");
+  // Its error is no reason to answer false, and the program is proved by the other candidates.
+  EXPECT_EQ(Verify(p, VerifyOptions{30, true}).verdict, "true");
+}
+
+TEST(Lift, RefusesValuesThatAnOrderOrABranchReads) {
+  std::string why_not;
+  // z compared after its last update.
+  EXPECT_FALSE(LiftUnsigned(InDe42("z <= 2*n"), why_not));
+  EXPECT_EQ(why_not,
+            "no unsigned int variable is only updated by + - * and read in asserted equalities after its last "
+            "other use");
+  // An inequality: lifted values that differ may be equal modulo 2^32.
+  EXPECT_FALSE(LiftUnsigned(InDe42("z != 2*n + 1"), why_not));
+  EXPECT_FALSE(LiftUnsigned(InDe42("!(z == 2*n + 1)"), why_not));
+  // A division does not commute with the modulo.
+  EXPECT_FALSE(LiftUnsigned(InDe42("z / 2 == n"), why_not));
+  // An equality under a branch decides control flow.
+  EXPECT_FALSE(LiftUnsigned(ParseText(R"(int main() {
+      unsigned int z = __VERIFIER_nondet_uint();
+      z = z + 1u;
+      if (z == 0u) { __VERIFIER_assert(0); }
+      __VERIFIER_assert(z == z);
+      return 0; })"),
+                            why_not));
+  // No update before the equality: the value is the original's anyway.
+  EXPECT_FALSE(LiftUnsigned(ParseText(R"(int main() {
+      unsigned int z = __VERIFIER_nondet_uint();
+      __VERIFIER_assert(z == z);
+      return 0; })"),
+                            why_not));
+}
+
+TEST(Lift, ProvesInDe42) {
+  // 60 s: the proof takes about 2.5 s, which a loaded machine stretches.
+  const Verdict v = Verify(InDe42("z == 2*n"), VerifyOptions{60, true});
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  EXPECT_NE(v.solved_by.find("lifted"), std::string::npos) << v.solved_by;
+}
+
+TEST(Lift, NeverProvesABuggyVariant) {
+  for (const char* cond : {"z == 2*n + 1", "z == n", "z + 1 == 2*n", "z == 2*n && x == 1"}) {
+    const Program p = InDe42(cond);
+    EXPECT_NE(Verify(p, VerifyOptions{5, true}).verdict, "true") << cond;
+    // The concrete search refutes them at once; neither half of the lifted program's split may be proved
+    // where the property is false, nor the lifted program itself.
+    std::string why_not;
+    const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+    ASSERT_TRUE(lifted) << cond << ": " << why_not;
+    EXPECT_NE(SolveAny(lifted->prog, 3), SolveStatus::kSafe) << cond;
+    WrapSplit split;
+    ASSERT_TRUE(SplitWrapChecks(lifted->prog, split));
+    EXPECT_NE(SolveAny(split.under_no_wrap, 3), SolveStatus::kSafe) << cond;
+  }
+}
+
+}  // namespace
+}  // namespace fusion
