@@ -83,9 +83,8 @@ namespace {
 enum Goal { kWhole, kNoWrap, kUnderNoWrap, kLiftedNoWrap, kLiftedUnderNoWrap, kGoals };
 
 const char* GoalName(Goal g) {
-  return g == kWhole                              ? ""
-         : g == kNoWrap || g == kLiftedNoWrap ? "no wrap-around"
-                                                  : "property under no wrap-around";
+  if (g == kWhole) return "";
+  return g == kNoWrap || g == kLiftedNoWrap ? "no wrap-around" : "property under no wrap-around";
 }
 
 // One program the portfolio tries to prove, whether its clauses use a symbolic UINT_MAX (EncodeHorn),
@@ -157,19 +156,20 @@ std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
   // really wraps around (in-de42), and these take that value out of both.
   std::string why_not;
   const std::optional<Lifted> lifted = LiftUnsigned(prog, why_not);
-  if (lifted) {
-    const Origin origin{"lifted", lifted->line};
-    WrapSplit lifted_split;
-    if (SplitWrapChecks(lifted->prog, lifted_split)) {
-      if (fusion) add(lifted_split.under_no_wrap, kLiftedUnderNoWrap, true, origin);
-      add(lifted_split.no_wrap, kLiftedNoWrap, false, origin);
-    } else {
-      if (fusion) add(lifted->prog, kWhole, true, origin);
-      add(lifted->prog, kWhole, false, origin);
-    }
+  const std::optional<Origin> lifted_origin =
+      lifted ? std::optional<Origin>(Origin{"lifted", lifted->line}) : std::nullopt;
+  WrapSplit lifted_split;
+  const bool has_lifted_split = lifted && SplitWrapChecks(lifted->prog, lifted_split);
+  if (has_lifted_split) {
+    if (fusion) add(lifted_split.under_no_wrap, kLiftedUnderNoWrap, true, lifted_origin);
+    add(lifted_split.no_wrap, kLiftedNoWrap, false, lifted_origin);
+  } else if (lifted) {
+    if (fusion) add(lifted->prog, kWhole, true, lifted_origin);
+    add(lifted->prog, kWhole, false, lifted_origin);
   }
   if (fusion) add(prog, kWhole, true);
   if (has_split) add(split.under_no_wrap, kUnderNoWrap, false);
+  if (has_lifted_split) add(lifted_split.under_no_wrap, kLiftedUnderNoWrap, false, lifted_origin);
   add(prog, kWhole, false);
   // Range facts rarely need fusion (the fused no-wrap half of in-de20 takes 5 times longer).
   if (has_split && fusion) add(split.no_wrap, kNoWrap, true);

@@ -122,6 +122,28 @@ TEST(Lift, ProvesInDe42) {
   EXPECT_NE(v.solved_by.find("lifted"), std::string::npos) << v.solved_by;
 }
 
+TEST(Lift, ProvesTheLiftedProgramWholeWhereNothingElseIsUnsigned) {
+  // z wraps around for n > UINT_MAX / 3, so the original's no-wrap half is false; lifted, nothing unsigned is
+  // computed any more, and the lifted program itself is a candidate.
+  const Program p = ParseText(R"(int main() {
+      int n = __VERIFIER_nondet_int();
+      int i = 0;
+      unsigned int z = 0u;
+      if (n < 0) return 0;
+      while (i < n) { i++; z = z + 3u; }
+      __VERIFIER_assert(z == 3u * (unsigned int)n);
+      return 0; })");
+  std::string why_not;
+  const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+  ASSERT_TRUE(lifted) << why_not;
+  WrapSplit split;
+  EXPECT_FALSE(SplitWrapChecks(lifted->prog, split));
+  const Verdict v = Verify(p, VerifyOptions{60, true});
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  EXPECT_EQ(v.solved_by.rfind("lifted", 0), 0u) << v.solved_by;
+  EXPECT_EQ(v.reason, "invariants found and checked inductive") << v.solved_by;
+}
+
 TEST(Lift, NeverProvesABuggyVariant) {
   for (const char* cond : {"z == 2*n + 1", "z == n", "z + 1 == 2*n", "z == 2*n && x == 1"}) {
     const Program p = InDe42(cond);
