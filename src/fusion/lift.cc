@@ -54,13 +54,15 @@ struct Uses {
   bool asserted = false;
 };
 
-void CollectUses(const StmtPtr& s, const std::string& v, Uses& u) {
+// The uses of v in s, where the variables in `lifted` (v among them) are lifted: v may be a ring operand of
+// what is assigned to any of them.
+void CollectUses(const StmtPtr& s, const std::string& v, const std::set<std::string>& lifted, Uses& u) {
   if (!s) return;
   switch (s->kind) {
     case StmtKind::kAssign:
-      if (s->lhs->kind == ExprKind::kVar && s->lhs->name == v) {
+      if (s->lhs->kind == ExprKind::kVar && lifted.count(s->lhs->name)) {
         u.liftable = u.liftable && RingOver(s->rhs, v);
-        u.updated = u.updated || IsRingOp(s->rhs);
+        u.updated = u.updated || (s->lhs->name == v && IsRingOp(s->rhs));
       } else {
         u.liftable = u.liftable && ReadsNone(s->rhs, {v}) && ReadsNone(s->lhs, {v});
       }
@@ -80,8 +82,8 @@ void CollectUses(const StmtPtr& s, const std::string& v, Uses& u) {
       u.liftable = u.liftable && ReadsNone(s->cond, {v});
       [[fallthrough]];
     case StmtKind::kBlock:
-      for (const auto& b : s->body) CollectUses(b, v, u);
-      CollectUses(s->step, v, u);
+      for (const auto& b : s->body) CollectUses(b, v, lifted, u);
+      CollectUses(s->step, v, lifted, u);
       return;
     default:
       return;
@@ -144,29 +146,53 @@ StmtPtr Rewrite(const StmtPtr& s, const Names& lifted) {
   }
 }
 
+// The top-level statement from which v can be lifted, given where the others are (`from`: the index of each
+// candidate's first lifted statement, items.size() for one not lifted): the first after which every use allows
+// it. items.size() where that is not worth it: lifting is for a value updated before an asserted equality
+// (before any update, the lifted value is the original one).
+size_t LiftedFrom(const std::vector<StmtPtr>& items, const std::string& v, const std::map<std::string, size_t>& from) {
+  size_t start = items.size();
+  bool asserted_later = false, worth = false;
+  while (start > 0) {
+    std::set<std::string> lifted = {v};
+    for (const auto& [w, first] : from) {
+      if (first < start) lifted.insert(w);
+    }
+    Uses u;
+    CollectUses(items[start - 1], v, lifted, u);
+    if (!u.liftable) break;
+    asserted_later = asserted_later || u.asserted;
+    worth = worth || (u.updated && asserted_later);
+    --start;
+  }
+  return worth ? start : items.size();
+}
+
 }  // namespace
 
 std::optional<Lifted> LiftUnsigned(const Program& prog, std::string& why_not) {
   const std::vector<StmtPtr> items = Flatten(prog.body);
-  // Each variable is lifted from the first top-level statement after which every use allows it.
-  std::map<size_t, std::vector<std::string>> starts;
+  // Where each variable's lifted part starts. A value may be a ring operand of another's update only where
+  // that one is lifted too, so the parts depend on each other: from all lifted everywhere, each part is
+  // shortened until none changes (a part only ever shrinks, as the others' do).
+  std::map<std::string, size_t> from;
   for (const Var& var : prog.vars) {
-    if (var.is_array || !(var.type == kUnsigned)) continue;
-    size_t start = items.size();
-    // Worth it where an update comes before an asserted equality: before any update, the lifted value is the
-    // original one.
-    bool asserted_later = false, worth = false;
-    while (start > 0) {
-      Uses u;
-      CollectUses(items[start - 1], var.name, u);
-      if (!u.liftable) break;
-      asserted_later = asserted_later || u.asserted;
-      worth = worth || (u.updated && asserted_later);
-      --start;
+    if (!var.is_array && var.type == kUnsigned) from[var.name] = 0;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [v, first] : from) {
+      const size_t start = std::max(first, LiftedFrom(items, v, from));
+      changed = changed || start != first;
+      first = start;
     }
+  }
+  std::map<size_t, std::vector<std::string>> starts;
+  for (auto [v, start] : from) {
+    if (start == items.size()) continue;
     // From the first statement that uses it: that may be the one that sets it.
-    while (start < items.size() && !EffectsOf(items[start]).Scalars().count(var.name)) ++start;
-    if (worth) starts[start].push_back(var.name);
+    while (start < items.size() && !EffectsOf(items[start]).Scalars().count(v)) ++start;
+    starts[start].push_back(v);
   }
   if (starts.empty()) {
     why_not =

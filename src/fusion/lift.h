@@ -1,8 +1,8 @@
 // Unsigned values lifted to the integers. Where a 32-bit unsigned variable, from some top-level statement on,
-// is only updated by + - * of itself and other values and only read there and in equalities that assertions
-// check, the same computation over the mathematical integers gives a value congruent to it modulo 2^32. The
-// lifted program carries that value instead, from that statement on, and checks the equality without the
-// modulo. Its proofs then need no modular invariants: in loops-crafted-1/in-de42.c `z` passes UINT_MAX for
+// is only updated by + - * of values and only read in such updates of itself or of other lifted variables and
+// in equalities that assertions check, the same computation over the mathematical integers gives a value
+// congruent to it modulo 2^32. The lifted program carries that value instead, from that statement on, and
+// checks the equality without the modulo. Its proofs then need no modular invariants: in loops-crafted-1/in-de42.c `z` passes UINT_MAX for
 // large n, so that `z == 2*n` holds only modulo 2^32, but the lifted z equals 2n exactly (z + x == 2n in the
 // last loop).
 //

@@ -55,6 +55,50 @@ TEST(Lift, CarriesAValueAsAnIntegerAfterItsLastOrderedUse) {
   EXPECT_NE(c.find("for (; (z > ((unsigned int)0)); ) {"), std::string::npos) << c;
 }
 
+// A loop that counts a up by 3 and moves b by a back and forth, then checks cond.
+Program Transfers(const char* cond) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(int main() {
+      unsigned int n = __VERIFIER_nondet_uint();
+      unsigned int i = 0, a = 0, b = 0;
+      while (i < n) { i++; a = a + 3u; b = b + a; b = b - a; b = b + 1u; }
+      __VERIFIER_assert(%s);
+      return 0; })", cond);
+  return ParseText(text);
+}
+
+TEST(Lift, LiftsValuesThatFeedEachOther) {
+  std::string why_not;
+  // Both asserted: a is lifted too, and b's updates read its integer.
+  const std::optional<Lifted> both = LiftUnsigned(Transfers("a == 3u * n && b == n"), why_not);
+  ASSERT_TRUE(both) << why_not;
+  const std::string c = PrintProgram(both->prog);
+  EXPECT_NE(c.find("b_int = (b_int + a_int);"), std::string::npos) << c;
+  EXPECT_NE(c.find("__VERIFIER_assert(((a_int == (3LL * ((__int128)n))) && (b_int == ((__int128)n))));"),
+            std::string::npos)
+      << c;
+  EXPECT_EQ(both->line.rfind("a lifted to the integers; b lifted to the integers (", 0), 0u)
+      << both->line;
+  // Only b asserted: a stays as it is, a value b's updates convert.
+  const std::optional<Lifted> one = LiftUnsigned(Transfers("b == n"), why_not);
+  ASSERT_TRUE(one) << why_not;
+  const std::string d = PrintProgram(one->prog);
+  EXPECT_NE(d.find("b_int = (b_int + ((__int128)a));"), std::string::npos) << d;
+  EXPECT_EQ(d.find("a_int"), std::string::npos) << d;
+  // a compared after the loop: b, whose updates read it, is lifted without it.
+  const std::optional<Lifted> ordered = LiftUnsigned(Transfers("a >= i && b == n"), why_not);
+  ASSERT_TRUE(ordered) << why_not;
+  EXPECT_EQ(PrintProgram(ordered->prog).find("a_int"), std::string::npos);
+  for (const char* cond : {"a == 3u * n && b == n", "b == n", "a == 3u * n && b == n + 1u"}) {
+    const Program p = Transfers(cond);
+    const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+    for (long long n = 0; n <= 20; ++n) {
+      EXPECT_EQ(OutcomeName(InterpretOn(p, {n})), OutcomeName(InterpretOn(lifted->prog, {n}))) << cond << " " << n;
+    }
+  }
+  EXPECT_EQ(Verify(Transfers("a == 3u * n && b == n"), VerifyOptions{60, true}).verdict, "true");
+}
+
 TEST(Lift, RunsLikeTheOriginalWhereTheEqualityIsExact) {
   std::string why_not;
   for (const char* cond : {"z == 2*n", "z == 2*n + 1", "z - n == n", "z == n + x"}) {
