@@ -173,8 +173,7 @@ int main(void) {
 }
 )");
   std::string lifted, out;
-  ASSERT_EQ(RunCommand(kBin + " fuse --lift --mode guess " + file + " > /tmp/loopfuse_cli_lift.c", out), 0);
-  ASSERT_EQ(RunCommand("cat /tmp/loopfuse_cli_lift.c", lifted), 0);
+  ASSERT_EQ(RunCommand(kBin + " fuse --lift --mode guess " + file, lifted), 0);
   EXPECT_EQ(lifted.rfind("// z lifted to the integers (asserted equalities over lifted values checked without "
                          "modulo 2^32, which is stronger)\n"
                          "// guess-and-assume fusion of the loops at lines 5, 6\n",
@@ -187,8 +186,9 @@ int main(void) {
   EXPECT_EQ(lifted.find("((__int128)z)"), std::string::npos) << lifted;
   EXPECT_NE(lifted.find("__VERIFIER_nondet_int128()"), std::string::npos) << lifted;
   // gcc takes the program.
-  EXPECT_EQ(RunCommand("gcc -c -o /dev/null /tmp/loopfuse_cli_lift.c 2>&1", out), 0) << out;
-  // horn names what made the clauses in comments; the lifted value's guess has no range there.
+  const std::string printed = WriteTemp("lifted.c", lifted);
+  EXPECT_EQ(RunCommand("gcc -c -o /dev/null " + printed + " 2>&1", out), 0) << out;
+  // horn names what made the clauses in comments.
   std::string horn;
   ASSERT_EQ(RunCommand(kBin + " horn --lift --half under-no-wrap --mode guess " + file, horn), 0);
   EXPECT_EQ(horn.rfind("; z lifted to the integers (asserted", 0), 0u) << horn;
@@ -200,6 +200,7 @@ int main(void) {
   EXPECT_EQ(RunCommand(kBin + " fuse --lift " + plain + " 2>&1", out), 2);
   EXPECT_NE(out.find("--lift: nothing to lift: no unsigned int variable"), std::string::npos) << out;
   std::filesystem::remove(file);
+  std::filesystem::remove(printed);
   std::filesystem::remove(plain);
 }
 

@@ -3,8 +3,6 @@
 // modulo 2^32, and that the verifier proves in-de42 with it and never a buggy variant.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-
 #include "fusion/lift.h"
 #include "fusion/printer.h"
 #include "fusion/verifier.h"
@@ -15,6 +13,7 @@ namespace fusion {
 namespace {
 
 using testing::InterpretOn;
+using testing::ParseFilled;
 using testing::ParseText;
 using testing::SolveAny;
 
@@ -32,11 +31,7 @@ constexpr const char* kInDe42 = R"(int main() {
     return 0; })";
 
 // kInDe42 with the assertion cond.
-Program InDe42(const char* cond) {
-  char text[1024];
-  std::snprintf(text, sizeof text, kInDe42, cond);
-  return ParseText(text);
-}
+Program InDe42(const char* cond) { return ParseFilled(kInDe42, cond); }
 
 TEST(Lift, CarriesAValueAsAnIntegerAfterItsLastOrderedUse) {
   const Program p = InDe42("z == 2*n");
@@ -57,14 +52,12 @@ TEST(Lift, CarriesAValueAsAnIntegerAfterItsLastOrderedUse) {
 
 // A loop that counts a up by 3 and moves b by a back and forth, then checks cond.
 Program Transfers(const char* cond) {
-  char text[1024];
-  std::snprintf(text, sizeof text, R"(int main() {
+  return ParseFilled(R"(int main() {
       unsigned int n = __VERIFIER_nondet_uint();
       unsigned int i = 0, a = 0, b = 0;
       while (i < n) { i++; a = a + 3u; b = b + a; b = b - a; b = b + 1u; }
       __VERIFIER_assert(%s);
       return 0; })", cond);
-  return ParseText(text);
 }
 
 TEST(Lift, LiftsValuesThatFeedEachOther) {

@@ -2,6 +2,7 @@
 // compiling and running a program with gcc on given inputs.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,14 @@ namespace fusion::testing {
 
 // Parses C text as file "t.c".
 Program ParseText(const std::string& text);
+
+// Parses a printf-style template filled with args, as file "t.c": a test's program with one part varied.
+template <typename... Args>
+Program ParseFilled(const char* templ, Args... args) {
+  char text[4096];
+  std::snprintf(text, sizeof text, templ, args...);
+  return ParseText(text);
+}
 
 // Tries every option set of the portfolio for up to seconds_each of CPU time; the first safe or unsafe
 // answer, else unknown.

@@ -20,6 +20,7 @@ namespace fusion {
 namespace {
 
 using testing::InterpretOn;
+using testing::ParseFilled;
 using testing::ParseText;
 using testing::SolveAny;
 
@@ -144,14 +145,12 @@ TEST(GuessAndAssume, KeepsABugThatOnlySomePathsOfTheFirstLoopReach) {
 // The program with a first loop that fails at i == 5 and a second loop whose body (second_body) cuts the
 // path on its very first iteration: fused, the cut must become a flag, and the bug must stay reachable.
 void ExpectTheFirstLoopsBugKept(const char* second_body, const char* flag) {
-  char text[1024];
-  std::snprintf(text, sizeof text, R"(int main() {
+  const Program p = ParseFilled(R"(int main() {
     int n = __VERIFIER_nondet_int(); int k = 0; int i = 0;
     while (i < n) { __VERIFIER_assert(i != 5); i++; k++; }
     int j = 0;
     while (j < 100) { %s j++; }
     return 0; })", second_body);
-  const Program p = ParseText(text);
   const Variant v = Transform(p, FusionMode::kGuess);
   ASSERT_EQ(v.transformations.size(), 1u);
   EXPECT_NE(PrintProgram(v.prog).find(flag), std::string::npos) << flag;
@@ -206,15 +205,12 @@ TEST(GuessAndAssume, FusesAChainOfThreeLoops) {
     int l = 0; while (l < y) { l++; }
     __VERIFIER_assert(l == n + %d);
     return 0; })";
-  char text[1024];
-  std::snprintf(text, sizeof text, kChain, 1);
-  const Variant bug = Transform(ParseText(text), FusionMode::kGuess);
+  const Variant bug = Transform(ParseFilled(kChain, 1), FusionMode::kGuess);
   ASSERT_EQ(bug.transformations.size(), 1u);
   EXPECT_NE(bug.transformations[0].find(", "), bug.transformations[0].rfind(", "));  // three lines named
   EXPECT_EQ(CountLoops(bug.prog.body), 1);
   EXPECT_EQ(SolveAny(bug.prog), SolveStatus::kUnsafe);
-  std::snprintf(text, sizeof text, kChain, 0);
-  EXPECT_NE(SolveAny(Transform(ParseText(text), FusionMode::kGuess).prog, 2), SolveStatus::kUnsafe);
+  EXPECT_NE(SolveAny(Transform(ParseFilled(kChain, 0), FusionMode::kGuess).prog, 2), SolveStatus::kUnsafe);
 }
 
 TEST(GuessAndAssume, KeepsTheAssumesOfALaterLoopPlainWhenNoEarlierLoopCanFail) {
@@ -287,9 +283,7 @@ TEST(HoistGuardedLoops, TakesALoopOutOfAnIfAndFusesItWithTheLoopBefore) {
     if (rv) { for (x = 0; x < n; x++) __VERIFIER_assert(a[x] %s b[x]); }
     __VERIFIER_assert(x == 7 || x == n);
     return 0; })";
-  char text[1024];
-  std::snprintf(text, sizeof text, kCompare, "==");
-  const Program p = ParseText(text);
+  const Program p = ParseFilled(kCompare, "==");
   Program hoisted = p;
   std::vector<std::string> applied;
   hoisted.body = HoistGuardedLoops(hoisted, p.body, applied);
@@ -298,8 +292,7 @@ TEST(HoistGuardedLoops, TakesALoopOutOfAnIfAndFusesItWithTheLoopBefore) {
   const Variant v = Transform(p, FusionMode::kAll);
   EXPECT_EQ(CountLoops(v.prog.body), 1);
   EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
-  std::snprintf(text, sizeof text, kCompare, "!=");
-  const Variant bug = Transform(ParseText(text), FusionMode::kAll);
+  const Variant bug = Transform(ParseFilled(kCompare, "!="), FusionMode::kAll);
   EXPECT_EQ(CountLoops(bug.prog.body), 1);
   EXPECT_EQ(SolveAny(bug.prog), SolveStatus::kUnsafe);
 }
@@ -337,10 +330,8 @@ TEST(SymbolicConstants, KeepABugAtTheConstantAndProveWithoutCounting) {
     for (i = 0; i < 5000; i++) a[i] = 1;
     __VERIFIER_assert(i %s 5000);
     return 0; })";
-  char text[512];
   for (const char* op : {"==", "!="}) {
-    std::snprintf(text, sizeof text, kCount, op);
-    const Program p = ParseText(text);
+    const Program p = ParseFilled(kCount, op);
     z3::context ctx;
     const HornSystem sys = EncodeHorn(p, ctx, 10, false, true);
     ASSERT_EQ(sys.pred_vars.size(), 1u);
@@ -505,9 +496,7 @@ constexpr const char* kTwoCellsThenOne = R"(int main() {
 
 // kTwoCellsThenOne with the comparison op in its assertion.
 Program TwoCellsThenOne(const char* op) {
-  char text[1024];
-  std::snprintf(text, sizeof text, kTwoCellsThenOne, op);
-  return ParseText(text);
+  return ParseFilled(kTwoCellsThenOne, op);
 }
 
 TEST(RateAlignment, UnrollsTheLoopThatTakesOneCellPerIteration) {
@@ -606,12 +595,10 @@ TEST(GuessAndAssume, GuessesNoCounterThatTheLaterLoopSetsFirst) {
     %s
     while (i < n) { __VERIFIER_assert(k == n); i++; }
     return 0; })";
-  char text[512];
   // i = 0 first: no guess for i. k = i first reads the first loop's i: its guess stays (without it, k
   // would be 0 and the assertion fail for n > 0).
   for (const char* between : {"i = 0; k = n;", "k = i; i = 0;"}) {
-    std::snprintf(text, sizeof text, kCounters, between);
-    const Program p = ParseText(text);
+    const Program p = ParseFilled(kCounters, between);
     const Variant v = Transform(p, FusionMode::kGuess);
     ASSERT_EQ(v.transformations.size(), 1u) << between;
     EXPECT_EQ(PrintProgram(v.prog).find("guess_i") != std::string::npos, between[0] == 'k') << between;
@@ -653,9 +640,7 @@ constexpr const char* kCopyFromBothEnds = R"(int main() {
 
 // kCopyFromBothEnds with body as the checking loop's body.
 Program CopyFromBothEnds(const char* body) {
-  char text[1024];
-  std::snprintf(text, sizeof text, kCopyFromBothEnds, body);
-  return ParseText(text);
+  return ParseFilled(kCopyFromBothEnds, body);
 }
 
 // The outcomes of a program on the inputs (n, m, k) of kCopyFromBothEnds: n and m over their ranges and
@@ -737,9 +722,7 @@ constexpr const char* kTcpy = R"(int main() {
 
 // kTcpy with its parameters.
 Program Tcpy(const char* copies, const char* high, const char* low, const char* checks) {
-  char text[1024];
-  std::snprintf(text, sizeof text, kTcpy, copies, high, low, checks);
-  return ParseText(text);
+  return ParseFilled(kTcpy, copies, high, low, checks);
 }
 
 TEST(IndexSetSplitting, ProvesTheCopyFromBothEnds) {
@@ -806,9 +789,7 @@ constexpr const char* kRewrev = R"(int main() {
 
 // kRewrev with its parameters.
 Program Rewrev(int top, int bottom, int val1, int val2, int low) {
-  char text[1024];
-  std::snprintf(text, sizeof text, kRewrev, top, bottom, val1, val2, low);
-  return ParseText(text);
+  return ParseFilled(kRewrev, top, bottom, val1, val2, low);
 }
 
 TEST(CellAbstraction, TracksOneCellAtANondeterministicIndex) {
