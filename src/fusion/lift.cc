@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "fusion/loop_ir.h"
@@ -45,6 +46,24 @@ bool AssertedOver(const ExprPtr& cond, const std::string& v) {
   return ReadsNone(cond, {v});
 }
 
+// !c, with `!`, `!=` and `||` pushed in, so that the equalities of `if (x != y || ...) reach_error();` show.
+ExprPtr Negated(const ExprPtr& c) {
+  if (c->kind == ExprKind::kUnary && c->op == "!") return c->args[0];
+  if (c->kind == ExprKind::kBinary && c->op == "!=") return MakeBinary("==", c->args[0], c->args[1], kInt);
+  if (c->kind == ExprKind::kBinary && c->op == "||") return MakeAnd(Negated(c->args[0]), Negated(c->args[1]));
+  return MakeNot(c);
+}
+
+// The condition that s checks: an assertion's, or the negation of c for `if (c) { reach_error(); ... }` without
+// an else (the same check written out, as SV-COMP tasks do); nothing for any other statement.
+std::optional<ExprPtr> CheckedBy(const StmtPtr& s) {
+  if (s->kind == StmtKind::kAssert) return s->cond;
+  if (s->kind != StmtKind::kIf || !Flatten(s->body[1]).empty()) return std::nullopt;
+  const std::vector<StmtPtr> then = Flatten(s->body[0]);
+  if (then.empty() || then[0]->kind != StmtKind::kError) return std::nullopt;
+  return Negated(s->cond);
+}
+
 // What one statement does with v: whether every use allows lifting, whether it updates v by a ring operation
 // (where the lifted value may leave the type's range), and whether an assertion's equality reads it (lifting
 // is for values updated before such an equality).
@@ -58,6 +77,11 @@ struct Uses {
 // what is assigned to any of them.
 void CollectUses(const StmtPtr& s, const std::string& v, const std::set<std::string>& lifted, Uses& u) {
   if (!s) return;
+  if (const std::optional<ExprPtr> checked = CheckedBy(s)) {
+    u.liftable = u.liftable && AssertedOver(*checked, v);
+    u.asserted = u.asserted || !ReadsNone(*checked, {v});
+    return;
+  }
   switch (s->kind) {
     case StmtKind::kAssign:
       if (s->lhs->kind == ExprKind::kVar && lifted.count(s->lhs->name)) {
@@ -69,10 +93,6 @@ void CollectUses(const StmtPtr& s, const std::string& v, const std::set<std::str
       return;
     case StmtKind::kHavoc:
       u.liftable = u.liftable && s->name != v;
-      return;
-    case StmtKind::kAssert:
-      u.liftable = u.liftable && AssertedOver(s->cond, v);
-      u.asserted = u.asserted || !ReadsNone(s->cond, {v});
       return;
     case StmtKind::kAssume:
       u.liftable = u.liftable && ReadsNone(s->cond, {v});
@@ -106,10 +126,12 @@ ExprPtr Lift(const ExprPtr& e, const Names& lifted) {
   return MakeBinary(e->op, Lift(e->args[0], lifted), Lift(e->args[1], lifted), kWide);
 }
 
-// An assertion's condition with its equalities over lifted variables checked over the integers.
+// A checked condition with its equalities over lifted variables checked over the integers (the same node where
+// it has none).
 ExprPtr LiftCondition(const ExprPtr& cond, const Names& lifted) {
   if (cond->kind == ExprKind::kBinary && cond->op == "&&") {
-    return MakeAnd(LiftCondition(cond->args[0], lifted), LiftCondition(cond->args[1], lifted));
+    const ExprPtr a = LiftCondition(cond->args[0], lifted), b = LiftCondition(cond->args[1], lifted);
+    return a == cond->args[0] && b == cond->args[1] ? cond : MakeAnd(a, b);
   }
   if (!IsUnsignedEquality(cond)) return cond;
   std::set<std::string> names;
@@ -120,17 +142,19 @@ ExprPtr LiftCondition(const ExprPtr& cond, const Names& lifted) {
 
 StmtPtr Rewrite(const StmtPtr& s, const Names& lifted) {
   if (!s) return s;
+  if (const std::optional<ExprPtr> checked = CheckedBy(s)) {
+    const ExprPtr cond = LiftCondition(*checked, lifted);
+    if (cond == *checked) return s;
+    auto assertion = std::make_shared<Stmt>(*MakeAssert(cond));
+    assertion->loc = s->loc;
+    return assertion;
+  }
   switch (s->kind) {
     case StmtKind::kAssign: {
       if (s->lhs->kind != ExprKind::kVar || !lifted.count(s->lhs->name)) return s;
       auto copy = std::make_shared<Stmt>(*s);
       copy->lhs = MakeVar(lifted.at(s->lhs->name), kWide);
       copy->rhs = Lift(s->rhs, lifted);
-      return copy;
-    }
-    case StmtKind::kAssert: {
-      auto copy = std::make_shared<Stmt>(*s);
-      copy->cond = LiftCondition(s->cond, lifted);
       return copy;
     }
     case StmtKind::kIf:

@@ -92,6 +92,38 @@ TEST(Lift, LiftsValuesThatFeedEachOther) {
   EXPECT_EQ(Verify(Transfers("a == 3u * n && b == n"), VerifyOptions{60, true}).verdict, "true");
 }
 
+TEST(Lift, ReadsAnErrorCallUnderAnIfAsTheCheckItIs) {
+  const Program p = ParseText(R"(int main() {
+      unsigned int n = __VERIFIER_nondet_uint(); unsigned int i = 0, z = 0;
+      while (i < n) { i++; z = z + 3u; }
+      while (i > 0) { i--; z = z - 1u; }
+      if (!(z == 2u * n)) { reach_error(); }
+      if (z != 2u * n || i != 0u) { reach_error(); abort(); }
+      return 0; })");
+  std::string why_not;
+  const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+  ASSERT_TRUE(lifted) << why_not;
+  const std::string c = PrintProgram(lifted->prog);
+  EXPECT_NE(c.find("__VERIFIER_assert((z_int == (2LL * ((__int128)n))));\n"
+                   "  __VERIFIER_assert(((z_int == (2LL * ((__int128)n))) && (i == 0u)));"),
+            std::string::npos)
+      << c;
+  EXPECT_EQ(Verify(p, VerifyOptions{60, true}).verdict, "true");
+  // An else branch, or a then branch that does more than fail first, is no check.
+  EXPECT_FALSE(LiftUnsigned(ParseText(R"(int main() {
+      unsigned int z = __VERIFIER_nondet_uint();
+      z = z + 1u;
+      if (z != 0u) { reach_error(); } else { z = 1u; }
+      return 0; })"),
+                            why_not));
+  EXPECT_FALSE(LiftUnsigned(ParseText(R"(int main() {
+      unsigned int z = __VERIFIER_nondet_uint(); unsigned int y = 0u;
+      z = z + 1u;
+      if (z != 0u) { y = 1u; reach_error(); }
+      return 0; })"),
+                            why_not));
+}
+
 TEST(Lift, RunsLikeTheOriginalWhereTheEqualityIsExact) {
   std::string why_not;
   for (const char* cond : {"z == 2*n", "z == 2*n + 1", "z - n == n", "z == n + x"}) {
