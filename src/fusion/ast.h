@@ -24,7 +24,8 @@ inline constexpr IntType kUnsigned{32, false};
 inline constexpr IntType kLongLong{64, true};
 inline constexpr IntType kUnsignedLong{64, false};
 // Not a C type: the mathematical integers of lifted values (lift.h). The Horn encoder gives its values no
-// range; the interpreter's 126 bits hold more than any run of its step limit can reach. Printed as __int128.
+// range; the interpreter computes them modulo 2^126 (congruent modulo 2^32 still, which keeps every check at
+// least as strict as the original's). Printed as __int128.
 inline constexpr IntType kWide{126, true};
 
 // Smallest and largest value of a type.

@@ -8,6 +8,9 @@
 namespace fusion {
 namespace {
 
+// Wraps around without undefined behaviour, for the arithmetic of lifted values.
+__extension__ typedef unsigned __int128 UInt128;
+
 // How control leaves a statement.
 enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
 
@@ -87,6 +90,12 @@ class Machine {
     if (op == ">=") return a >= b;
     if (op == "==") return a == b;
     if (op == "!=") return a != b;
+    // The integers of lifted values (kWide): modulo 2^126, as no Int128 overflows there. Still congruent
+    // modulo 2^32, so an equality that fails in the original fails here too (tests/fusion/lift_test.cc).
+    if (e->type == kWide && (op == "+" || op == "-" || op == "*")) {
+      const UInt128 x = static_cast<UInt128>(a), y = static_cast<UInt128>(b);
+      return Wrap(kWide, static_cast<Int128>(op == "+" ? x + y : op == "-" ? x - y : x * y));
+    }
     Int128 r = 0;
     if (op == "+") r = a + b;
     if (op == "-") r = a - b;

@@ -156,6 +156,25 @@ TEST(Lift, IsStrongerWhereTheEqualityHoldsOnlyModulo) {
   EXPECT_EQ(Verify(p, VerifyOptions{30, true}).verdict, "true");
 }
 
+TEST(Lift, InterpretsLiftedValuesPastInt128WithoutOverflow) {
+  // z squared 12 times leaves any Int128 for z > 1: the interpreter computes lifted values modulo 2^126,
+  // congruent modulo 2^32 still, so that each run that fails in the original fails lifted (under the sanitizers,
+  // an overflow here would be reported).
+  const Program p = ParseText(R"(int main() {
+      unsigned int z = __VERIFIER_nondet_uint(); unsigned int i = 0;
+      while (i < 12u) { i++; z = z * z + 1u; }
+      __VERIFIER_assert(z == 2u);
+      return 0; })");
+  std::string why_not;
+  const std::optional<Lifted> lifted = LiftUnsigned(p, why_not);
+  ASSERT_TRUE(lifted) << why_not;
+  for (long long z : {0LL, 1LL, 2LL, 3LL, 4294967295LL}) {
+    const std::string original = OutcomeName(InterpretOn(p, {z}));
+    EXPECT_EQ(original, "error") << z;
+    EXPECT_EQ(OutcomeName(InterpretOn(lifted->prog, {z})), original) << z;
+  }
+}
+
 TEST(Lift, RefusesValuesThatAnOrderOrABranchReads) {
   std::string why_not;
   // z compared after its last update.
