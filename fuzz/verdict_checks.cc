@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "fusion/cells.h"
-#include "fusion/lift.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
 #include "fusion/interpreter.h"
+#include "fusion/lift.h"
 #include "fusion/parser.h"
 #include "fusion/printer.h"
 #include "fusion/split.h"

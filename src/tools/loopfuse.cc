@@ -19,10 +19,10 @@
 #include "common/exit_codes.h"
 #include "common/progress.h"
 #include "fusion/cells.h"
-#include "fusion/lift.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
 #include "fusion/horn.h"
+#include "fusion/lift.h"
 #include "fusion/parser.h"
 #include "fusion/printer.h"
 #include "fusion/verifier.h"
@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split"}));
   AddHalfOption(*horn, horn_half);
   AddCellsAndLiftFlags(*horn, horn_cells, horn_lift);
-  horn->add_flag("--json", horn_json, "one JSON object on stdout: file, smt2");
+  horn->add_flag("--json", horn_json, "one JSON object on stdout: file, transformations, smt2");
   horn->callback([&] {
     std::vector<std::string> applied;
     fusion::Program prog = Shown(horn_file, horn_lift, horn_half, horn_cells, applied);
