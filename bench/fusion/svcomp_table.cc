@@ -1,9 +1,12 @@
-// Runs loopfuse's verifier on the 31 shared SV-COMP tasks, with and without fusion, and prints a
-// Markdown table (expected verdict, verdict and time fused, verdict and time unfused) with a summary.
+// Runs loopfuse's verifier on the 31 shared SV-COMP tasks, with and without fusion, each with and without
+// the affine invariants, and prints a Markdown table (expected verdict, verdict and time of each run) with a
+// summary. Unfused without the affine invariants is the baseline: Spacer alone on loopfuse's encoding.
 // Usage: loopfuse_bench [svcomp dir] [timeout seconds per run]
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14,16 +17,25 @@
 
 namespace {
 
-// One row of the table.
+// The four configurations: fusion on or off, affine invariants on or off.
+struct Config {
+  const char* name;
+  bool fusion, affine;
+};
+constexpr Config kConfigs[] = {
+    {"fused", true, true}, {"unfused", false, true}, {"fused, no affine", true, false}, {"Spacer alone", false, false}};
+constexpr size_t kRuns = std::size(kConfigs);
+
+// One row of the table: a task and its verdict in each configuration.
 struct Row {
   std::string task, expected;
-  fusion::Verdict fused, unfused;
+  std::array<fusion::Verdict, kRuns> runs;
 };
 
 // The verdict, or unknown with the reason when the program is outside the subset.
-fusion::Verdict Run(const std::string& file, double timeout, bool fusion_on) {
+fusion::Verdict Run(const std::string& file, double timeout, const Config& config) {
   try {
-    return fusion::Verify(fusion::ParseFile(file), fusion::VerifyOptions{timeout, fusion_on});
+    return fusion::Verify(fusion::ParseFile(file), fusion::VerifyOptions{timeout, config.fusion, 0, config.affine});
   } catch (const fusion::UnsupportedError& e) {
     fusion::Verdict v;
     v.reason = e.what();
@@ -56,27 +68,46 @@ int main(int argc, char** argv) {
   }
   std::vector<Row> rows;
   for (const auto& t : tasks) {
-    Row r{t.name, t.expected, Run(t.file, timeout, true), Run(t.file, timeout, false)};
-    fmt::print(stderr, "{}: expected {}, fused {} ({:.2f} s), unfused {} ({:.2f} s)\n", r.task, r.expected,
-               r.fused.verdict, r.fused.seconds, r.unfused.verdict, r.unfused.seconds);
+    Row r{t.name, t.expected, {}};
+    std::string line = fmt::format("{}: expected {}", r.task, r.expected);
+    for (size_t k = 0; k < kRuns; ++k) {
+      r.runs[k] = Run(t.file, timeout, kConfigs[k]);
+      line += fmt::format(", {} {} ({:.2f} s)", kConfigs[k].name, r.runs[k].verdict, r.runs[k].seconds);
+    }
+    fmt::print(stderr, "{}\n", line);
     rows.push_back(std::move(r));
   }
-  int fused_ok = 0, unfused_ok = 0, wrong = 0, only_fused = 0;
-  std::vector<double> fused_times, unfused_times;
-  fmt::print("| task | expected | fused | s | unfused | s | proved by |\n|---|---|---|---|---|---|---|\n");
+  std::array<int, kRuns> correct{};
+  std::array<std::vector<double>, kRuns> times;
+  int wrong = 0, only_fused = 0, only_fused_no_affine = 0;
+  // Proved fused (with or without the affine invariants, by index) and not unfused under the same setting.
+  const auto fusion_only = [](const Row& r, size_t fused, size_t unfused) {
+    return r.runs[fused].verdict == r.expected && r.runs[unfused].verdict != r.expected && Fused(r.runs[fused]);
+  };
+  fmt::print("| task | expected |");
+  for (const Config& c : kConfigs) fmt::print(" {} | s |", c.name);
+  fmt::print(" proved by (fused) |\n|---|---|");
+  for (size_t k = 0; k < kRuns; ++k) fmt::print("---|---|");
+  fmt::print("---|\n");
   for (const Row& r : rows) {
-    fused_ok += r.fused.verdict == r.expected;
-    unfused_ok += r.unfused.verdict == r.expected;
-    for (const auto* v : {&r.fused, &r.unfused}) wrong += v->verdict != "unknown" && v->verdict != r.expected;
-    only_fused += r.fused.verdict == r.expected && r.unfused.verdict != r.expected && Fused(r.fused);
-    fused_times.push_back(r.fused.seconds);
-    unfused_times.push_back(r.unfused.seconds);
-    fmt::print("| {} | {} | {} | {:.2f} | {} | {:.2f} | {} |\n", r.task, r.expected, r.fused.verdict, r.fused.seconds,
-               r.unfused.verdict, r.unfused.seconds, r.fused.solved_by);
+    fmt::print("| {} | {} |", r.task, r.expected);
+    for (size_t k = 0; k < kRuns; ++k) {
+      const fusion::Verdict& v = r.runs[k];
+      correct[k] += v.verdict == r.expected;
+      wrong += v.verdict != "unknown" && v.verdict != r.expected;
+      times[k].push_back(v.seconds);
+      fmt::print(" {} | {:.2f} |", v.verdict, v.seconds);
+    }
+    only_fused += fusion_only(r, 0, 1);
+    only_fused_no_affine += fusion_only(r, 2, 3);
+    fmt::print(" {} |\n", r.runs[0].solved_by);
   }
-  fmt::print("\n**Summary** (time limit {} s per run): fused {}/{} correct, unfused {}/{} correct, {} wrong verdicts, "
-             "{} proved only with fusion, median time fused {:.2f} s, unfused {:.2f} s.\n",
-             timeout, fused_ok, rows.size(), unfused_ok, rows.size(), wrong, only_fused, Median(fused_times),
-             Median(unfused_times));
+  fmt::print("\n**Summary** (time limit {} s per run):", timeout);
+  for (size_t k = 0; k < kRuns; ++k) {
+    fmt::print(" {} {}/{} correct (median {:.2f} s){}", kConfigs[k].name, correct[k], rows.size(), Median(times[k]),
+               k + 1 < kRuns ? "," : ";");
+  }
+  fmt::print(" {} wrong verdicts; proved only with fusion: {} (with the affine invariants), {} (without).\n", wrong,
+             only_fused, only_fused_no_affine);
   return wrong == 0 ? 0 : 1;
 }

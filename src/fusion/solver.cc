@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/stopwatch.h"
+#include "fusion/affine.h"
 #include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/horn.h"
@@ -58,29 +59,35 @@ class Watchdog {
   std::thread thread_;
 };
 
-// The predicate application of a clause side, evaluated in the model (its invariant at those arguments).
-z3::expr Invariant(const HornSystem& sys, const z3::model& m, z3::context& ctx, int pred,
-                   const std::vector<z3::expr>& args) {
+// The invariant of a predicate at the arguments of a clause side: the model's interpretation, conjoined
+// with the affine invariant that the clauses Spacer solved assumed.
+z3::expr Invariant(const HornSystem& sys, const z3::model& m, const AffineInvariants& affine, z3::context& ctx,
+                   int pred, const std::vector<z3::expr>& args) {
   z3::expr_vector a(ctx);
   for (const auto& x : args) a.push_back(x);
-  return m.eval(sys.preds[pred](a), false);
+  return m.eval(sys.preds[pred](a), false) && affine.At(ctx, pred, args);
 }
 
-// Checks that the model's interpretations make every clause valid; empty when they do, else why not.
-// The caller's watchdog bounds the time.
-std::string CheckInductive(const HornSystem& sys, const z3::model& m, z3::context& ctx) {
+// Checks that the invariants make every clause of the system as encoded valid; empty when they do, else
+// why not. The caller's watchdog bounds the time.
+std::string CheckInductive(const HornSystem& sys, const z3::model& m, const AffineInvariants& affine,
+                           z3::context& ctx) {
   for (size_t i = 0; i < sys.clauses.size(); ++i) {
     const HornClause& c = sys.clauses[i];
     z3::solver s(ctx);
     s.add(c.constraint);
-    if (c.body_pred >= 0) s.add(Invariant(sys, m, ctx, c.body_pred, c.body_args));
-    if (c.head_pred >= 0) s.add(!Invariant(sys, m, ctx, c.head_pred, c.head_args));
+    if (c.body_pred >= 0) s.add(Invariant(sys, m, affine, ctx, c.body_pred, c.body_args));
+    if (c.head_pred >= 0) s.add(!Invariant(sys, m, affine, ctx, c.head_pred, c.head_args));
     const z3::check_result r = s.check();
     if (r == z3::sat) return "invariant check failed on clause " + std::to_string(i);
     if (r == z3::unknown) return "invariant check inconclusive on clause " + std::to_string(i) + " (" + s.reason_unknown() + ")";
   }
   return "";
 }
+
+// The share of a run's time limit that the affine invariants may take (they take milliseconds on the
+// benchmark's programs; the rest is Spacer's).
+constexpr double kAffineShare = 0.25;
 
 }  // namespace
 
@@ -116,7 +123,7 @@ HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic
 HornProblem::~HornProblem() = default;
 
 SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, double check_limit_s,
-                               double cpu_limit_s) {
+                               double cpu_limit_s, bool affine_invariants) {
   common::Stopwatch clock;
   SolveResult out;
   if (!sys_) {
@@ -134,7 +141,20 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     for (const auto& [name, value] : options.params) p.set(name.c_str(), value);
     // No "timeout" parameter: the watchdog ends the run (a Z3 timer would add its own delay).
     s.set(p);
-    for (const auto& c : sys.clauses) s.add(sys.Formula(ctx, c));
+    // Spacer solves the clauses with each body strengthened by its predicate's affine invariant, which
+    // holds of every reachable state, so that the two systems have the same least model.
+    const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
+    const AffineInvariants affine =
+        affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : AffineInvariants::True(sys);
+    for (const auto& c : sys.clauses) {
+      if (c.body_pred < 0) {
+        s.add(sys.Formula(ctx, c));
+        continue;
+      }
+      HornClause strengthened = c;
+      strengthened.constraint = c.constraint && affine.At(ctx, c.body_pred, c.body_args);
+      s.add(sys.Formula(ctx, strengthened));
+    }
     const z3::check_result r = s.check();
     if (r == z3::unsat) {
       out.status = SolveStatus::kUnsafe;
@@ -142,13 +162,13 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
       const z3::model m = s.get_model();
       dog.reset();
       dog = std::make_unique<Watchdog>(ctx, std::max(check_limit_s, time_limit_s - clock.Seconds()));
-      out.reason = CheckInductive(sys, m, ctx);
+      out.reason = CheckInductive(sys, m, affine, ctx);
       if (out.reason.empty()) {
         out.status = SolveStatus::kSafe;
         for (size_t k = 0; k < sys.preds.size(); ++k) {
-          z3::expr_vector args(ctx);
+          std::vector<z3::expr> args;
           for (const auto& v : sys.pred_vars[k]) args.push_back(ctx.constant(v.c_str(), sys.preds[k].domain(static_cast<unsigned>(args.size()))));
-          out.invariants.push_back(m.eval(sys.preds[k](args), false).to_string());
+          out.invariants.push_back(Invariant(sys, m, affine, ctx, static_cast<int>(k), args).simplify().to_string());
         }
       }
     } else {

@@ -54,8 +54,10 @@ class HornProblem {
   // may take up to check_limit_s more (or what is left of time_limit_s, if longer). cpu_limit_s > 0 also
   // ends the search once the calling thread has used that much CPU time (a limit that means the same on
   // a loaded machine as on an idle one). Nothing else stops a run: the verifier runs each in a process
-  // of its own and kills it (verifier.cc).
-  SolveResult Solve(const OptionSet& options, double time_limit_s, double check_limit_s = 0, double cpu_limit_s = 0);
+  // of its own and kills it (verifier.cc). affine: first infer the affine invariants (fusion/affine.h) and
+  // give Spacer the clauses strengthened by them; the invariants reported and re-checked include them.
+  SolveResult Solve(const OptionSet& options, double time_limit_s, double check_limit_s = 0, double cpu_limit_s = 0,
+                    bool affine = true);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
 

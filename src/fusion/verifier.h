@@ -11,11 +11,13 @@
 namespace fusion {
 
 // What the user asked for. threads: solver runs at the same time (each in its own Z3 context); 0 picks
-// the number of hardware threads, at least 2.
+// the number of hardware threads, at least 2. affine: Spacer gets the affine invariants (fusion/affine.h);
+// off only to measure what they add.
 struct VerifyOptions {
   double timeout_s = 10;
   bool fusion = true;
   unsigned threads = 0;
+  bool affine = true;
 };
 
 // The answer: SV-COMP verdict ("true", "false", "unknown"), why, and its evidence.

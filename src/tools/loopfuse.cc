@@ -67,6 +67,7 @@ struct VerifyArgs {
   std::string yml;
   double timeout = 10;
   bool no_fusion = false;
+  bool no_affine = false;
   bool invariants = false;
   bool json = false;
   bool quiet = false;
@@ -84,7 +85,7 @@ fusion::Verdict VerifyWithProgress(const fusion::Program& prog, const VerifyArgs
       progress.Show("loopfuse verify", fmt::format("{}: no verdict yet (time-out {} s)", file, a.timeout));
     }
   });
-  return fusion::Verify(prog, fusion::VerifyOptions{a.timeout, !a.no_fusion});
+  return fusion::Verify(prog, fusion::VerifyOptions{a.timeout, !a.no_fusion, 0, !a.no_affine});
 }
 
 int RunVerify(const VerifyArgs& a) {
@@ -198,7 +199,8 @@ int main(int argc, char** argv) {
   verify->add_option("file", va.file, "C file (the SV-COMP subset)");
   verify->add_option("--yml", va.yml, "SV-COMP task file naming the C file");
   verify->add_option("--timeout", va.timeout, "seconds for the whole run")->check(tools::FinitePositive());
-  verify->add_flag("--no-fusion", va.no_fusion, "only the original program (plain Spacer)");
+  verify->add_flag("--no-fusion", va.no_fusion, "only the original program (no fused candidates)");
+  verify->add_flag("--no-affine", va.no_affine, "Spacer without the affine invariants (to measure what they add)");
   verify->add_flag("--invariants", va.invariants, "print the loop invariants of a proof");
   verify->add_flag("--json", va.json, "one JSON object on stdout");
   verify->add_flag("-q,--quiet", va.quiet, "no progress line (--json implies it)");
