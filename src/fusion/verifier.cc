@@ -322,7 +322,8 @@ class PortfolioRun {
       }
       const double remaining = left - clock.Seconds();
       if (trace_) fmt::print(stderr, "loopfuse: candidate {} encoded in {:.2f} s\n", in.at("candidate").get<size_t>(), clock.Seconds());
-      const SolveResult r = problem.Solve(opts, remaining, remaining, in.at("cpu_limit_s").get<double>(), options_.affine);
+      const SolveResult r =
+          problem.Solve(opts, remaining, remaining, in.at("cpu_limit_s").get<double>(), options_.affine);
       out["status"] = static_cast<int>(r.status);
       out["reason"] = r.reason;
       out["invariants"] = r.invariants;

@@ -32,8 +32,8 @@ TEST(SvComp, NoWrongVerdictOnAnyTask) {
 
 // The tasks the benchmark solves (all 31 since 2026-12-02: tcpy by index-set splitting, rewrev by the cell
 // abstraction, in-de42 by lifting unsigned values to the integers, in-de62 with the affine invariants;
-// docs/loopfuse.md): each must get its expected verdict within 60 s, six times the benchmark's limit, so that a loaded machine
-// does not fail the test while a lost transformation or encoding does.
+// docs/loopfuse.md): each must get its expected verdict within 60 s, six times the benchmark's limit, so
+// that a loaded machine does not fail the test while a lost transformation or encoding does.
 class SolvedTask : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SolvedTask, GetsItsExpectedVerdict) {
