@@ -200,4 +200,12 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
   return out;
 }
 
+HornSystem Strengthened(const HornSystem& sys, const AffineInvariants& invariants, z3::context& ctx) {
+  HornSystem out = sys;
+  for (HornClause& c : out.clauses) {
+    if (c.body_pred >= 0) c.constraint = c.constraint && invariants.At(ctx, c.body_pred, c.body_args);
+  }
+  return out;
+}
+
 }  // namespace fusion

@@ -41,4 +41,8 @@ struct AffineInvariants {
 // reachable state; the solver still re-checks what it reports (solver.cc).
 AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, double time_limit_s);
 
+// The clauses of sys with each body strengthened by its predicate's invariant: the same least model, as the
+// invariants hold of every reachable state.
+HornSystem Strengthened(const HornSystem& sys, const AffineInvariants& invariants, z3::context& ctx);
+
 }  // namespace fusion

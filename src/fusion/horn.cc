@@ -552,7 +552,10 @@ HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s
 
 std::string HornToSmt2(const Program& prog) {
   z3::context ctx;
-  const HornSystem sys = EncodeHorn(prog, ctx);
+  return HornToSmt2(EncodeHorn(prog, ctx), ctx);
+}
+
+std::string HornToSmt2(const HornSystem& sys, z3::context& ctx) {
   std::string out = "(set-logic HORN)\n";
   for (size_t k = 0; k < sys.preds.size(); ++k) {
     std::string vars;

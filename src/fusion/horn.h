@@ -69,7 +69,9 @@ inline constexpr Int128 kLargeConstant = 1000;
 // ("#100000": no C identifier, so no program variable has it).
 std::string SymbolicConstantName(Int128 k);
 
-// The clauses of a program as an SMT-LIB2 script (set-logic HORN), for other Horn solvers and for reading.
+// Horn clauses as an SMT-LIB2 script (set-logic HORN), for other Horn solvers and for reading.
+std::string HornToSmt2(const HornSystem& sys, z3::context& ctx);
+// The clauses of a program as an SMT-LIB2 script.
 std::string HornToSmt2(const Program& prog);
 
 }  // namespace fusion

@@ -141,20 +141,11 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     for (const auto& [name, value] : options.params) p.set(name.c_str(), value);
     // No "timeout" parameter: the watchdog ends the run (a Z3 timer would add its own delay).
     s.set(p);
-    // Spacer solves the clauses with each body strengthened by its predicate's affine invariant, which
-    // holds of every reachable state, so that the two systems have the same least model.
     const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
     const AffineInvariants affine =
         affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : AffineInvariants::True(sys);
-    for (const auto& c : sys.clauses) {
-      if (c.body_pred < 0) {
-        s.add(sys.Formula(ctx, c));
-        continue;
-      }
-      HornClause strengthened = c;
-      strengthened.constraint = c.constraint && affine.At(ctx, c.body_pred, c.body_args);
-      s.add(sys.Formula(ctx, strengthened));
-    }
+    const HornSystem strengthened = Strengthened(sys, affine, ctx);
+    for (const auto& c : strengthened.clauses) s.add(strengthened.Formula(ctx, c));
     const z3::check_result r = s.check();
     if (r == z3::unsat) {
       out.status = SolveStatus::kUnsafe;

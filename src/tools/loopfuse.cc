@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "common/exit_codes.h"
 #include "common/progress.h"
+#include "fusion/affine.h"
 #include "fusion/cells.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
@@ -35,6 +36,10 @@ namespace {
 constexpr int kExitTrue = 0;
 constexpr int kExitFalse = 1;
 constexpr int kExitUnknown = 4;
+
+// Time for the affine invariants of `horn --affine` (a program with no time limit of its own; milliseconds
+// on the benchmark's programs).
+constexpr double kAffineSeconds = 60;
 
 // Decimal text of a 128-bit value (the JSON holds counterexample values as numbers).
 std::string Decimal(fusion::Int128 v) {
@@ -233,13 +238,14 @@ int main(int argc, char** argv) {
     fmt::print("{}", fusion::PrintProgram(v.prog));
   });
   std::string horn_file, horn_mode = "none", horn_half = "none";
-  bool horn_json = false, horn_cells = false, horn_lift = false;
+  bool horn_json = false, horn_cells = false, horn_lift = false, horn_affine = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
   horn->add_option("--mode", horn_mode, "none, aligned, guess, all or split")
       ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split"}));
   AddHalfOption(*horn, horn_half);
   AddCellsAndLiftFlags(*horn, horn_cells, horn_lift);
+  horn->add_flag("--affine", horn_affine, "the clauses strengthened by the affine invariants, as verify solves them");
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, transformations, smt2");
   horn->callback([&] {
     std::vector<std::string> applied;
@@ -249,13 +255,25 @@ int main(int argc, char** argv) {
       applied.insert(applied.end(), v.transformations.begin(), v.transformations.end());
       prog = std::move(v.prog);
     }
+    z3::context ctx;
+    fusion::HornSystem sys = fusion::EncodeHorn(prog, ctx);
+    if (horn_affine) {
+      const fusion::AffineInvariants inv = fusion::InferAffineInvariants(sys, ctx, kAffineSeconds);
+      size_t equalities = 0, unreachable = 0;
+      for (size_t p = 0; p < inv.reachable.size(); ++p) {
+        equalities += inv.equalities[p].size();
+        unreachable += !inv.reachable[p];
+      }
+      applied.push_back(fmt::format("strengthened by the affine invariants: {} equalities, {} loop heads unreachable",
+                                    equalities, unreachable));
+      sys = fusion::Strengthened(sys, inv, ctx);
+    }
+    const std::string smt2 = fusion::HornToSmt2(sys, ctx);
     if (horn_json) {
-      fmt::print("{}\n", nlohmann::json{{"file", horn_file}, {"transformations", applied},
-                                        {"smt2", fusion::HornToSmt2(prog)}}
-                             .dump());
+      fmt::print("{}\n", nlohmann::json{{"file", horn_file}, {"transformations", applied}, {"smt2", smt2}}.dump());
     } else {
       for (const auto& t : applied) fmt::print("; {}\n", t);
-      fmt::print("{}", fusion::HornToSmt2(prog));
+      fmt::print("{}", smt2);
     }
   });
   try {

@@ -73,6 +73,25 @@ TEST(Cli, TheAffineInvariantsProveTheOriginalAndShowInItsInvariants) {
   EXPECT_NE(invariants.find("(= (+ (* (- 1) i) k) 0)"), std::string::npos) << invariants;
 }
 
+TEST(Cli, HornShowsTheClausesStrengthenedByTheAffineInvariants) {
+  const std::string file = WriteTemp("up.c", kUp);
+  std::string plain, strengthened;
+  ASSERT_EQ(RunCommand(kBin + " horn " + file, plain), 0);
+  ASSERT_EQ(RunCommand(kBin + " horn --affine " + file, strengthened), 0);
+  std::filesystem::remove(file);
+  EXPECT_EQ(strengthened.rfind("; strengthened by the affine invariants: 1 equalities, 0 loop heads unreachable\n", 0),
+            0u)
+      << strengthened;
+  // k == i in the body of both clauses that leave the first loop's head.
+  const auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(strengthened, "(= (+ (* (- 1) i!"), 2u) << strengthened;
+  EXPECT_EQ(count(plain, "(= (+ (* (- 1) i!"), 0u) << plain;
+}
+
 TEST(Cli, RefutesABuggyProgramWithInputsThatReachTheError) {
   nlohmann::json j;
   EXPECT_EQ(Verify(kExamples + "counters_bug.c --timeout 10", j), 1);
