@@ -19,6 +19,25 @@ Int128 Wrap(IntType t, Int128 v) {
   return r;
 }
 
+std::string DecimalText(Int128 v) {
+  if (v == 0) return "0";
+  const bool neg = v < 0;
+  std::string s;
+  for (; v != 0; v /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(neg ? -(v % 10) : v % 10)));
+  return neg ? "-" + s : s;
+}
+
+std::optional<Int128> ParseDecimal(std::string_view text) {
+  const size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (start == text.size() || text.size() - start > 38) return std::nullopt;
+  Int128 v = 0;
+  for (size_t i = start; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    v = v * 10 + (text[i] - '0');
+  }
+  return start ? -v : v;
+}
+
 std::string TypeName(IntType t) {
   if (t == kWide) return "__int128";
   std::string base;

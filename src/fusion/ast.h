@@ -4,7 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusion {
@@ -35,6 +37,9 @@ Int128 MaxOf(IntType t);
 Int128 Wrap(IntType t, Int128 v);
 // The C spelling of a type ("unsigned int").
 std::string TypeName(IntType t);
+// Decimal text of a value ("-12"), and the value of such a text (nothing unless it is one, within 38 digits).
+std::string DecimalText(Int128 v);
+std::optional<Int128> ParseDecimal(std::string_view text);
 // The type both operands of a binary arithmetic operator convert to (C's usual arithmetic conversions).
 IntType CommonType(IntType a, IntType b);
 // The type a narrow operand is promoted to before arithmetic (int for char and _Bool).

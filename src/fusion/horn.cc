@@ -233,6 +233,7 @@ class Encoder {
   // Starts the paths at node with every variable fresh; pred (if any) holds of the live ones.
   void StartFrom(int node, int pred) {
     vars_.clear();
+    path_inputs_.clear();
     State st;
     for (const Var& v : prog_.vars) st.emplace(v.name, Fresh(v.name, SortOf(v.name)));
     // The parameter M of a symbolic encoding: fresh at the entry, carried unchanged by every predicate.
@@ -274,7 +275,7 @@ class Encoder {
     }
     z3::expr_vector conj(ctx_);
     for (const auto& p : path) conj.push_back(p);
-    HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_};
+    HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_, path_inputs_};
     sys_.clauses.push_back(std::move(c));
   }
 
@@ -303,7 +304,9 @@ class Encoder {
         if (!c.is_false()) {
           auto p = path;
           p.push_back(c);
+          const std::vector<z3::expr> inputs = path_inputs_;
           Walk(n.next, st, p, false);
+          path_inputs_ = inputs;
           path.push_back(!c);
         }
         id = n.alt;
@@ -324,7 +327,10 @@ class Encoder {
         case StmtKind::kHavoc: {
           const Var& v = prog_.VarNamed(s.name);
           st.at(s.name) = Fresh(s.name, SortOf(s.name));
-          if (!v.is_array) path.push_back(InRange(st.at(s.name), v.type));
+          if (!v.is_array) {
+            path.push_back(InRange(st.at(s.name), v.type));
+            path_inputs_.push_back(st.at(s.name));
+          }
           break;
         }
         case StmtKind::kAssume:
@@ -496,6 +502,7 @@ class Encoder {
       case ExprKind::kNondet: {
         const z3::expr x = Fresh("nondet", ctx_.int_sort());
         path.push_back(InRange(x, e->type));
+        path_inputs_.push_back(x);
         return x;
       }
     }
@@ -511,6 +518,7 @@ class Encoder {
   std::map<int, int> pred_of_;
   HornSystem sys_;
   std::vector<z3::expr> vars_;
+  std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)
   int body_pred_ = -1;
   std::vector<z3::expr> body_args_;
   int counter_ = 0;

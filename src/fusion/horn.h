@@ -14,7 +14,9 @@
 namespace fusion {
 
 // One clause: pred(body_args) /\ constraint => head(head_args), where a missing predicate (-1) is
-// true in the body and false in the head; vars are the clause's universally quantified constants.
+// true in the body and false in the head; vars are the clause's universally quantified constants, inputs
+// those of them that stand for the nondeterministic scalar values its path reads (`__VERIFIER_nondet_*`
+// calls, uninitialised declarations), in the order the path reads them: a counterexample's values.
 struct HornClause {
   int body_pred = -1;
   std::vector<z3::expr> body_args;
@@ -22,6 +24,7 @@ struct HornClause {
   int head_pred = -1;
   std::vector<z3::expr> head_args;
   std::vector<z3::expr> vars;
+  std::vector<z3::expr> inputs = {};
 };
 
 // The clauses of one program, and the variables each predicate ranges over (for printing invariants).

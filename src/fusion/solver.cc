@@ -8,6 +8,7 @@
 
 #include "common/stopwatch.h"
 #include "fusion/affine.h"
+#include "fusion/counterexample.h"
 #include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/horn.h"
@@ -170,6 +171,16 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
   }
   out.seconds = clock.Seconds();
   return out;
+}
+
+std::optional<std::vector<Int128>> HornProblem::Counterexample(const OptionSet& options, double time_limit_s) {
+  if (!sys_) return std::nullopt;
+  Watchdog dog(*ctx_, time_limit_s);
+  try {
+    return CounterexampleInputs(*sys_, *ctx_, options.params);
+  } catch (const z3::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace fusion

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,9 @@ class HornProblem {
   // give Spacer the clauses strengthened by them; the invariants reported and re-checked include them.
   SolveResult Solve(const OptionSet& options, double time_limit_s, double check_limit_s = 0, double cpu_limit_s = 0,
                     bool affine = true);
+  // The inputs of a run to an error that Spacer finds under one option set (counterexample.h), within
+  // time_limit_s seconds; nothing when it finds none in time.
+  std::optional<std::vector<Int128>> Counterexample(const OptionSet& options, double time_limit_s);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
 

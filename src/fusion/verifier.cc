@@ -99,6 +99,12 @@ struct Candidate {
   bool approximate = false;
 };
 
+// Whether a candidate reads the original program's nondeterministic values, in the same order, on its way
+// to an error, so that the inputs of Spacer's counterexample on it are inputs of the original: the unfused
+// candidates that approximate nothing (a half of the split only adds checks; a fused program reads
+// guesses between the inputs). The no-wrap half's errors are wrap-arounds, not the program's.
+bool Replayable(const Candidate& c) { return !c.fused && !c.approximate && c.goal != kNoWrap; }
+
 // A program that the candidates come from, when it is not the original: the name its variants get as a
 // prefix ("cells+guess") and the line that says what it is.
 struct Origin {
@@ -324,6 +330,13 @@ class PortfolioRun {
       if (trace_) fmt::print(stderr, "loopfuse: candidate {} encoded in {:.2f} s\n", in.at("candidate").get<size_t>(), clock.Seconds());
       const SolveResult r =
           problem.Solve(opts, remaining, remaining, in.at("cpu_limit_s").get<double>(), options_.affine);
+      if (r.status == SolveStatus::kUnsafe && Replayable(cand)) {
+        if (const auto inputs = problem.Counterexample(opts, std::max(0.1, left - clock.Seconds()))) {
+          std::vector<std::string> decimal;
+          for (Int128 v : *inputs) decimal.push_back(DecimalText(v));
+          out["counterexample"] = decimal;
+        }
+      }
       out["status"] = static_cast<int>(r.status);
       out["reason"] = r.reason;
       out["invariants"] = r.invariants;
@@ -376,6 +389,13 @@ class PortfolioRun {
         r.reason = out.value("reason", "");
         r.invariants = out.value("invariants", std::vector<std::string>{});
       }
+      std::optional<std::vector<Int128>> spacer_inputs;
+      if (out.contains("counterexample")) {
+        spacer_inputs.emplace();
+        for (const std::string& v : out.value("counterexample", std::vector<std::string>{})) {
+          if (const std::optional<Int128> x = ParseDecimal(v)) spacer_inputs->push_back(*x);
+        }
+      }
       const bool unsigned_goal = cand.goal != kWhole;
       const std::string who = cand.variant.name + (unsigned_goal ? std::string(" (") + GoalName(cand.goal) + ")" : "") +
                               " / " + opts.name;
@@ -386,10 +406,21 @@ class PortfolioRun {
       std::unique_lock<std::mutex> lock(mutex_);
       if (r.status == SolveStatus::kSafe) {
         Proved(cand.goal, cand, who, r);
-      } else if (r.status == SolveStatus::kUnsafe && cand.goal != kNoWrap && !cand.approximate &&
-                 !spacer_found_error_) {
-        // Spacer says an error is reachable (a wrap-around is no error): search harder for concrete inputs
-        // that show it.
+      } else if (r.status == SolveStatus::kUnsafe && cand.goal != kNoWrap && !cand.approximate) {
+        // Spacer says an error is reachable (a wrap-around is no error): first its own counterexample's
+        // inputs, run on the original program; then, once, a harder search for concrete inputs.
+        lock.unlock();
+        std::vector<Int128> replayed;
+        if (spacer_inputs && Replay(*spacer_inputs, replayed)) {
+          lock.lock();
+          if (verdict_.verdict.empty()) {
+            SetFalse(replayed, "Spacer found the error reachable; its counterexample, run on the original program, "
+                     "reaches it", who + " + replay");
+          }
+          continue;
+        }
+        lock.lock();
+        if (spacer_found_error_) continue;
         spacer_found_error_ = true;
         lock.unlock();
         const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
@@ -406,6 +437,18 @@ class PortfolioRun {
         last_reason_ = r.reason;
       }
     }
+  }
+
+  // Runs the original program on `inputs` (0 past their end); true, with the values it read, when the run
+  // reaches an error.
+  bool Replay(const std::vector<Int128>& inputs, std::vector<Int128>& read) const {
+    size_t next = 0;
+    const RunResult r = Interpret(
+        prog_, [&](IntType) { return next < inputs.size() ? inputs[next++] : Int128{0}; }, kMaxSteps,
+        std::max(0.1, options_.timeout_s - clock_.Seconds()), &stop_);
+    if (r.outcome != Outcome::kError) return false;
+    read = r.inputs;
+    return true;
   }
 
   // LOOPFUSE_TRACE=1 prints every solver run (start, end, candidate, option set, outcome) to stderr, to

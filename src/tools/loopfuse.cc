@@ -41,15 +41,6 @@ constexpr int kExitUnknown = 4;
 // on the benchmark's programs).
 constexpr double kAffineSeconds = 60;
 
-// Decimal text of a 128-bit value (the JSON holds counterexample values as numbers).
-std::string Decimal(fusion::Int128 v) {
-  if (v == 0) return "0";
-  const bool neg = v < 0;
-  std::string s;
-  for (; v != 0; v /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(neg ? -(v % 10) : v % 10)));
-  return neg ? "-" + s : s;
-}
-
 // The input file named by an SV-COMP task file (`input_files: 'x.c'`), relative to the task file.
 std::string InputOfTask(const std::string& yml) {
   std::ifstream in(yml);
@@ -113,7 +104,7 @@ int RunVerify(const VerifyArgs& a) {
     j["solved_by"] = v.solved_by;
     if (v.verdict == "false") {
       std::vector<nlohmann::json> inputs;
-      for (auto x : v.inputs) inputs.push_back(nlohmann::json::parse(Decimal(x)));
+      for (auto x : v.inputs) inputs.push_back(nlohmann::json::parse(fusion::DecimalText(x)));
       j["counterexample"] = {{"inputs", inputs}};
     }
     if (a.invariants) j["invariants"] = v.invariants;
@@ -124,7 +115,7 @@ int RunVerify(const VerifyArgs& a) {
     if (!v.solved_by.empty()) fmt::print("  solved by: {}\n", v.solved_by);
     if (v.verdict == "false") {
       std::string in;
-      for (auto x : v.inputs) in += (in.empty() ? "" : " ") + Decimal(x);
+      for (auto x : v.inputs) in += (in.empty() ? "" : " ") + fusion::DecimalText(x);
       fmt::print("  nondeterministic inputs ({}): {}\n", v.inputs.size(), in);
     }
     if (a.invariants) {

@@ -1,0 +1,119 @@
+#include "fusion/counterexample.h"
+
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fusion {
+namespace {
+
+// The real value of a parameter of a symbolic encoding, from its constant's name ("UINT_MAX!3",
+// "#100000!7"); nothing for any other constant.
+std::optional<Int128> ParameterValue(std::string_view name) {
+  const std::string_view base = name.substr(0, name.find('!'));
+  if (base == kSymbolicUintMax) return (Int128{1} << 32) - 1;
+  if (!base.empty() && base[0] == '#') return ParseDecimal(base.substr(1));
+  return std::nullopt;
+}
+
+// The clause indices of the trace, from the entry to the error: Z3 names the rules from the query back
+// ("<null>;c2;c1;c0"), and the rules were named "c<index>".
+std::vector<size_t> TraceClauses(std::string_view names, size_t clauses) {
+  std::vector<size_t> out;
+  size_t start = 0;
+  while (start <= names.size()) {
+    size_t end = names.find(';', start);
+    if (end == std::string_view::npos) end = names.size();
+    const std::string_view name = names.substr(start, end - start);
+    if (name.size() > 1 && name[0] == 'c') {
+      const std::optional<Int128> k = ParseDecimal(name.substr(1));
+      if (k && *k >= 0 && static_cast<size_t>(*k) < clauses) out.push_back(static_cast<size_t>(*k));
+    }
+    start = end + 1;
+  }
+  return {out.rbegin(), out.rend()};
+}
+
+}  // namespace
+
+std::optional<std::vector<Int128>> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
+                                                        const std::vector<std::pair<std::string, bool>>& params,
+                                                        size_t max_steps) {
+  z3::fixedpoint fp(ctx);
+  z3::params p(ctx);
+  p.set("engine", "spacer");
+  for (const auto& [name, value] : params) {
+    const std::string local = name.rfind("fp.", 0) == 0 ? name.substr(3) : name;
+    p.set(local.c_str(), value);
+  }
+  fp.set(p);
+  for (z3::func_decl pred : sys.preds) fp.register_relation(pred);
+  // The fixedpoint interface asks whether a relation is derivable: the error clauses derive this one.
+  z3::func_decl error = ctx.function("loopfuse!error", 0, nullptr, ctx.bool_sort());
+  fp.register_relation(error);
+  const auto apply = [&](int pred, const std::vector<z3::expr>& args) {
+    z3::expr_vector a(ctx);
+    for (const z3::expr& x : args) a.push_back(x);
+    return sys.preds[pred](a);
+  };
+  for (size_t k = 0; k < sys.clauses.size(); ++k) {
+    const HornClause& c = sys.clauses[k];
+    const z3::expr body = c.body_pred >= 0 ? apply(c.body_pred, c.body_args) && c.constraint : c.constraint;
+    const z3::expr head = c.head_pred >= 0 ? apply(c.head_pred, c.head_args) : error();
+    z3::expr rule = z3::implies(body, head);
+    if (!c.vars.empty()) {
+      z3::expr_vector vs(ctx);
+      for (const z3::expr& v : c.vars) vs.push_back(v);
+      rule = z3::forall(vs, rule);
+    }
+    fp.add_rule(rule, ctx.str_symbol(fmt::format("c{}", k).c_str()));
+  }
+  z3::expr query = error();
+  if (fp.query(query) != z3::sat) return std::nullopt;
+  const std::vector<size_t> trace =
+      TraceClauses(Z3_get_symbol_string(ctx, Z3_fixedpoint_get_rule_names_along_trace(ctx, fp)), sys.clauses.size());
+  if (trace.empty() || trace.size() > max_steps) return std::nullopt;
+
+  // The trace as one query: a copy of each clause's constants per step, each step's body arguments equal
+  // to the previous step's head arguments.
+  z3::solver s(ctx);
+  std::vector<z3::expr> inputs;
+  std::vector<z3::expr> head;
+  int head_pred = -1;
+  for (size_t step = 0; step < trace.size(); ++step) {
+    const HornClause& c = sys.clauses[trace[step]];
+    if (c.body_pred != head_pred || (step + 1 == trace.size()) != (c.head_pred < 0)) return std::nullopt;
+    z3::expr_vector from(ctx), to(ctx);
+    for (const z3::expr& v : c.vars) {
+      from.push_back(v);
+      to.push_back(ctx.constant(fmt::format("{}@{}", v.decl().name().str(), step).c_str(), v.get_sort()));
+      if (step == 0) {
+        if (const std::optional<Int128> real = ParameterValue(v.decl().name().str())) {
+          s.add(to.back() == ctx.int_val(static_cast<int64_t>(*real)));
+        }
+      }
+    }
+    const auto copy = [&](const z3::expr& e) { return z3::expr(e).substitute(from, to); };
+    s.add(copy(c.constraint));
+    for (size_t i = 0; i < c.body_args.size(); ++i) s.add(copy(c.body_args[i]) == head[i]);
+    head.clear();
+    for (const z3::expr& a : c.head_args) head.push_back(copy(a));
+    head_pred = c.head_pred;
+    for (const z3::expr& x : c.inputs) inputs.push_back(copy(x));
+  }
+  if (s.check() != z3::sat) return std::nullopt;
+  const z3::model m = s.get_model();
+  std::vector<Int128> values;
+  for (const z3::expr& x : inputs) {
+    const z3::expr v = m.eval(x, true);
+    if (!v.is_numeral()) return std::nullopt;
+    const std::optional<Int128> value = ParseDecimal(Z3_get_numeral_string(ctx, v));
+    if (!value) return std::nullopt;
+    values.push_back(*value);
+  }
+  return values;
+}
+
+}  // namespace fusion

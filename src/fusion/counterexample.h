@@ -1,0 +1,29 @@
+// A counterexample's inputs from Spacer: when Spacer finds an error reachable, the clauses along its
+// derivation, unrolled into one SMT query, give the nondeterministic values that drive a run there. Why:
+// the concrete search draws small and extreme values, so a bug behind `x == 123456` went unconfirmed and
+// the verdict was `unknown` although Spacer had found it. The values are only a suggestion: the verifier
+// replays them on the original program, and only a run that reaches the error counts.
+#pragma once
+
+#include <z3++.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fusion/ast.h"
+#include "fusion/horn.h"
+
+namespace fusion {
+
+// Runs Spacer (with these `fp.` parameters) on sys through Z3's fixedpoint interface; where an error is
+// reachable, returns the values of the inputs (HornClause::inputs) along the path of its derivation, in
+// order, with the parameters of a symbolic encoding (UINT_MAX, large constants) at their real values.
+// Nothing when Spacer finds no error, the derivation is longer than max_steps clauses, or a query fails.
+// Interrupting ctx (a watchdog) ends it.
+std::optional<std::vector<Int128>> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
+                                                        const std::vector<std::pair<std::string, bool>>& params,
+                                                        size_t max_steps = 100000);
+
+}  // namespace fusion

@@ -1,0 +1,95 @@
+// Counterexamples from Spacer (fusion/counterexample.h): the inputs along its derivation drive the original
+// program to the error, also from a symbolic encoding of a half of the wrap-around split; none for a safe
+// program; and the verifier's `false` from them where the concrete search alone finds nothing.
+#include <gtest/gtest.h>
+#include <z3++.h>
+
+#include <vector>
+
+#include "fusion/counterexample.h"
+#include "fusion/horn.h"
+#include "fusion/solver.h"
+#include "fusion/verifier.h"
+#include "fusion/wrap_checks.h"
+#include "test_util.h"
+
+namespace fusion {
+namespace {
+
+using testing::ParseText;
+
+// An error behind two exact values, one of them changed by a loop: the concrete search draws small and
+// extreme values and never meets them.
+constexpr const char* kDeep = R"(int main() {
+    int x = __VERIFIER_nondet_int();
+    int y = __VERIFIER_nondet_int();
+    int i = 0;
+    while (i < 10) { i++; y = y + 2; }
+    if (x == 123456 && y == 77) reach_error();
+    return 0; })";
+
+// The inputs Spacer's counterexample on prog's clauses (as encoded with these options) gives, or nothing.
+std::optional<std::vector<Int128>> Inputs(const Program& prog, bool symbolic = false) {
+  z3::context ctx;
+  const HornSystem sys = EncodeHorn(prog, ctx, 60, symbolic, symbolic);
+  return CounterexampleInputs(sys, ctx, Portfolio().front().params);
+}
+
+// The interpreter's outcome on the original program with these inputs (0 past their end).
+Outcome RunOn(const Program& prog, const std::vector<Int128>& inputs) {
+  size_t next = 0;
+  return Interpret(prog, [&](IntType) { return next < inputs.size() ? inputs[next++] : Int128{0}; }, 1'000'000)
+      .outcome;
+}
+
+TEST(Counterexample, ItsInputsDriveTheProgramToTheError) {
+  const Program p = ParseText(kDeep);
+  const auto inputs = Inputs(p);
+  ASSERT_TRUE(inputs);
+  // x and y, the only values the program reads; y is 77 after ten steps of 2.
+  ASSERT_EQ(inputs->size(), 2u);
+  EXPECT_EQ((*inputs)[0], 123456);
+  EXPECT_EQ((*inputs)[1], 57);
+  EXPECT_EQ(RunOn(p, *inputs), Outcome::kError);
+}
+
+TEST(Counterexample, FromTheSymbolicHalfTheParametersTakeTheirRealValues) {
+  // The under-no-wrap half, as the verifier encodes it: UINT_MAX and 1000005 are parameters of the clauses;
+  // the counterexample must be one at their real values to drive the original program.
+  const Program p = ParseText(R"(int main() {
+      unsigned int x = __VERIFIER_nondet_uint();
+      unsigned int y = 0;
+      while (y < 5) { y++; x = x + 3u; }
+      if (x == 1000005u) reach_error();
+      return 0; })");
+  WrapSplit split;
+  ASSERT_TRUE(SplitWrapChecks(p, split));
+  const auto inputs = Inputs(split.under_no_wrap, true);
+  ASSERT_TRUE(inputs);
+  ASSERT_EQ(inputs->size(), 1u);
+  EXPECT_EQ((*inputs)[0], 999990);
+  EXPECT_EQ(RunOn(p, *inputs), Outcome::kError);
+}
+
+TEST(Counterexample, ASafeProgramHasNone) {
+  EXPECT_FALSE(Inputs(ParseText(R"(int main() {
+      int x = __VERIFIER_nondet_int();
+      int i = 0;
+      while (i < 10) { i++; }
+      if (x == 123456 && i != 10) reach_error();
+      return 0; })")));
+}
+
+TEST(Counterexample, TheVerifierRefutesWithThemWhereTheSearchFindsNothing) {
+  const Program p = ParseText(kDeep);
+  std::vector<Int128> found;
+  EXPECT_FALSE(FindCounterexample(p, 1.0, 10.0, 1, found));
+  const Verdict v = Verify(p, VerifyOptions{30, true});
+  EXPECT_EQ(v.verdict, "false") << v.reason;
+  EXPECT_NE(v.solved_by.find("+ replay"), std::string::npos) << v.solved_by;
+  ASSERT_EQ(v.inputs.size(), 2u);
+  EXPECT_EQ(RunOn(p, v.inputs), Outcome::kError);
+}
+
+}  // namespace
+}  // namespace fusion
