@@ -331,7 +331,10 @@ class PortfolioRun {
       const SolveResult r =
           problem.Solve(opts, remaining, remaining, in.at("cpu_limit_s").get<double>(), options_.affine);
       if (r.status == SolveStatus::kUnsafe && Replayable(cand)) {
-        if (const auto inputs = problem.Counterexample(opts, std::max(0.1, left - clock.Seconds()))) {
+        // Spacer asked again finds the same error in about the same time; a few times that, for the unrolled
+        // query, and the worker goes on.
+        const double limit = std::min(std::max(0.1, left - clock.Seconds()), std::max(1.0, 4 * r.seconds));
+        if (const auto inputs = problem.Counterexample(opts, limit)) {
           std::vector<std::string> decimal;
           for (Int128 v : *inputs) decimal.push_back(DecimalText(v));
           out["counterexample"] = decimal;
