@@ -121,8 +121,11 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
   }
   std::vector<AffineHull> hulls;
   for (size_t p = 0; p < preds; ++p) hulls.emplace_back(ints[p].size());
-  AffineInvariants out = AffineInvariants::True(sys);
-  // The equalities of a hull as they stand, at the predicate's full argument list.
+  // The hulls' invariants as they stand: no predicate reached yet.
+  AffineInvariants current;
+  current.reachable.assign(preds, false);
+  current.equalities.assign(preds, {});
+  // The equalities of a hull, at the predicate's full argument list.
   const auto equalities = [&](size_t p) {
     std::vector<AffineEquality> eqs;
     for (auto& [coeffs, constant] : hulls[p].Equalities()) {
@@ -131,12 +134,6 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
       eqs.push_back(std::move(e));
     }
     return eqs;
-  };
-  const auto invariant = [&](size_t p, const std::vector<z3::expr>& args) {
-    if (hulls[p].empty()) return ctx.bool_val(false);
-    z3::expr_vector conj(ctx);
-    for (const auto& e : equalities(p)) conj.push_back(e.At(ctx, args));
-    return z3::mk_and(conj);
   };
   common::Stopwatch clock;
   // One solver for every query (created once: creating one per query cost more than the queries).
@@ -164,8 +161,8 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
           if (clock.Seconds() > time_limit_s) throw GiveUp{};
           s.push();
           s.add(c.constraint);
-          if (c.body_pred >= 0) s.add(invariant(static_cast<size_t>(c.body_pred), c.body_args));
-          if (!hulls[q].empty()) s.add(!invariant(q, c.head_args));
+          if (c.body_pred >= 0) s.add(current.At(ctx, c.body_pred, c.body_args));
+          if (!hulls[q].empty()) s.add(!current.At(ctx, c.head_pred, c.head_args));
           const z3::check_result r = s.check();
           if (r == z3::unknown) throw GiveUp{};
           if (r == z3::unsat) {
@@ -182,6 +179,8 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
           s.pop();
           // A model outside the equalities is outside the hull; anything else is a bug, not a fixpoint.
           if (!hulls[q].Add(point)) throw GiveUp{};
+          current.reachable[q] = true;
+          current.equalities[q] = equalities(q);
           ++grown[q];
           grew = true;
         }
@@ -189,15 +188,11 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
       }
     }
   } catch (const GiveUp&) {
-    return out;
+    return AffineInvariants::True(sys);
   } catch (const z3::exception&) {
-    return out;
+    return AffineInvariants::True(sys);
   }
-  for (size_t p = 0; p < preds; ++p) {
-    out.reachable[p] = !hulls[p].empty();
-    out.equalities[p] = equalities(p);
-  }
-  return out;
+  return current;
 }
 
 HornSystem Strengthened(const HornSystem& sys, const AffineInvariants& invariants, z3::context& ctx) {
