@@ -18,6 +18,51 @@ std::optional<Int128> ParameterValue(std::string_view name) {
   return std::nullopt;
 }
 
+// The value of a numeral; nothing for any other term.
+std::optional<Int128> Numeral(const z3::expr& e) {
+  if (!e.is_numeral()) return std::nullopt;
+  return ParseDecimal(Z3_get_numeral_string(e.ctx(), e));
+}
+
+// The program's name of an array constant ("a!12": a).
+std::string ArrayName(const z3::expr& a) {
+  const std::string name = a.decl().name().str();
+  return name.substr(0, name.find('!'));
+}
+
+// The contents of an array as a model gives it: a constant array with stores on it, or a finite function
+// (as-array); nothing for any other term.
+std::optional<ArrayValue> ArrayIn(const z3::model& m, const z3::expr& e) {
+  if (!e.is_app()) return std::nullopt;
+  const Z3_decl_kind kind = e.decl().decl_kind();
+  if (kind == Z3_OP_CONST_ARRAY) {
+    const std::optional<Int128> otherwise = Numeral(e.arg(0));
+    if (!otherwise) return std::nullopt;
+    return ArrayValue{*otherwise, {}};
+  }
+  if (kind == Z3_OP_STORE) {
+    std::optional<ArrayValue> base = ArrayIn(m, e.arg(0));
+    const std::optional<Int128> index = Numeral(e.arg(1)), value = Numeral(e.arg(2));
+    if (!base || !index || !value) return std::nullopt;
+    base->cells[static_cast<long long>(*index)] = *value;
+    return base;
+  }
+  if (kind == Z3_OP_AS_ARRAY) {
+    const z3::func_decl f(e.ctx(), Z3_get_as_array_func_decl(e.ctx(), e));
+    const z3::func_interp fi = m.get_func_interp(f);
+    const std::optional<Int128> otherwise = Numeral(fi.else_value());
+    if (!otherwise) return std::nullopt;
+    ArrayValue out{*otherwise, {}};
+    for (unsigned k = 0; k < fi.num_entries(); ++k) {
+      const std::optional<Int128> index = Numeral(fi.entry(k).arg(0)), value = Numeral(fi.entry(k).value());
+      if (!index || !value) return std::nullopt;
+      out.cells.emplace(static_cast<long long>(*index), *value);
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
 // The clause indices of the trace, from the entry to the error: Z3 names the rules from the query back
 // ("<null>;c2;c1;c0"), and the rules were named "c<index>".
 std::vector<size_t> TraceClauses(std::string_view names, size_t clauses) {
@@ -38,9 +83,9 @@ std::vector<size_t> TraceClauses(std::string_view names, size_t clauses) {
 
 }  // namespace
 
-std::optional<std::vector<Int128>> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
-                                                        const std::vector<std::pair<std::string, bool>>& params,
-                                                        size_t max_steps) {
+std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
+                                                         const std::vector<std::pair<std::string, bool>>& params,
+                                                         size_t max_steps) {
   z3::fixedpoint fp(ctx);
   z3::params p(ctx);
   p.set("engine", "spacer");
@@ -80,6 +125,7 @@ std::optional<std::vector<Int128>> CounterexampleInputs(const HornSystem& sys, z
   // to the previous step's head arguments.
   z3::solver s(ctx);
   std::vector<z3::expr> inputs;
+  std::vector<std::pair<std::string, z3::expr>> arrays;
   std::vector<z3::expr> head;
   int head_pred = -1;
   for (size_t step = 0; step < trace.size(); ++step) {
@@ -102,18 +148,21 @@ std::optional<std::vector<Int128>> CounterexampleInputs(const HornSystem& sys, z
     for (const z3::expr& a : c.head_args) head.push_back(copy(a));
     head_pred = c.head_pred;
     for (const z3::expr& x : c.inputs) inputs.push_back(copy(x));
+    for (const z3::expr& a : c.input_arrays) arrays.emplace_back(ArrayName(a), copy(a));
   }
   if (s.check() != z3::sat) return std::nullopt;
   const z3::model m = s.get_model();
-  std::vector<Int128> values;
+  CounterexampleValues out;
   for (const z3::expr& x : inputs) {
-    const z3::expr v = m.eval(x, true);
-    if (!v.is_numeral()) return std::nullopt;
-    const std::optional<Int128> value = ParseDecimal(Z3_get_numeral_string(ctx, v));
+    const std::optional<Int128> value = Numeral(m.eval(x, true));
     if (!value) return std::nullopt;
-    values.push_back(*value);
+    out.inputs.push_back(*value);
   }
-  return values;
+  for (const auto& [name, a] : arrays) {
+    if (out.arrays.count(name)) continue;
+    if (const std::optional<ArrayValue> value = ArrayIn(m, m.eval(a, true))) out.arrays.emplace(name, *value);
+  }
+  return out;
 }
 
 }  // namespace fusion

@@ -7,6 +7,7 @@
 
 #include <z3++.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,13 +18,27 @@
 
 namespace fusion {
 
+// The contents of an array: the listed cells, and `otherwise` in every other.
+struct ArrayValue {
+  Int128 otherwise = 0;
+  std::map<long long, Int128> cells;
+};
+
+// The values of a counterexample: the scalar inputs in the order the run reads them, and the arrays that
+// its uninitialised declarations make, by name (the first such array of each name).
+struct CounterexampleValues {
+  std::vector<Int128> inputs;
+  std::map<std::string, ArrayValue> arrays;
+};
+
 // Runs Spacer (with these `fp.` parameters) on sys through Z3's fixedpoint interface; where an error is
-// reachable, returns the values of the inputs (HornClause::inputs) along the path of its derivation, in
-// order, with the parameters of a symbolic encoding (UINT_MAX, large constants) at their real values.
-// Nothing when Spacer finds no error, the derivation is longer than max_steps clauses, or a query fails.
-// Interrupting ctx (a watchdog) ends it.
-std::optional<std::vector<Int128>> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
-                                                        const std::vector<std::pair<std::string, bool>>& params,
-                                                        size_t max_steps = 100000);
+// reachable, returns the values of the inputs (HornClause::inputs, input_arrays) along the path of its
+// derivation, with the parameters of a symbolic encoding (UINT_MAX, large constants) at their real values.
+// Nothing when Spacer finds no error, the derivation is longer than max_steps clauses, or a query fails; an
+// array whose model is not a constant array with stores, or a finite function, is left out. Interrupting
+// ctx (a watchdog) ends it.
+std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
+                                                         const std::vector<std::pair<std::string, bool>>& params,
+                                                         size_t max_steps = 100000);
 
 }  // namespace fusion

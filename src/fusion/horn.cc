@@ -234,6 +234,7 @@ class Encoder {
   void StartFrom(int node, int pred) {
     vars_.clear();
     path_inputs_.clear();
+    path_arrays_.clear();
     State st;
     for (const Var& v : prog_.vars) st.emplace(v.name, Fresh(v.name, SortOf(v.name)));
     // The parameter M of a symbolic encoding: fresh at the entry, carried unchanged by every predicate.
@@ -275,7 +276,8 @@ class Encoder {
     }
     z3::expr_vector conj(ctx_);
     for (const auto& p : path) conj.push_back(p);
-    HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_, path_inputs_};
+    HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_, path_inputs_,
+                 path_arrays_};
     sys_.clauses.push_back(std::move(c));
   }
 
@@ -304,9 +306,10 @@ class Encoder {
         if (!c.is_false()) {
           auto p = path;
           p.push_back(c);
-          const std::vector<z3::expr> inputs = path_inputs_;
+          const std::vector<z3::expr> inputs = path_inputs_, arrays = path_arrays_;
           Walk(n.next, st, p, false);
           path_inputs_ = inputs;
+          path_arrays_ = arrays;
           path.push_back(!c);
         }
         id = n.alt;
@@ -327,7 +330,9 @@ class Encoder {
         case StmtKind::kHavoc: {
           const Var& v = prog_.VarNamed(s.name);
           st.at(s.name) = Fresh(s.name, SortOf(s.name));
-          if (!v.is_array) {
+          if (v.is_array) {
+            path_arrays_.push_back(st.at(s.name));
+          } else {
             path.push_back(InRange(st.at(s.name), v.type));
             path_inputs_.push_back(st.at(s.name));
           }
@@ -519,6 +524,7 @@ class Encoder {
   HornSystem sys_;
   std::vector<z3::expr> vars_;
   std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)
+  std::vector<z3::expr> path_arrays_;  // and its fresh arrays (HornClause::input_arrays)
   int body_pred_ = -1;
   std::vector<z3::expr> body_args_;
   int counter_ = 0;

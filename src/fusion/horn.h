@@ -14,9 +14,10 @@
 namespace fusion {
 
 // One clause: pred(body_args) /\ constraint => head(head_args), where a missing predicate (-1) is
-// true in the body and false in the head; vars are the clause's universally quantified constants, inputs
-// those of them that stand for the nondeterministic scalar values its path reads (`__VERIFIER_nondet_*`
-// calls, uninitialised declarations), in the order the path reads them: a counterexample's values.
+// true in the body and false in the head; vars are the clause's universally quantified constants. A
+// counterexample's values: inputs are those of the constants that stand for the nondeterministic scalar
+// values its path reads (`__VERIFIER_nondet_*` calls, uninitialised declarations), in the order the path
+// reads them; input_arrays those that stand for the arrays its uninitialised declarations make.
 struct HornClause {
   int body_pred = -1;
   std::vector<z3::expr> body_args;
@@ -25,6 +26,7 @@ struct HornClause {
   std::vector<z3::expr> head_args;
   std::vector<z3::expr> vars;
   std::vector<z3::expr> inputs = {};
+  std::vector<z3::expr> input_arrays = {};
 };
 
 // The clauses of one program, and the variables each predicate ranges over (for printing invariants).

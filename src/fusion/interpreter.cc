@@ -18,9 +18,10 @@ enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
 class Machine {
  public:
   Machine(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
-          const std::atomic<bool>* cancel, double max_cpu_seconds)
+          const std::atomic<bool>* cancel, double max_cpu_seconds, const CellSource& cells)
       : prog_(prog),
         inputs_(inputs),
+        cells_(cells),
         max_steps_(max_steps),
         max_seconds_(max_seconds),
         max_cpu_seconds_(max_cpu_seconds),
@@ -44,6 +45,17 @@ class Machine {
     return v;
   }
 
+  // The first value read from a cell: the CellSource's, where it has one, else the next input.
+  Int128 CellInput(const std::string& array, long long index, IntType t) {
+    if (cells_) {
+      if (const std::optional<Int128> known = cells_(array, index)) {
+        result_.inputs.push_back(Wrap(t, *known));
+        return result_.inputs.back();
+      }
+    }
+    return Input(t);
+  }
+
   // Evaluates an expression; sets undefined_ on division by zero.
   Int128 Eval(const ExprPtr& e) {
     switch (e->kind) {
@@ -59,7 +71,7 @@ class Machine {
         const long long i = static_cast<long long>(Eval(e->args[0]));
         auto it = cells.find(i);
         if (it != cells.end()) return it->second;
-        return cells[i] = Input(e->type);
+        return cells[i] = CellInput(e->name, i, e->type);
       }
       case ExprKind::kUnary: {
         const Int128 a = Eval(e->args[0]);
@@ -200,6 +212,7 @@ class Machine {
 
   const Program& prog_;
   const InputSource& inputs_;
+  const CellSource& cells_;
   long max_steps_;
   double max_seconds_;
   double max_cpu_seconds_;
@@ -216,8 +229,8 @@ class Machine {
 }  // namespace
 
 RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
-                    const std::atomic<bool>* cancel, double max_cpu_seconds) {
-  return Machine(prog, inputs, max_steps, max_seconds, cancel, max_cpu_seconds).Run();
+                    const std::atomic<bool>* cancel, double max_cpu_seconds, const CellSource& cells) {
+  return Machine(prog, inputs, max_steps, max_seconds, cancel, max_cpu_seconds, cells).Run();
 }
 
 std::string OutcomeName(Outcome o) {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,11 +32,18 @@ struct RunResult {
 // the interpreter converts it to the type.
 using InputSource = std::function<Int128(IntType)>;
 
+// Optionally supplies the value of an array cell read before anything was written to it (array, index);
+// nothing leaves it to the InputSource. A replayed counterexample knows the cells' values, not the order
+// in which the run reads them.
+using CellSource = std::function<std::optional<Int128>(const std::string&, long long)>;
+
 // Runs the program with at most max_steps statements executed, for at most max_seconds of wall-clock time
 // and (when max_cpu_seconds > 0) of the calling thread's CPU time; a run also ends (kStepLimit) soon after
-// *cancel becomes true, so that a verifier thread can stop it.
+// *cancel becomes true, so that a verifier thread can stop it. Cells that `cells` knows take its values (and
+// are logged among the inputs like any other).
 RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds = 1e9,
-                    const std::atomic<bool>* cancel = nullptr, double max_cpu_seconds = 0);
+                    const std::atomic<bool>* cancel = nullptr, double max_cpu_seconds = 0,
+                    const CellSource& cells = nullptr);
 
 // "finished", "error", ...
 std::string OutcomeName(Outcome o);

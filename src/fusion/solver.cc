@@ -8,7 +8,6 @@
 
 #include "common/stopwatch.h"
 #include "fusion/affine.h"
-#include "fusion/counterexample.h"
 #include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/horn.h"
@@ -173,7 +172,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
   return out;
 }
 
-std::optional<std::vector<Int128>> HornProblem::Counterexample(const OptionSet& options, double time_limit_s) {
+std::optional<CounterexampleValues> HornProblem::Counterexample(const OptionSet& options, double time_limit_s) {
   if (!sys_) return std::nullopt;
   Watchdog dog(*ctx_, time_limit_s);
   try {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fusion/ast.h"
+#include "fusion/counterexample.h"
 #include "fusion/horn.h"
 
 namespace fusion {
@@ -61,7 +62,7 @@ class HornProblem {
                     bool affine = true);
   // The inputs of a run to an error that Spacer finds under one option set (counterexample.h), within
   // time_limit_s seconds; nothing when it finds none in time.
-  std::optional<std::vector<Int128>> Counterexample(const OptionSet& options, double time_limit_s);
+  std::optional<CounterexampleValues> Counterexample(const OptionSet& options, double time_limit_s);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
 

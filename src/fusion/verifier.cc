@@ -105,6 +105,36 @@ struct Candidate {
 // guesses between the inputs). The no-wrap half's errors are wrap-arounds, not the program's.
 bool Replayable(const Candidate& c) { return !c.fused && !c.approximate && c.goal != kNoWrap; }
 
+// A counterexample's values as JSON for the solver process's reply (numbers as decimal strings: they may
+// not fit 64 bits), and back; nothing for malformed JSON.
+nlohmann::json ToJson(const CounterexampleValues& values) {
+  nlohmann::json out = {{"inputs", nlohmann::json::array()}, {"arrays", nlohmann::json::object()}};
+  for (Int128 v : values.inputs) out["inputs"].push_back(DecimalText(v));
+  for (const auto& [name, a] : values.arrays) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& [index, v] : a.cells) cells.push_back({index, DecimalText(v)});
+    out["arrays"][name] = {{"otherwise", DecimalText(a.otherwise)}, {"cells", cells}};
+  }
+  return out;
+}
+
+std::optional<CounterexampleValues> FromJson(const nlohmann::json& j) {
+  try {
+    CounterexampleValues out;
+    for (const auto& v : j.at("inputs")) out.inputs.push_back(ParseDecimal(v.get<std::string>()).value());
+    for (const auto& [name, a] : j.at("arrays").items()) {
+      ArrayValue value{ParseDecimal(a.at("otherwise").get<std::string>()).value(), {}};
+      for (const auto& cell : a.at("cells")) {
+        value.cells[cell.at(0).get<long long>()] = ParseDecimal(cell.at(1).get<std::string>()).value();
+      }
+      out.arrays.emplace(name, std::move(value));
+    }
+    return out;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 // A program that the candidates come from, when it is not the original: the name its variants get as a
 // prefix ("cells+guess") and the line that says what it is.
 struct Origin {
@@ -334,10 +364,8 @@ class PortfolioRun {
         // Spacer asked again finds the same error in about the same time; a few times that, for the unrolled
         // query, and the worker goes on.
         const double limit = std::min(std::max(0.1, left - clock.Seconds()), std::max(1.0, 4 * r.seconds));
-        if (const auto inputs = problem.Counterexample(opts, limit)) {
-          std::vector<std::string> decimal;
-          for (Int128 v : *inputs) decimal.push_back(DecimalText(v));
-          out["counterexample"] = decimal;
+        if (const std::optional<CounterexampleValues> values = problem.Counterexample(opts, limit)) {
+          out["counterexample"] = ToJson(*values);
         }
       }
       out["status"] = static_cast<int>(r.status);
@@ -392,13 +420,8 @@ class PortfolioRun {
         r.reason = out.value("reason", "");
         r.invariants = out.value("invariants", std::vector<std::string>{});
       }
-      std::optional<std::vector<Int128>> spacer_inputs;
-      if (out.contains("counterexample")) {
-        spacer_inputs.emplace();
-        for (const std::string& v : out.value("counterexample", std::vector<std::string>{})) {
-          if (const std::optional<Int128> x = ParseDecimal(v)) spacer_inputs->push_back(*x);
-        }
-      }
+      const std::optional<CounterexampleValues> spacer_values =
+          out.contains("counterexample") ? FromJson(out["counterexample"]) : std::nullopt;
       const bool unsigned_goal = cand.goal != kWhole;
       const std::string who = cand.variant.name + (unsigned_goal ? std::string(" (") + GoalName(cand.goal) + ")" : "") +
                               " / " + opts.name;
@@ -414,7 +437,7 @@ class PortfolioRun {
         // inputs, run on the original program; then, once, a harder search for concrete inputs.
         lock.unlock();
         std::vector<Int128> replayed;
-        if (spacer_inputs && Replay(*spacer_inputs, replayed)) {
+        if (spacer_values && Replay(*spacer_values, replayed)) {
           lock.lock();
           if (verdict_.verdict.empty()) {
             SetFalse(replayed, "Spacer found the error reachable; its counterexample, run on the original program, "
@@ -442,13 +465,19 @@ class PortfolioRun {
     }
   }
 
-  // Runs the original program on `inputs` (0 past their end); true, with the values it read, when the run
-  // reaches an error.
-  bool Replay(const std::vector<Int128>& inputs, std::vector<Int128>& read) const {
+  // Runs the original program on a counterexample's values (scalar inputs 0 past their end, cells of arrays
+  // it does not know too); true, with the values it read, when the run reaches an error.
+  bool Replay(const CounterexampleValues& values, std::vector<Int128>& read) const {
     size_t next = 0;
+    const auto cells = [&](const std::string& array, long long index) -> std::optional<Int128> {
+      const auto a = values.arrays.find(array);
+      if (a == values.arrays.end()) return std::nullopt;
+      const auto cell = a->second.cells.find(index);
+      return cell == a->second.cells.end() ? a->second.otherwise : cell->second;
+    };
     const RunResult r = Interpret(
-        prog_, [&](IntType) { return next < inputs.size() ? inputs[next++] : Int128{0}; }, kMaxSteps,
-        std::max(0.1, options_.timeout_s - clock_.Seconds()), &stop_);
+        prog_, [&](IntType) { return next < values.inputs.size() ? values.inputs[next++] : Int128{0}; }, kMaxSteps,
+        std::max(0.1, options_.timeout_s - clock_.Seconds()), &stop_, 0, cells);
     if (r.outcome != Outcome::kError) return false;
     read = r.inputs;
     return true;

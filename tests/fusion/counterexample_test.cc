@@ -1,6 +1,7 @@
 // Counterexamples from Spacer (fusion/counterexample.h): the inputs along its derivation drive the original
-// program to the error, also from a symbolic encoding of a half of the wrap-around split; none for a safe
-// program; and the verifier's `false` from them where the concrete search alone finds nothing.
+// program to the error, also from a symbolic encoding of a half of the wrap-around split, and with the cells
+// of uninitialised arrays; none for a safe program; and the verifier's `false` from them where the concrete
+// search alone finds nothing.
 #include <gtest/gtest.h>
 #include <z3++.h>
 
@@ -28,8 +29,8 @@ constexpr const char* kDeep = R"(int main() {
     if (x == 123456 && y == 77) reach_error();
     return 0; })";
 
-// The inputs Spacer's counterexample on prog's clauses (as encoded with these options) gives, or nothing.
-std::optional<std::vector<Int128>> Inputs(const Program& prog, bool symbolic = false) {
+// The values Spacer's counterexample on prog's clauses (as encoded with these options) gives, or nothing.
+std::optional<CounterexampleValues> Values(const Program& prog, bool symbolic = false) {
   z3::context ctx;
   const HornSystem sys = EncodeHorn(prog, ctx, 60, symbolic, symbolic);
   return CounterexampleInputs(sys, ctx, Portfolio().front().params);
@@ -40,6 +41,13 @@ Outcome RunOn(const Program& prog, const std::vector<Int128>& inputs) {
   size_t next = 0;
   return Interpret(prog, [&](IntType) { return next < inputs.size() ? inputs[next++] : Int128{0}; }, 1'000'000)
       .outcome;
+}
+
+// The scalar inputs of Spacer's counterexample, or nothing.
+std::optional<std::vector<Int128>> Inputs(const Program& prog, bool symbolic = false) {
+  const std::optional<CounterexampleValues> v = Values(prog, symbolic);
+  if (!v) return std::nullopt;
+  return v->inputs;
 }
 
 TEST(Counterexample, ItsInputsDriveTheProgramToTheError) {
@@ -71,8 +79,30 @@ TEST(Counterexample, FromTheSymbolicHalfTheParametersTakeTheirRealValues) {
   EXPECT_EQ(RunOn(p, *inputs), Outcome::kError);
 }
 
+TEST(Counterexample, UninitialisedArraysComeWithTheirCells) {
+  // The interpreter draws a cell when it first reads it; the counterexample gives the array's contents.
+  const Program p = ParseText(R"(int main() {
+      int a[10];
+      if (a[3] == 777 && a[5] == -4) reach_error();
+      return 0; })");
+  const auto values = Values(p);
+  ASSERT_TRUE(values);
+  EXPECT_TRUE(values->inputs.empty());
+  ASSERT_EQ(values->arrays.count("a"), 1u);
+  const ArrayValue& a = values->arrays.at("a");
+  const auto cell = [&](long long i) { return a.cells.count(i) ? a.cells.at(i) : a.otherwise; };
+  EXPECT_EQ(cell(3), 777);
+  EXPECT_EQ(cell(5), -4);
+  const Verdict v = Verify(p, VerifyOptions{30, true});
+  EXPECT_EQ(v.verdict, "false") << v.reason;
+  EXPECT_NE(v.solved_by.find("+ replay"), std::string::npos) << v.solved_by;
+  // The cells read, in the order the run read them, are the reported inputs: they replay as such.
+  EXPECT_EQ(v.inputs, (std::vector<Int128>{777, -4}));
+  EXPECT_EQ(RunOn(p, v.inputs), Outcome::kError);
+}
+
 TEST(Counterexample, ASafeProgramHasNone) {
-  EXPECT_FALSE(Inputs(ParseText(R"(int main() {
+  EXPECT_FALSE(Values(ParseText(R"(int main() {
       int x = __VERIFIER_nondet_int();
       int i = 0;
       while (i < 10) { i++; }
