@@ -36,11 +36,9 @@ std::optional<CounterexampleValues> Values(const Program& prog, bool symbolic = 
   return CounterexampleInputs(sys, ctx, Portfolio().front().params);
 }
 
-// The interpreter's outcome on the original program with these inputs (0 past their end).
+// The interpreter's outcome on the original program with these inputs (0 past their end; each fits 64 bits).
 Outcome RunOn(const Program& prog, const std::vector<Int128>& inputs) {
-  size_t next = 0;
-  return Interpret(prog, [&](IntType) { return next < inputs.size() ? inputs[next++] : Int128{0}; }, 1'000'000)
-      .outcome;
+  return testing::InterpretOn(prog, {inputs.begin(), inputs.end()});
 }
 
 // The scalar inputs of Spacer's counterexample, or nothing.
