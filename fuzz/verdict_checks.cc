@@ -394,7 +394,7 @@ Enumeration Enumerate(const fusion::Program& prog, int lo, int width) {
     size_t pos = 0;
     const fusion::RunResult r = fusion::Interpret(
         prog,
-        [&](fusion::IntType) {
+        [&](fusion::IntType, const fusion::InputSite&) {
           if (pos == choice.size()) choice.push_back(0);
           return Int128(lo + choice[pos++]);
         },
@@ -429,7 +429,7 @@ long long TestedValue(const Generated& g, const fusion::Program& probe, const st
     size_t pos = 0;
     const fusion::RunResult r = fusion::Interpret(
         probe,
-        [&](fusion::IntType) {
+        [&](fusion::IntType, const fusion::InputSite&) {
           const size_t p = pos++;
           return p == 0 ? Int128(k) : Int128(g.lo + pattern[(p - 1) % pattern.size()] % (g.width + 1));
         },
@@ -558,7 +558,7 @@ void CheckLoopfuseVerdicts(std::string_view data) {
     if (v.verdict != "false") continue;
     size_t pos = 0;
     const fusion::RunResult replay = fusion::Interpret(
-        prog, [&](fusion::IntType) { return pos < v.inputs.size() ? v.inputs[pos++] : Int128(0); }, kMaxSteps);
+        prog, [&](fusion::IntType, const fusion::InputSite&) { return pos < v.inputs.size() ? v.inputs[pos++] : Int128(0); }, kMaxSteps);
     Require(replay.outcome == fusion::Outcome::kError && replay.inputs.size() == v.inputs.size(),
             fmt::format("{}: the counterexample replays to '{}' reading {} values:\n{}", verdict,
                         fusion::OutcomeName(replay.outcome), replay.inputs.size(), text));

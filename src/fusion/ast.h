@@ -3,6 +3,7 @@
 // of each expression; the transformations rewrite it and the printer turns it back into C.
 #pragma once
 
+#include <compare>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,18 @@ IntType Promote(IntType t);
 struct Loc {
   int line = 0;
   int col = 0;
+  auto operator<=>(const Loc&) const = default;
+};
+
+// Where a run reads a nondeterministic value: a __VERIFIER_nondet_* call (its position; no name), or an
+// uninitialised scalar or array cell (the variable's name; no position). Why: a counterexample found on a
+// fused program reads the original's values interleaved with guesses, loop by loop in another order, but
+// each site's values in the same order (fusion interleaves loops without reordering one), so the values
+// replay on the original site by site.
+struct InputSite {
+  Loc loc;
+  std::string name;
+  auto operator<=>(const InputSite&) const = default;
 };
 
 // Expression kinds. Assignments are statements, never expressions.

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -125,6 +126,7 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
   // to the previous step's head arguments.
   z3::solver s(ctx);
   std::vector<z3::expr> inputs;
+  std::vector<InputSite> sites;
   std::vector<std::pair<std::string, z3::expr>> arrays;
   std::vector<z3::expr> head;
   int head_pred = -1;
@@ -148,11 +150,13 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     for (const z3::expr& a : c.head_args) head.push_back(copy(a));
     head_pred = c.head_pred;
     for (const z3::expr& x : c.inputs) inputs.push_back(copy(x));
+    sites.insert(sites.end(), c.input_sites.begin(), c.input_sites.end());
     for (const z3::expr& a : c.input_arrays) arrays.emplace_back(ArrayName(a), copy(a));
   }
   if (s.check() != z3::sat) return std::nullopt;
   const z3::model m = s.get_model();
   CounterexampleValues out;
+  out.sites = std::move(sites);
   for (const z3::expr& x : inputs) {
     const std::optional<Int128> value = Numeral(m.eval(x, true));
     if (!value) return std::nullopt;
@@ -163,6 +167,25 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     if (const std::optional<ArrayValue> value = ArrayIn(m, m.eval(a, true))) out.arrays.emplace(name, *value);
   }
   return out;
+}
+
+RunResult ReplayCounterexample(const Program& prog, const CounterexampleValues& values, long max_steps,
+                               double max_seconds, const std::atomic<bool>* cancel) {
+  std::map<InputSite, std::vector<Int128>> by_site;
+  for (size_t k = 0; k < values.inputs.size(); ++k) by_site[values.sites.at(k)].push_back(values.inputs[k]);
+  std::map<InputSite, size_t> next;
+  const auto input = [&](IntType, const InputSite& site) {
+    const auto it = by_site.find(site);
+    size_t& n = next[site];
+    return it != by_site.end() && n < it->second.size() ? it->second[n++] : Int128{0};
+  };
+  const auto cells = [&](const std::string& array, long long index) -> std::optional<Int128> {
+    const auto a = values.arrays.find(array);
+    if (a == values.arrays.end()) return std::nullopt;
+    const auto cell = a->second.cells.find(index);
+    return cell == a->second.cells.end() ? a->second.otherwise : cell->second;
+  };
+  return Interpret(prog, input, max_steps, max_seconds, cancel, 0, cells);
 }
 
 }  // namespace fusion

@@ -7,6 +7,7 @@
 
 #include <z3++.h>
 
+#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "fusion/ast.h"
 #include "fusion/horn.h"
+#include "fusion/interpreter.h"
 
 namespace fusion {
 
@@ -24,10 +26,12 @@ struct ArrayValue {
   std::map<long long, Int128> cells;
 };
 
-// The values of a counterexample: the scalar inputs in the order the run reads them, and the arrays that
-// its uninitialised declarations make, by name (the first such array of each name).
+// The values of a counterexample: the scalar inputs in the order the run reads them and where it reads
+// each (sites[k] for inputs[k]), and the arrays that its uninitialised declarations make, by name (the first
+// such array of each name).
 struct CounterexampleValues {
   std::vector<Int128> inputs;
+  std::vector<InputSite> sites;
   std::map<std::string, ArrayValue> arrays;
 };
 
@@ -40,5 +44,11 @@ struct CounterexampleValues {
 std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
                                                          const std::vector<std::pair<std::string, bool>>& params,
                                                          size_t max_steps = 100000);
+
+// Runs prog on a counterexample's values: each site's values in their order (0 past their end), and the
+// arrays' cells where the run reads them before writing them (0 in arrays it does not know). Limits as
+// Interpret's; the run reaching an error (Outcome::kError) confirms the counterexample on prog.
+RunResult ReplayCounterexample(const Program& prog, const CounterexampleValues& values, long max_steps,
+                               double max_seconds, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace fusion

@@ -234,6 +234,7 @@ class Encoder {
   void StartFrom(int node, int pred) {
     vars_.clear();
     path_inputs_.clear();
+    path_sites_.clear();
     path_arrays_.clear();
     State st;
     for (const Var& v : prog_.vars) st.emplace(v.name, Fresh(v.name, SortOf(v.name)));
@@ -277,7 +278,7 @@ class Encoder {
     z3::expr_vector conj(ctx_);
     for (const auto& p : path) conj.push_back(p);
     HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_, path_inputs_,
-                 path_arrays_};
+                 path_sites_, path_arrays_};
     sys_.clauses.push_back(std::move(c));
   }
 
@@ -307,8 +308,10 @@ class Encoder {
           auto p = path;
           p.push_back(c);
           const std::vector<z3::expr> inputs = path_inputs_, arrays = path_arrays_;
+          const std::vector<InputSite> sites = path_sites_;
           Walk(n.next, st, p, false);
           path_inputs_ = inputs;
+          path_sites_ = sites;
           path_arrays_ = arrays;
           path.push_back(!c);
         }
@@ -335,6 +338,7 @@ class Encoder {
           } else {
             path.push_back(InRange(st.at(s.name), v.type));
             path_inputs_.push_back(st.at(s.name));
+            path_sites_.push_back(InputSite{{}, s.name});
           }
           break;
         }
@@ -508,6 +512,7 @@ class Encoder {
         const z3::expr x = Fresh("nondet", ctx_.int_sort());
         path.push_back(InRange(x, e->type));
         path_inputs_.push_back(x);
+        path_sites_.push_back(InputSite{e->loc, ""});
         return x;
       }
     }
@@ -524,6 +529,7 @@ class Encoder {
   HornSystem sys_;
   std::vector<z3::expr> vars_;
   std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)
+  std::vector<InputSite> path_sites_;  // where it reads them (HornClause::input_sites)
   std::vector<z3::expr> path_arrays_;  // and its fresh arrays (HornClause::input_arrays)
   int body_pred_ = -1;
   std::vector<z3::expr> body_args_;

@@ -17,7 +17,8 @@ namespace fusion {
 // true in the body and false in the head; vars are the clause's universally quantified constants. A
 // counterexample's values: inputs are those of the constants that stand for the nondeterministic scalar
 // values its path reads (`__VERIFIER_nondet_*` calls, uninitialised declarations), in the order the path
-// reads them; input_arrays those that stand for the arrays its uninitialised declarations make.
+// reads them, input_sites where it reads each; input_arrays those that stand for the arrays its
+// uninitialised declarations make.
 struct HornClause {
   int body_pred = -1;
   std::vector<z3::expr> body_args;
@@ -26,6 +27,7 @@ struct HornClause {
   std::vector<z3::expr> head_args;
   std::vector<z3::expr> vars;
   std::vector<z3::expr> inputs = {};
+  std::vector<InputSite> input_sites = {};
   std::vector<z3::expr> input_arrays = {};
 };
 

@@ -39,8 +39,8 @@ class Machine {
     return Flow::kStop;
   }
 
-  Int128 Input(IntType t) {
-    const Int128 v = Wrap(t, inputs_(t));
+  Int128 Input(IntType t, const InputSite& site) {
+    const Int128 v = Wrap(t, inputs_(t, site));
     result_.inputs.push_back(v);
     return v;
   }
@@ -53,7 +53,7 @@ class Machine {
         return result_.inputs.back();
       }
     }
-    return Input(t);
+    return Input(t, InputSite{{}, array});
   }
 
   // Evaluates an expression; sets undefined_ on division by zero.
@@ -64,7 +64,7 @@ class Machine {
       case ExprKind::kVar: {
         auto it = scalars_.find(e->name);
         if (it != scalars_.end()) return it->second;
-        return scalars_[e->name] = Input(e->type);
+        return scalars_[e->name] = Input(e->type, InputSite{{}, e->name});
       }
       case ExprKind::kIndex: {
         auto& cells = arrays_[e->name];
@@ -85,7 +85,7 @@ class Machine {
       case ExprKind::kCast:
         return Wrap(e->type, Eval(e->args[0]));
       case ExprKind::kNondet:
-        return Input(e->type);
+        return Input(e->type, InputSite{e->loc, ""});
     }
     return 0;
   }
@@ -158,7 +158,7 @@ class Machine {
         if (prog_.VarNamed(s->name).is_array) {
           arrays_[s->name].clear();  // fresh cells: each is read as a new input
         } else {
-          scalars_[s->name] = Input(prog_.VarNamed(s->name).type);
+          scalars_[s->name] = Input(prog_.VarNamed(s->name).type, InputSite{{}, s->name});
         }
         return Flow::kNormal;
       case StmtKind::kAssume: {

@@ -28,9 +28,9 @@ struct RunResult {
   long steps = 0;
 };
 
-// Supplies the next nondeterministic value of a type (uninitialised variables and array cells too);
-// the interpreter converts it to the type.
-using InputSource = std::function<Int128(IntType)>;
+// Supplies the next nondeterministic value of a type read at a site (uninitialised variables and array cells
+// too); the interpreter converts it to the type.
+using InputSource = std::function<Int128(IntType, const InputSite&)>;
 
 // Optionally supplies the value of an array cell read before anything was written to it (array, index);
 // nothing leaves it to the InputSource. A replayed counterexample knows the cells' values, not the order

@@ -61,7 +61,7 @@ bool FindCounterexample(const Program& prog, double budget_s, double wall_s, uns
     const int mode = (run + 2) % 4;  // random small values first: most bugs of the tasks show with them
     // A third of the budget at most per run, so that one run with a huge drawn bound leaves time for others.
     const double cpu_left = budget_s - (cpu.Seconds() - cpu_start);
-    const RunResult r = Interpret(prog, [&](IntType t) { return Draw(rng, t, mode); }, kMaxSteps,
+    const RunResult r = Interpret(prog, [&](IntType t, const InputSite&) { return Draw(rng, t, mode); }, kMaxSteps,
                                   std::max(0.01, wall_s - clock.Seconds()), cancel,
                                   std::max(0.01, std::min(budget_s / 3, cpu_left)));
     if (r.outcome == Outcome::kError) {
@@ -99,17 +99,20 @@ struct Candidate {
   bool approximate = false;
 };
 
-// Whether a candidate reads the original program's nondeterministic values, in the same order, on its way
-// to an error, so that the inputs of Spacer's counterexample on it are inputs of the original: the unfused
-// candidates that approximate nothing (a half of the split only adds checks; a fused program reads
-// guesses between the inputs). The no-wrap half's errors are wrap-arounds, not the program's.
-bool Replayable(const Candidate& c) { return !c.fused && !c.approximate && c.goal != kNoWrap; }
+// Whether the inputs of Spacer's counterexample on a candidate may drive the original program to an error:
+// the candidates that approximate nothing (a half of the split only adds checks; a fused program reads each
+// site's values in the original's order, with guesses between them, except in a reversed loop, where the
+// replay fails). The no-wrap half's errors are wrap-arounds, not the program's.
+bool Replayable(const Candidate& c) { return !c.approximate && c.goal != kNoWrap; }
 
 // A counterexample's values as JSON for the solver process's reply (numbers as decimal strings: they may
 // not fit 64 bits), and back; nothing for malformed JSON.
 nlohmann::json ToJson(const CounterexampleValues& values) {
   nlohmann::json out = {{"inputs", nlohmann::json::array()}, {"arrays", nlohmann::json::object()}};
-  for (Int128 v : values.inputs) out["inputs"].push_back(DecimalText(v));
+  for (size_t k = 0; k < values.inputs.size(); ++k) {
+    const InputSite& site = values.sites.at(k);
+    out["inputs"].push_back({site.loc.line, site.loc.col, site.name, DecimalText(values.inputs[k])});
+  }
   for (const auto& [name, a] : values.arrays) {
     nlohmann::json cells = nlohmann::json::array();
     for (const auto& [index, v] : a.cells) cells.push_back({index, DecimalText(v)});
@@ -121,7 +124,10 @@ nlohmann::json ToJson(const CounterexampleValues& values) {
 std::optional<CounterexampleValues> FromJson(const nlohmann::json& j) {
   try {
     CounterexampleValues out;
-    for (const auto& v : j.at("inputs")) out.inputs.push_back(ParseDecimal(v.get<std::string>()).value());
+    for (const auto& v : j.at("inputs")) {
+      out.sites.push_back(InputSite{{v.at(0).get<int>(), v.at(1).get<int>()}, v.at(2).get<std::string>()});
+      out.inputs.push_back(ParseDecimal(v.at(3).get<std::string>()).value());
+    }
     for (const auto& [name, a] : j.at("arrays").items()) {
       ArrayValue value{ParseDecimal(a.at("otherwise").get<std::string>()).value(), {}};
       for (const auto& cell : a.at("cells")) {
@@ -436,11 +442,15 @@ class PortfolioRun {
         // Spacer says an error is reachable (a wrap-around is no error): first its own counterexample's
         // inputs, run on the original program; then, once, a harder search for concrete inputs.
         lock.unlock();
-        std::vector<Int128> replayed;
-        if (spacer_values && Replay(*spacer_values, replayed)) {
+        RunResult replay;
+        if (spacer_values) {
+          replay = ReplayCounterexample(prog_, *spacer_values, kMaxSteps,
+                                        std::max(0.1, options_.timeout_s - clock_.Seconds()), &stop_);
+        }
+        if (replay.outcome == Outcome::kError) {
           lock.lock();
           if (verdict_.verdict.empty()) {
-            SetFalse(replayed, "Spacer found the error reachable; its counterexample, run on the original program, "
+            SetFalse(replay.inputs, "Spacer found the error reachable; its counterexample, run on the original program, "
                      "reaches it", who + " + replay");
           }
           continue;
@@ -463,24 +473,6 @@ class PortfolioRun {
         last_reason_ = r.reason;
       }
     }
-  }
-
-  // Runs the original program on a counterexample's values (scalar inputs 0 past their end, cells of arrays
-  // it does not know too); true, with the values it read, when the run reaches an error.
-  bool Replay(const CounterexampleValues& values, std::vector<Int128>& read) const {
-    size_t next = 0;
-    const auto cells = [&](const std::string& array, long long index) -> std::optional<Int128> {
-      const auto a = values.arrays.find(array);
-      if (a == values.arrays.end()) return std::nullopt;
-      const auto cell = a->second.cells.find(index);
-      return cell == a->second.cells.end() ? a->second.otherwise : cell->second;
-    };
-    const RunResult r = Interpret(
-        prog_, [&](IntType) { return next < values.inputs.size() ? values.inputs[next++] : Int128{0}; }, kMaxSteps,
-        std::max(0.1, options_.timeout_s - clock_.Seconds()), &stop_, 0, cells);
-    if (r.outcome != Outcome::kError) return false;
-    read = r.inputs;
-    return true;
   }
 
   // LOOPFUSE_TRACE=1 prints every solver run (start, end, candidate, option set, outcome) to stderr, to

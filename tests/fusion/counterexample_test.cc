@@ -1,13 +1,14 @@
 // Counterexamples from Spacer (fusion/counterexample.h): the inputs along its derivation drive the original
 // program to the error, also from a symbolic encoding of a half of the wrap-around split, and with the cells
-// of uninitialised arrays; none for a safe program; and the verifier's `false` from them where the concrete
-// search alone finds nothing.
+// of uninitialised arrays, and from a fused program, site by site; none for a safe program; and the
+// verifier's `false` from them where the concrete search alone finds nothing.
 #include <gtest/gtest.h>
 #include <z3++.h>
 
 #include <vector>
 
 #include "fusion/counterexample.h"
+#include "fusion/fuse.h"
 #include "fusion/horn.h"
 #include "fusion/solver.h"
 #include "fusion/verifier.h"
@@ -97,6 +98,29 @@ TEST(Counterexample, UninitialisedArraysComeWithTheirCells) {
   // The cells read, in the order the run read them, are the reported inputs: they replay as such.
   EXPECT_EQ(v.inputs, (std::vector<Int128>{777, -4}));
   EXPECT_EQ(RunOn(p, v.inputs), Outcome::kError);
+}
+
+TEST(Counterexample, FromAFusedProgramTheyReplaySiteBySite) {
+  // Each loop reads one value an iteration, which must be exact; fused, the reads alternate between the
+  // loops, so the values in the fused run's order are not the original's, but each site's are.
+  const Program p = ParseText(R"(int main() {
+      int i = 0, j = 0, s = 0, t = 0;
+      while (i < 3) { if (__VERIFIER_nondet_int() != 123457) s = 1; i++; }
+      while (j < 3) { if (__VERIFIER_nondet_int() != -98765) t = 1; j++; }
+      if (s == 0 && t == 0) reach_error();
+      return 0; })");
+  const std::vector<Variant> variants = FusedVariants(p);
+  ASSERT_FALSE(variants.empty());
+  for (const Variant& fused : variants) {
+    SCOPED_TRACE(fused.name);
+    const auto values = Values(fused.prog);
+    ASSERT_TRUE(values);
+    ASSERT_EQ(values->sites.size(), values->inputs.size());
+    EXPECT_NE(RunOn(p, values->inputs), Outcome::kError);
+    const RunResult r = ReplayCounterexample(p, *values, 10'000, 10);
+    EXPECT_EQ(r.outcome, Outcome::kError);
+    EXPECT_EQ(r.inputs, (std::vector<Int128>{123457, 123457, 123457, -98765, -98765, -98765}));
+  }
 }
 
 TEST(Counterexample, ASafeProgramHasNone) {

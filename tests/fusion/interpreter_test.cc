@@ -46,20 +46,20 @@ TEST(Interpreter, AgreesWithGccCompiledRuns) {
 
 TEST(Interpreter, StopsAtTheStepLimit) {
   const Program p = ParseText("int main() { while (1) {} return 0; }");
-  EXPECT_EQ(Interpret(p, [](IntType) { return Int128(0); }, 1000).outcome, Outcome::kStepLimit);
+  EXPECT_EQ(Interpret(p, [](IntType, const InputSite&) { return Int128(0); }, 1000).outcome, Outcome::kStepLimit);
 }
 
 TEST(Interpreter, StopsAtTheCpuTimeLimit) {
   // No step or wall-clock limit that this run could reach: only its thread's CPU time ends it.
   const Program p = ParseText("int main() { while (1) {} return 0; }");
-  const RunResult r = Interpret(p, [](IntType) { return Int128(0); }, 1L << 62, 1e9, nullptr, 0.05);
+  const RunResult r = Interpret(p, [](IntType, const InputSite&) { return Int128(0); }, 1L << 62, 1e9, nullptr, 0.05);
   EXPECT_EQ(r.outcome, Outcome::kStepLimit);
   EXPECT_LT(r.steps, 1L << 62);
 }
 
 TEST(Interpreter, RecordsTheInputsItConsumed) {
   const Program p = ParseText("int main() { unsigned char c = __VERIFIER_nondet_uchar(); __VERIFIER_assert(c != 4); return 0; }");
-  const RunResult r = Interpret(p, [](IntType) { return Int128(260); }, 100);  // 260 wraps to 4
+  const RunResult r = Interpret(p, [](IntType, const InputSite&) { return Int128(260); }, 100);  // 260 wraps to 4
   EXPECT_EQ(r.outcome, Outcome::kError);
   ASSERT_EQ(r.inputs.size(), 1u);
   EXPECT_TRUE(r.inputs[0] == 4);
