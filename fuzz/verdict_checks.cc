@@ -558,7 +558,9 @@ void CheckLoopfuseVerdicts(std::string_view data) {
     if (v.verdict != "false") continue;
     size_t pos = 0;
     const fusion::RunResult replay = fusion::Interpret(
-        prog, [&](fusion::IntType, const fusion::InputSite&) { return pos < v.inputs.size() ? v.inputs[pos++] : Int128(0); }, kMaxSteps);
+        prog,
+        [&](fusion::IntType, const fusion::InputSite&) { return pos < v.inputs.size() ? v.inputs[pos++] : Int128(0); },
+        kMaxSteps);
     Require(replay.outcome == fusion::Outcome::kError && replay.inputs.size() == v.inputs.size(),
             fmt::format("{}: the counterexample replays to '{}' reading {} values:\n{}", verdict,
                         fusion::OutcomeName(replay.outcome), replay.inputs.size(), text));

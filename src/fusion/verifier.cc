@@ -56,17 +56,34 @@ bool FindCounterexample(const Program& prog, double budget_s, double wall_s, uns
   const ThreadCpuClock cpu;
   const double cpu_start = cpu.Seconds();
   std::mt19937_64 rng(seed);
+  // The values a blocked run read before its last one. An assume that blocks a run most often tests the
+  // value just read (`x = nondet(); assume(x >= 0 && x <= 1);`), so the next run keeps the values before it
+  // and draws that one anew: runs that must pass many such assumes get past them one at a time instead of
+  // all at once. After kRedraws runs blocked at the same point (an assume over earlier values) the search
+  // starts afresh.
+  constexpr int kRedraws = 16;
+  std::vector<Int128> prefix;
+  int redraws = 0;
   for (int run = 0; run == 0 || (cpu.Seconds() - cpu_start < budget_s && clock.Seconds() < wall_s); ++run) {
     if (cancel && cancel->load()) break;
     const int mode = (run + 2) % 4;  // random small values first: most bugs of the tasks show with them
     // A third of the budget at most per run, so that one run with a huge drawn bound leaves time for others.
     const double cpu_left = budget_s - (cpu.Seconds() - cpu_start);
-    const RunResult r = Interpret(prog, [&](IntType t, const InputSite&) { return Draw(rng, t, mode); }, kMaxSteps,
-                                  std::max(0.01, wall_s - clock.Seconds()), cancel,
-                                  std::max(0.01, std::min(budget_s / 3, cpu_left)));
+    size_t next = 0;
+    const RunResult r = Interpret(
+        prog, [&](IntType t, const InputSite&) { return next < prefix.size() ? prefix[next++] : Draw(rng, t, mode); },
+        kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, std::max(0.01, std::min(budget_s / 3, cpu_left)));
     if (r.outcome == Outcome::kError) {
       inputs = r.inputs;
       return true;
+    }
+    const bool same_point = r.inputs.size() == prefix.size() + 1;
+    if (r.outcome == Outcome::kBlocked && !r.inputs.empty() && (!same_point || ++redraws < kRedraws)) {
+      if (!same_point) redraws = 0;
+      prefix.assign(r.inputs.begin(), r.inputs.end() - 1);
+    } else {
+      prefix.clear();
+      redraws = 0;
     }
     // A run that drew no value is the only run there is; otherwise a few hundred runs are plenty for the
     // shallow bugs this search is for (deep ones are Spacer's).
@@ -450,8 +467,9 @@ class PortfolioRun {
         if (replay.outcome == Outcome::kError) {
           lock.lock();
           if (verdict_.verdict.empty()) {
-            SetFalse(replay.inputs, "Spacer found the error reachable; its counterexample, run on the original program, "
-                     "reaches it", who + " + replay");
+            SetFalse(replay.inputs,
+                     "Spacer found the error reachable; its counterexample, run on the original program, reaches it",
+                     who + " + replay");
           }
           continue;
         }

@@ -1,7 +1,8 @@
 // Counterexamples from Spacer (fusion/counterexample.h): the inputs along its derivation drive the original
 // program to the error, also from a symbolic encoding of a half of the wrap-around split, and with the cells
 // of uninitialised arrays, and from a fused program, site by site; none for a safe program; and the
-// verifier's `false` from them where the concrete search alone finds nothing.
+// verifier's `false` from them where the concrete search alone finds nothing. And the concrete search itself
+// past many assumes.
 #include <gtest/gtest.h>
 #include <z3++.h>
 
@@ -141,6 +142,23 @@ TEST(Counterexample, TheVerifierRefutesWithThemWhereTheSearchFindsNothing) {
   EXPECT_NE(v.solved_by.find("+ replay"), std::string::npos) << v.solved_by;
   ASSERT_EQ(v.inputs.size(), 2u);
   EXPECT_EQ(RunOn(p, v.inputs), Outcome::kError);
+}
+
+TEST(ConcreteSearch, PassesManyAssumesOneValueAtATime) {
+  // Twelve values, each assumed into {0, 1} as soon as it is read; the error needs two ones. A run that draws
+  // all twelve at random passes every assume only with zeros; keeping the values before the assume that
+  // blocked a run and drawing the last anew gets past them.
+  const Program p = ParseText(R"(int main() {
+      int i = 0, s = 0, x = 0;
+      while (i < 12) { x = __VERIFIER_nondet_int(); __VERIFIER_assume(x >= 0 && x <= 1); s = s + x; i++; }
+      if (s >= 2) reach_error();
+      return 0; })");
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    std::vector<Int128> found;
+    ASSERT_TRUE(FindCounterexample(p, 10.0, 60.0, seed, found)) << "seed " << seed;
+    ASSERT_EQ(found.size(), 12u);
+    EXPECT_EQ(RunOn(p, found), Outcome::kError);
+  }
 }
 
 }  // namespace

@@ -27,7 +27,10 @@ SolveStatus SolveAny(const Program& prog, double seconds_each) {
 
 Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs) {
   size_t next = 0;
-  return Interpret(prog, [&](IntType, const InputSite&) { return Int128(next < inputs.size() ? inputs[next++] : 0); }, 10'000'000).outcome;
+  const InputSource source = [&](IntType, const InputSite&) {
+    return Int128(next < inputs.size() ? inputs[next++] : 0);
+  };
+  return Interpret(prog, source, 10'000'000).outcome;
 }
 
 std::vector<SvCompTask> SvCompTasks() { return ReadManifest(std::string(SHARED_DATA_DIR) + "/fusion/svcomp"); }
