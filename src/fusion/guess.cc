@@ -259,10 +259,10 @@ class Fuser {
           guesses[k].push_back({latest, g});
           local[v] = copy;
         } else if (e.writes.count(v)) {
+          // The copy starts from the latest value even where the part never reads it: a loop that runs no
+          // iteration, or writes v only on some, leaves that value, which the copy hands on after the loop.
           const std::string copy = prog_.AddVar(v + "_" + std::to_string(k + 1), var.type);
-          if (e.reads.count(v) && !overwritten) {
-            pre.push_back(MakeAssign(MakeVar(copy, var.type), MakeVar(latest, var.type)));
-          }
+          if (!overwritten) pre.push_back(MakeAssign(MakeVar(copy, var.type), MakeVar(latest, var.type)));
           local[v] = copy;
         } else if (latest != v) {
           local[v] = latest;

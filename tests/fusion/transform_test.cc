@@ -606,6 +606,24 @@ TEST(GuessAndAssume, GuessesNoCounterThatTheLaterLoopSetsFirst) {
   }
 }
 
+TEST(GuessAndAssume, ALaterLoopThatRunsNoIterationHandsOnTheValueBeforeIt) {
+  // The second loop writes s without reading it and runs no iteration for n = 0, where s keeps the value
+  // set before the loops: the copy of s in the fused loop starts from it (it was left uninitialised, and
+  // the fused program failed its assertion for n = 0).
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 4) return 0;
+    int s = n; int i = 0; int j = 0;
+    while (i < n) i++;
+    while (j < 2 * n) { s = 0; j++; }
+    __VERIFIER_assert(s == 0);
+    return 0; })");
+  const Variant v = Transform(p, FusionMode::kGuess);
+  ASSERT_EQ(v.transformations.size(), 1u);
+  EXPECT_EQ(PrintProgram(v.prog).find("guess_"), std::string::npos);  // no guess, so no value read more
+  ExpectSameBehaviour(p, v.prog);
+  EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe);
+}
+
 TEST(GuessAndAssume, RefusesArraysInStepFromTwoNondeterministicFirstValues) {
   // Both counters start at `__VERIFIER_nondet_int()`: the same expression, but two values, so the loops
   // are not in step (round t writes a[i0 + t] and reads a[j0 + t]).
