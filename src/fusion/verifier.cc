@@ -309,8 +309,9 @@ class PortfolioRun {
       v = verdict_;
       return;
     }
-    v.reason = spacer_found_error_ ? "Spacer found the error reachable, but no concrete run confirmed it"
-                                   : "time-out (last: " + last_reason_ + ")";
+    v.reason = spacer_found_error_.empty()
+                   ? "time-out (last: " + last_reason_ + ")"
+                   : "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it";
   }
 
  private:
@@ -474,8 +475,8 @@ class PortfolioRun {
           continue;
         }
         lock.lock();
-        if (spacer_found_error_) continue;
-        spacer_found_error_ = true;
+        if (!spacer_found_error_.empty()) continue;
+        spacer_found_error_ = who;
         lock.unlock();
         const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
         std::vector<Int128> inputs;
@@ -507,7 +508,7 @@ class PortfolioRun {
   std::vector<std::string> encode_errors_;
   Proof proofs_[kGoals];
   Verdict verdict_{"", "", 0, {}, {}, {}, ""};
-  bool spacer_found_error_ = false;
+  std::string spacer_found_error_;  // the first job whose `unsafe` started the search, or empty
   std::string last_reason_ = "time-out";
   std::string process_failure_;  // why a solver process failed (a bug: Verify throws it), or empty
 };
