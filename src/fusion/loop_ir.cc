@@ -204,20 +204,42 @@ ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& n
   return copy;
 }
 
-StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& names) {
+namespace {
+
+// s with every expression in it (not the names of havocs) replaced by f of it.
+StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>& f) {
   if (!s) return s;
   auto copy = std::make_shared<Stmt>(*s);
-  copy->lhs = RenameExpr(s->lhs, names);
-  copy->rhs = RenameExpr(s->rhs, names);
-  copy->cond = RenameExpr(s->cond, names);
-  copy->size = RenameExpr(s->size, names);
+  copy->lhs = f(s->lhs);
+  copy->rhs = f(s->rhs);
+  copy->cond = f(s->cond);
+  copy->size = f(s->size);
+  for (auto& b : copy->body) b = MapExprs(b, f);
+  copy->step = MapExprs(s->step, f);
+  return copy;
+}
+
+// The scalar havocs in s renamed by the map.
+StmtPtr RenameHavocs(const StmtPtr& s, const std::map<std::string, std::string>& names) {
+  if (!s) return s;
+  auto copy = std::make_shared<Stmt>(*s);
   if (s->kind == StmtKind::kHavoc && !s->size) {
     auto it = names.find(s->name);
     if (it != names.end()) copy->name = it->second;
   }
-  for (auto& b : copy->body) b = RenameStmt(b, names);
-  copy->step = RenameStmt(s->step, names);
+  for (auto& b : copy->body) b = RenameHavocs(b, names);
+  copy->step = RenameHavocs(s->step, names);
   return copy;
+}
+
+}  // namespace
+
+StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& names) {
+  return RenameHavocs(MapExprs(s, [&](const ExprPtr& e) { return RenameExpr(e, names); }), names);
+}
+
+StmtPtr SubstituteStmt(const StmtPtr& s, const std::string& name, const ExprPtr& value) {
+  return MapExprs(s, [&](const ExprPtr& e) { return Substitute(e, name, value); });
 }
 
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value) {

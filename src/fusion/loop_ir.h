@@ -70,6 +70,8 @@ ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& n
 StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& names);
 // e with the variable name replaced by the expression value.
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value);
+// s with the variable name replaced by value wherever it is read (s must not write it).
+StmtPtr SubstituteStmt(const StmtPtr& s, const std::string& name, const ExprPtr& value);
 // The constant k when e is the counter plus k (through value-preserving casts); nothing otherwise.
 std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter);
 // (a, b) when e is a * counter + b in signed arithmetic (through value-preserving casts); nothing otherwise.

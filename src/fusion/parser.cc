@@ -8,6 +8,7 @@
 
 #include "fusion/errors.h"
 #include "fusion/lexer.h"
+#include "fusion/loop_ir.h"
 
 namespace fusion {
 namespace {
@@ -28,6 +29,25 @@ struct ParsedType {
   bool is_void = false;
 };
 
+// A function of the file other than main, inlined at each call: where its parameter list and body are.
+struct FunctionDef {
+  std::string name;
+  Loc loc;
+  size_t params = 0;          // token index of its '('
+  size_t body = 0;            // token index of its body's '{'
+  size_t body_end = 0;        // token index of its body's '}'
+  bool returns_value = false;
+  IntType result_type = kInt;
+  std::string unsupported;    // why it cannot be inlined; empty if it can
+};
+
+// A call being inlined: the function, where its value goes (null: discarded, or none), whether it returned.
+struct InlineFrame {
+  const FunctionDef* fn = nullptr;
+  ExprPtr result;
+  bool returned = false;
+};
+
 // Recursive-descent parser over the token list; one instance parses one file.
 class Parser {
  public:
@@ -36,12 +56,13 @@ class Parser {
     scopes_.emplace_back();
   }
 
-  // Parses the whole translation unit.
+  // Parses the whole translation unit. main's body comes last, so that it may call functions defined after it.
   Program Run() {
     while (!AtEnd()) TopLevel();
-    if (!main_body_) FailUnsupported(file_, Peek().loc, "program: no definition of main");
+    if (!main_pos_) FailUnsupported(file_, Peek().loc, "program: no definition of main");
+    pos_ = *main_pos_;
     std::vector<StmtPtr> all = globals_init_;
-    all.push_back(main_body_);
+    all.push_back(ParseBlock());
     prog_.body = MakeBlock(std::move(all));
     return std::move(prog_);
   }
@@ -51,6 +72,11 @@ class Parser {
   // (printer, interpreter, Horn encoding) recurse over the tree, and a deeper one would overflow the stack
   // (tests/bad_inputs/loopfuse/deep_*.c).
   static constexpr int kMaxDepth = 256;
+  // Inlined calls beyond this many are refused: a few functions that each call the next twice would
+  // otherwise make a program of exponential size.
+  static constexpr int kMaxInlinedCalls = 10000;
+  // Cells of an initialised or global array, each set by an assignment of its own.
+  static constexpr int kMaxInitialisedCells = 4096;
   [[noreturn]] void FailTooDeep(Loc loc) const {
     FailUnsupported(file_, loc, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
   }
@@ -252,16 +278,31 @@ class Parser {
       const Token name_tok = Peek();
       const std::string name = ExpectIdent();
       if (Is("(")) {
+        FunctionDef def;
+        def.name = name;
+        def.loc = name_tok.loc;
+        def.params = pos_;
         SkipBalanced();
         SkipAttributes();
         if (Is("{")) {
-          if (name == "main") {
-            main_body_ = ParseBlock();
-          } else if (kKnownHelpers.count(name) || name.rfind("__VERIFIER_nondet_", 0) == 0) {
+          def.body = pos_;
+          if (kKnownHelpers.count(name) || name.rfind("__VERIFIER_nondet_", 0) == 0) {
             SkipBalanced();
-          } else {
-            FailUnsupported(file_, name_tok.loc, "function definition '" + name + "' (only main is analysed)");
+            return;
           }
+          SkipBody(def);
+          def.body_end = pos_ - 1;
+          if ((name == "main" && main_pos_) || functions_.count(name)) {
+            FailSyntax(file_, name_tok.loc, "redefinition of function '" + name + "'");
+          }
+          if (name == "main") {
+            main_pos_ = def.body;
+            return;
+          }
+          if (pointers > 0) def.unsupported = "it returns a pointer";
+          def.returns_value = !spec->is_void || pointers > 0;
+          def.result_type = spec->type;
+          functions_.emplace(name, std::move(def));
           return;
         }
         if (Accept(",")) continue;
@@ -269,7 +310,14 @@ class Parser {
         return;
       }
       // A global variable.
-      if (pointers > 0 || Is("[")) FailUnsupported(file_, name_tok.loc, "global array or pointer '" + name + "'");
+      if (pointers > 0) FailUnsupported(file_, name_tok.loc, "global pointer '" + name + "'");
+      if (Accept("[")) {  // C zeroes a global array's cells that its initialiser does not set
+        if (spec->is_void) FailSyntax(file_, name_tok.loc, "array '" + name + "' of void");
+        for (StmtPtr& st : ParseArrayDeclarator(name, spec->type, name_tok.loc, true)) globals_init_.push_back(st);
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
       if (spec->is_void) FailSyntax(file_, name_tok.loc, "variable '" + name + "' declared void");
       const std::string unique = Declare(name, spec->type, false, name_tok.loc);
       SkipAttributes();
@@ -279,6 +327,24 @@ class Parser {
       if (Accept(",")) continue;
       Expect(";");
       return;
+    }
+  }
+
+  // Skips the body of def at its '{': it is parsed later, main's last and the others' at each call. Brackets
+  // that do not balance are reported where parsing the body meets them, not at the end of the file.
+  void SkipBody(const FunctionDef& def) {
+    try {
+      SkipBalanced();
+    } catch (const common::InputError&) {
+      pos_ = def.params;
+      scopes_.emplace_back();
+      if (def.name == "main") {
+        SkipBalanced();
+      } else {
+        DeclareParameters(def);
+      }
+      ParseBlock();
+      throw;
     }
   }
 
@@ -392,6 +458,7 @@ class Parser {
       return MakeSimple(StmtKind::kContinue);
     }
     if (Accept("return")) {
+      if (!inlining_.empty()) return ParseInlinedReturn(t.loc);
       if (!Is(";")) ParseExpr();  // main's status does not matter for reachability
       Expect(";");
       return MakeSimple(StmtKind::kReturn);
@@ -423,23 +490,63 @@ class Parser {
           out.push_back(MakeHavoc(unique, MakeConst(0)));
         }
       } else if (Accept("[")) {
-        ExprPtr n = ParseExpr();
-        Expect("]");
-        if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array");
-        const std::string unique = Declare(name, spec->type, true, name_tok.loc);
-        if (Is("=")) FailUnsupported(file_, Peek().loc, "array initialiser");
-        out.push_back(MakeHavoc(unique, ArrayBytes(n, spec->type)));
+        for (StmtPtr& st : ParseArrayDeclarator(name, spec->type, name_tok.loc, false)) out.push_back(st);
+      } else if (Accept("=")) {
+        if (AtInlinedCall()) {
+          const std::string unique = Declare(name, spec->type, false, name_tok.loc);
+          out.push_back(ParseInlinedCall(MakeVar(unique, spec->type)));
+        } else {
+          ExprPtr init = ParseAssignmentValue(spec->type);
+          out.push_back(MakeAssign(MakeVar(Declare(name, spec->type, false, name_tok.loc), spec->type), init));
+        }
       } else {
-        ExprPtr init;
-        if (Accept("=")) init = ParseAssignmentValue(spec->type);
-        const std::string unique = Declare(name, spec->type, false, name_tok.loc);
-        out.push_back(init ? MakeAssign(MakeVar(unique, spec->type), init) : MakeHavoc(unique));
+        out.push_back(MakeHavoc(Declare(name, spec->type, false, name_tok.loc)));
       }
       SkipAttributes();
     } while (Accept(","));
     Expect(";");
     if (out.size() == 1) return out[0];
     return MakeBlock(std::move(out));
+  }
+
+  // The rest of an array declarator after its '[' (size, then any initialiser), declared: fresh cells, set
+  // where an initialiser gives values. An initialised array (or a global one: `zeroed`) has every cell set,
+  // the rest to 0 as C does, one assignment per cell, so its size must be a constant of at most
+  // kMaxInitialisedCells (a larger zeroed array would need a loop, which would change the program's loops).
+  std::vector<StmtPtr> ParseArrayDeclarator(const std::string& name, IntType type, Loc loc, bool zeroed) {
+    ExprPtr n = Is("]") ? nullptr : ParseExpr();
+    Expect("]");
+    if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array");
+    const std::string unique = Declare(name, type, true, loc);
+    std::vector<ExprPtr> values;
+    const bool initialised = Accept("=");
+    if (initialised) {
+      const Token brace = Peek();
+      if (brace.kind == TokKind::kString) FailUnsupported(file_, brace.loc, "string initialiser of '" + name + "'");
+      Expect("{");
+      while (!Accept("}")) {
+        values.push_back(ParseAssignmentValue(type));
+        if (!Is("}")) Expect(",");
+      }
+    }
+    if (!n && !initialised) FailSyntax(file_, loc, "array '" + name + "' has no size");
+    if (!initialised && !zeroed) return {MakeHavoc(unique, ArrayBytes(n, type))};
+    if (n && n->kind != ExprKind::kConst) {
+      FailUnsupported(file_, loc, "initialised or global array '" + name + "' whose size is not a number");
+    }
+    const Int128 size = n ? n->value : static_cast<Int128>(values.size());
+    if (size < 0) FailSyntax(file_, loc, "array '" + name + "' has a negative size");
+    if (size < static_cast<Int128>(values.size())) FailSyntax(file_, loc, "too many initialisers for '" + name + "'");
+    if (size > kMaxInitialisedCells) {
+      FailUnsupported(file_, loc, "initialised or global array '" + name + "' of more than " +
+                                      std::to_string(kMaxInitialisedCells) + " cells");
+    }
+    std::vector<StmtPtr> out{MakeHavoc(unique, ArrayBytes(MakeConst(size, kUnsignedLong), type))};
+    for (size_t i = 0; i < static_cast<size_t>(size); ++i) {
+      const ExprPtr value = i < values.size() ? values[i] : MakeConst(0, type);
+      out.push_back(MakeAssign(MakeIndex(unique, type, MakeConst(static_cast<Int128>(i), kLongLong)), value));
+    }
+    return out;
   }
 
   // The size in bytes of n cells of type t, as printed in the malloc of the transformed program.
@@ -467,9 +574,11 @@ class Parser {
   // The right-hand side of '=' for a scalar of type t (a nondet call included).
   ExprPtr ParseAssignmentValue(IntType t) { return MakeCast(t, ParseExpr()); }
 
-  // An expression statement: assignment, compound assignment, ++/--, or a call of a known helper.
+  // An expression statement: assignment, compound assignment, ++/--, a call of a known helper, or a call of a
+  // function of the file (inlined).
   StmtPtr ParseSimpleStatement() {
     const Token t = Peek();
+    if (AtInlinedCall()) return ParseInlinedCall(nullptr);
     if (t.kind == TokKind::kIdent && Is("(", 1)) {
       const std::string name = t.text;
       Next();
@@ -505,6 +614,8 @@ class Parser {
     if (op.text == "=" && op.kind == TokKind::kPunct) {
       Next();
       if (lhs->kind == ExprKind::kVar && prog_.VarNamed(lhs->name).is_array) return ParseMalloc(lhs->name, lhs->type);
+      if (AtInlinedCall()) return ParseInlinedCall(lhs);
+      if (lhs->kind == ExprKind::kVar && Peek().kind == TokKind::kIdent && Is("=", 1)) return ParseChainedAssign(lhs);
       return MakeAssign(lhs, ParseExpr());
     }
     static const std::set<std::string> kCompound = {"+=", "-=", "*=", "/=", "%="};
@@ -514,6 +625,123 @@ class Parser {
       return MakeAssign(lhs, Arith(op.text.substr(0, 1), lhs, rhs, op.loc));
     }
     FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
+  }
+
+  // `lhs = b = ...;` after the first '=': b's assignment first, then lhs gets b's new value. Scalars only: with
+  // array cells C leaves the order of the two stores and the index computations unsequenced.
+  StmtPtr ParseChainedAssign(const ExprPtr& lhs) {
+    const Token t = Peek();
+    StmtPtr inner = ParseSimpleStatement();
+    const StmtPtr last = inner->kind == StmtKind::kBlock && !inner->body.empty() ? inner->body.back() : inner;
+    if (last->kind != StmtKind::kAssign || last->lhs->kind != ExprKind::kVar) {
+      FailUnsupported(file_, t.loc, "assignment inside an expression");
+    }
+    return MakeBlock({inner, MakeAssign(lhs, MakeCast(lhs->type, last->lhs))});
+  }
+
+  // Whether the tokens ahead are a call of a function defined in the file.
+  bool AtInlinedCall() const { return Peek().kind == TokKind::kIdent && Is("(", 1) && functions_.count(Peek().text); }
+
+  // The call of a function of the file ahead, `f(args)`, inlined; `result` (if any) receives its value. The
+  // call must be all of its statement or of the value assigned: `f(a) + 1` is refused.
+  StmtPtr ParseInlinedCall(ExprPtr result) {
+    const Token t = Next();
+    Next();
+    std::vector<ExprPtr> args;
+    if (!Is(")")) {
+      do args.push_back(ParseExpr());
+      while (Accept(","));
+    }
+    Expect(")");
+    if (!Is(";") && !Is(",") && !Is(")")) {
+      FailUnsupported(file_, t.loc, "call of '" + t.text + "' inside an expression (a function of the file is "
+                                    "inlined where its call is a statement or the whole value assigned)");
+    }
+    return Inline(functions_.at(t.text), args, t.loc, std::move(result));
+  }
+
+  // What a call of fn stands for. Why inline: only main is analysed, and SV-COMP tasks define small helpers
+  // (assume_abort_if_not) that every verdict depends on. The body is parsed again at each call, in a scope of
+  // the globals and the parameters (not the caller's locals, which C does not show it). A parameter is
+  // replaced by its argument where that means the same (C passes a value once: the body writes neither the
+  // parameter nor anything the argument reads, and the argument draws no input), else assigned it first.
+  StmtPtr Inline(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc, ExprPtr result) {
+    if (!fn.unsupported.empty()) FailUnsupported(file_, loc, "call of '" + fn.name + "': " + fn.unsupported);
+    for (const InlineFrame& frame : inlining_) {
+      if (frame.fn == &fn) FailUnsupported(file_, loc, "recursive call of '" + fn.name + "'");
+    }
+    if (++inlined_calls_ > kMaxInlinedCalls) {
+      FailUnsupported(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
+    }
+    const size_t resume = pos_;
+    std::vector<std::map<std::string, std::string>> caller_scopes = std::move(scopes_);
+    scopes_ = {caller_scopes.front(), {}};
+    pos_ = fn.params;
+    const std::vector<Var> params = DeclareParameters(fn);
+    if (params.size() != args.size()) {
+      FailSyntax(file_, loc, "'" + fn.name + "' takes " + std::to_string(params.size()) + " argument(s), not " +
+                                 std::to_string(args.size()));
+    }
+    pos_ = fn.body;
+    inlining_.push_back({&fn, result});
+    StmtPtr body = ParseBlock();
+    const bool returned = inlining_.back().returned;
+    inlining_.pop_back();
+    pos_ = resume;
+    scopes_ = std::move(caller_scopes);
+    if (result && !returned) FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
+    const Effects effects = EffectsOf(body);
+    std::set<std::string> written = effects.ArraysWritten();
+    written.insert(effects.writes.begin(), effects.writes.end());
+    std::vector<StmtPtr> out;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Var& p = params[i];
+      if (!HasNondet(args[i]) && !written.count(p.name) && ReadsNone(args[i], written)) {
+        body = SubstituteStmt(body, p.name, args[i]);
+      } else {
+        out.push_back(MakeAssign(MakeVar(p.name, p.type), MakeCast(p.type, args[i])));
+      }
+    }
+    out.push_back(body);
+    return MakeBlock(std::move(out));
+  }
+
+  // The parameter list of fn at '(': each parameter declared as a variable (integers only).
+  std::vector<Var> DeclareParameters(const FunctionDef& fn) {
+    Expect("(");
+    std::vector<Var> params;
+    if (Is("void") && Is(")", 1)) Next();
+    if (Accept(")")) return params;
+    do {
+      const Token start = Peek();
+      auto spec = ParseSpecifiers(false);
+      if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "parameter of '" + fn.name + "'");
+      if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer parameter of '" + fn.name + "'");
+      const Token name_tok = Peek();
+      const std::string name = ExpectIdent();
+      if (Is("[")) FailUnsupported(file_, Peek().loc, "array parameter of '" + fn.name + "'");
+      params.push_back({Declare(name, spec->type, false, name_tok.loc), spec->type});
+    } while (Accept(","));
+    Expect(")");
+    return params;
+  }
+
+  // `return` (after the keyword) in the function being inlined: allowed as its last statement only, where it
+  // hands its value to the call's result.
+  StmtPtr ParseInlinedReturn(Loc loc) {
+    InlineFrame& frame = inlining_.back();
+    ExprPtr value;
+    if (!Is(";")) value = ParseExpr();
+    Expect(";");
+    const std::string& name = frame.fn->name;
+    if (pos_ != frame.fn->body_end) {
+      FailUnsupported(file_, loc, "'return' before the end of '" + name + "' (inlined functions return last)");
+    }
+    if (!value && frame.fn->returns_value) FailSyntax(file_, loc, "'return' without a value in '" + name + "'");
+    if (value && !frame.fn->returns_value) FailSyntax(file_, loc, "'return' with a value in void '" + name + "'");
+    frame.returned = true;
+    if (!value || !frame.result) return MakeBlock({});
+    return MakeAssign(frame.result, MakeCast(frame.result->type, MakeCast(frame.fn->result_type, value)));
   }
 
   // Skips the rest of a call's argument list after its '('.
@@ -538,6 +766,28 @@ class Parser {
     auto e = std::const_pointer_cast<Expr>(MakeBinary(op, MakeCast(t, a), MakeCast(t, b), t));
     e->loc = loc;
     return e;
+  }
+
+  // a << k and a >> k for a constant k, as the arithmetic they are (the integers carry no bits): a times 2^k,
+  // wrapping as the product does; a divided by 2^k, rounded down as gcc's arithmetic shift of a negative
+  // value is (division rounds towards zero, hence the second branch). The type is a's, promoted.
+  ExprPtr Shift(const Token& op, const ExprPtr& a, const ExprPtr& k) {
+    const IntType t = Promote(a->type);
+    if (k->kind != ExprKind::kConst || k->value < 0 || k->value >= t.bits) {
+      FailUnsupported(file_, op.loc, "shift '" + op.text + "' by anything but a constant from 0 to " +
+                                         std::to_string(t.bits - 1));
+    }
+    const ExprPtr x = MakeCast(t, a);
+    const ExprPtr power = MakeConst(Wrap(t, Int128(1) << static_cast<int>(k->value)), t);
+    if (op.text == "<<") return MakeBinary("*", x, power, t);
+    if (!t.is_signed) return MakeBinary("/", x, power, t);
+    const ExprPtr one = MakeConst(1, t);
+    const ExprPtr nonnegative = Compare(">=", x, MakeConst(0, t));
+    // 2^(bits-1) is no value of t: the sign is all that is left.
+    if (k->value == t.bits - 1) return MakeTernary(nonnegative, MakeConst(0, t), MakeConst(-1, t), t);
+    const ExprPtr below = MakeBinary(
+        "-", MakeUnary("-", MakeBinary("/", MakeUnary("-", MakeBinary("+", x, one, t), t), power, t), t), one, t);
+    return MakeTernary(nonnegative, MakeBinary("/", x, power, t), below, t);
   }
 
   // Comparison a op b: both operands converted to their common type; the result is int.
@@ -580,12 +830,14 @@ class Parser {
       const int prec = Precedence(op.text);
       if (prec < 0 || prec <= min_prec) break;
       if (depth_ + chain > kMaxDepth) FailTooDeep(op.loc);
-      if (op.text == "|" || op.text == "^" || op.text == "&" || op.text == "<<" || op.text == ">>") {
+      if (op.text == "|" || op.text == "^" || op.text == "&") {
         FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");
       }
       Next();
       ExprPtr rhs = ParseBinary(prec);
-      if (op.text == "&&") {
+      if (op.text == "<<" || op.text == ">>") {
+        lhs = Shift(op, lhs, rhs);
+      } else if (op.text == "&&") {
         lhs = MakeAnd(lhs, rhs);
       } else if (op.text == "||") {
         lhs = MakeOr(lhs, rhs);
@@ -668,6 +920,10 @@ class Parser {
     } else if (t.kind == TokKind::kIdent) {
       if (Is("(")) {
         Next();
+        if (functions_.count(t.text)) {
+          FailUnsupported(file_, t.loc, "call of '" + t.text + "' inside an expression (a function of the file is "
+                                        "inlined where its call is a statement or the whole value assigned)");
+        }
         if (t.text.rfind("__VERIFIER_nondet_", 0) != 0) FailUnsupported(file_, t.loc, "call of '" + t.text + "' in an expression");
         Expect(")");
         e = MakeNondet(NondetType(t));
@@ -759,7 +1015,10 @@ class Parser {
   std::map<std::string, ParsedType> typedefs_;
   std::set<std::string> opaque_typedefs_;
   std::vector<StmtPtr> globals_init_;
-  StmtPtr main_body_;
+  std::optional<size_t> main_pos_;  // the token index of main's body
+  std::map<std::string, FunctionDef> functions_;  // the functions of the file but main and the known helpers
+  std::vector<InlineFrame> inlining_;             // the calls being inlined, innermost last
+  int inlined_calls_ = 0;
 };
 
 }  // namespace

@@ -11,19 +11,6 @@
 namespace fusion {
 namespace {
 
-// s with the scalar name replaced by value in every expression (the statement must not assign name).
-StmtPtr SubstituteStmt(const StmtPtr& s, const std::string& name, const ExprPtr& value) {
-  if (!s) return s;
-  auto copy = std::make_shared<Stmt>(*s);
-  copy->lhs = Substitute(s->lhs, name, value);
-  copy->rhs = Substitute(s->rhs, name, value);
-  copy->cond = Substitute(s->cond, name, value);
-  copy->size = Substitute(s->size, name, value);
-  copy->step = SubstituteStmt(s->step, name, value);
-  for (auto& b : copy->body) b = SubstituteStmt(b, name, value);
-  return copy;
-}
-
 // The cells a loop takes per iteration from the arrays in shared: its one rate when every access to them
 // is at a * counter + b with one a != 0; nothing otherwise (or when it accesses none of them).
 std::optional<Int128> RateOf(const CountedLoop& c, const StmtPtr& loop, const std::set<std::string>& shared) {

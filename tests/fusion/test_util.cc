@@ -46,7 +46,9 @@ int RunCommand(const std::string& command, std::string& out) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-GccProgram::GccProgram(const Program& prog) {
+GccProgram::GccProgram(const Program& prog) : GccProgram(PrintProgram(prog)) {}
+
+GccProgram::GccProgram(const std::string& source) {
   static const char* kHarness = R"(#include <stdio.h>
 #include <stdlib.h>
 static long long next_input(void) { long long v; return scanf("%lld", &v) == 1 ? v : 0; }
@@ -64,7 +66,7 @@ void __VERIFIER_assume(int c) { if (!c) { printf("blocked"); exit(0); } }
   char dir_template[] = "/tmp/loopfuse_test_XXXXXX";
   dir_ = mkdtemp(dir_template);
   std::ofstream(dir_ + "/harness.c") << kHarness;
-  std::ofstream(dir_ + "/prog.c") << PrintProgram(prog);
+  std::ofstream(dir_ + "/prog.c") << source;
   std::string out;
   if (RunCommand("gcc -w -O0 -o " + dir_ + "/prog " + dir_ + "/prog.c " + dir_ + "/harness.c 2>&1", out) != 0) {
     error_ = "compile failed: " + out;

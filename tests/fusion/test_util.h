@@ -35,6 +35,8 @@ Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs);
 class GccProgram {
  public:
   explicit GccProgram(const Program& prog);
+  // C source compiled as it is (with the harness: it must declare, not define, the verification functions).
+  explicit GccProgram(const std::string& source);
   ~GccProgram();
   // Empty, or the compiler's complaint.
   const std::string& error() const { return error_; }
