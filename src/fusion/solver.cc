@@ -15,6 +15,18 @@
 namespace fusion {
 namespace {
 
+// A Z3 message as one line of a verdict's reason: Spacer appends the clause it gave up on, which can run to
+// hundreds of lines. Its "Uninterpreted 'div'" (or 'mod') means a division by a variable, which its linear
+// arithmetic does not take.
+std::string SolverMessage(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == ':' || line.back() == ' ')) line.pop_back();
+  if (line.rfind("Uninterpreted 'div'", 0) == 0 || line.rfind("Uninterpreted 'mod'", 0) == 0) {
+    return "division or remainder by a variable, outside Spacer's linear arithmetic (" + line + ")";
+  }
+  return line;
+}
+
 // Interrupts a Z3 context when a deadline passes, because Spacer does not always honour "timeout". With
 // cpu_seconds > 0, also when the thread that created the watchdog (the one running Z3) has used that much
 // CPU time since: on a loaded machine a run then gets the same work as on an idle one. The clocks are
@@ -163,10 +175,10 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
         }
       }
     } else {
-      out.reason = "solver: " + s.reason_unknown();
+      out.reason = "solver: " + SolverMessage(s.reason_unknown());
     }
   } catch (const z3::exception& e) {
-    out.reason = std::string("solver error: ") + e.msg();
+    out.reason = "solver error: " + SolverMessage(e.msg());
   }
   out.seconds = clock.Seconds();
   return out;

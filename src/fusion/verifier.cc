@@ -309,9 +309,11 @@ class PortfolioRun {
       v = verdict_;
       return;
     }
-    v.reason = spacer_found_error_.empty()
-                   ? "time-out (last: " + last_reason_ + ")"
-                   : "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it";
+    // Every job may end before the time limit: each gave up (a division by a variable, say) or was refused.
+    const bool out_of_time = clock_.Seconds() >= options_.timeout_s - kKillGrace_s;
+    v.reason = !spacer_found_error_.empty()
+                   ? "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it"
+                   : (out_of_time ? "time-out" : "no solver run answered") + std::string(" (last: ") + last_reason_ + ")";
   }
 
  private:

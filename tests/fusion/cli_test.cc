@@ -124,6 +124,29 @@ TEST(Cli, ASyntaxErrorIsBadInputWithItsLocation) {
   EXPECT_NE(out.find("syntax_error.c:3:3: expected ';'"), std::string::npos) << out;
 }
 
+TEST(Cli, SpacersRefusalOfADivisionByAVariableIsOneLineAndNoTimeOut) {
+  // Spacer's message on `s % n` carries the clause it gave up on, hundreds of characters over many lines.
+  const std::string file = WriteTemp("mod.c", R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int);
+int main() {
+  int n = __VERIFIER_nondet_int();
+  int s = 0;
+  int i;
+  if (n <= 0) return 0;
+  for (i = 0; i < n; i++) s = s + 1;
+  for (i = 0; i < n; i++) __VERIFIER_assert(s % n == 0);
+  return 0;
+}
+)");
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + file, j), 4);
+  const std::string reason = j["reason"].get<std::string>();
+  EXPECT_EQ(reason.rfind("no solver run answered (last: solver: division or remainder by a variable", 0), 0u)
+      << reason;
+  EXPECT_EQ(reason.find('\n'), std::string::npos) << reason;
+  EXPECT_LT(j["seconds"].get<double>(), 20);
+}
+
 TEST(Cli, AnUnsupportedConstructIsUnknownWithTheReason) {
   nlohmann::json j;
   EXPECT_EQ(Verify(kExamples + "unsupported.c", j), 4);
