@@ -33,9 +33,10 @@ struct Row {
 };
 
 // The verdict, or unknown with the reason when the program is outside the subset.
-fusion::Verdict Run(const std::string& file, double timeout, const Config& config) {
+fusion::Verdict Run(const std::string& file, fusion::DataModel model, double timeout, const Config& config) {
   try {
-    return fusion::Verify(fusion::ParseFile(file), fusion::VerifyOptions{timeout, config.fusion, 0, config.affine});
+    return fusion::Verify(fusion::ParseFile(file, model),
+                          fusion::VerifyOptions{timeout, config.fusion, 0, config.affine});
   } catch (const fusion::UnsupportedError& e) {
     fusion::Verdict v;
     v.reason = e.what();
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
     Row r{t.name, t.expected, {}};
     std::string line = fmt::format("{}: expected {}", r.task, r.expected);
     for (size_t k = 0; k < kRuns; ++k) {
-      r.runs[k] = Run(t.file, timeout, kConfigs[k]);
+      r.runs[k] = Run(t.file, t.data_model, timeout, kConfigs[k]);
       line += fmt::format(", {} {} ({:.2f} s)", kConfigs[k].name, r.runs[k].verdict, r.runs[k].seconds);
     }
     fmt::print(stderr, "{}\n", line);

@@ -51,7 +51,11 @@ struct InlineFrame {
 // Recursive-descent parser over the token list; one instance parses one file.
 class Parser {
  public:
-  Parser(std::string file, std::vector<Token> toks) : file_(std::move(file)), toks_(std::move(toks)) {
+  Parser(std::string file, std::vector<Token> toks, DataModel model)
+      : file_(std::move(file)),
+        toks_(std::move(toks)),
+        long_bits_(model == DataModel::kILP32 ? 32 : 64),
+        size_type_{long_bits_, false} {
     prog_.file = file_;
     scopes_.emplace_back();
   }
@@ -217,7 +221,7 @@ class Parser {
     r.type = is_bool ? IntType{1, false}
              : is_char ? IntType{8, !is_unsigned}
              : is_short ? IntType{16, !is_unsigned}
-             : longs > 0 ? IntType{64, !is_unsigned}
+             : longs > 0 ? IntType{longs > 1 ? 64 : long_bits_, !is_unsigned}
                          : IntType{32, !is_unsigned};
     return r;
   }
@@ -541,7 +545,7 @@ class Parser {
       FailUnsupported(file_, loc, "initialised or global array '" + name + "' of more than " +
                                       std::to_string(kMaxInitialisedCells) + " cells");
     }
-    std::vector<StmtPtr> out{MakeHavoc(unique, ArrayBytes(MakeConst(size, kUnsignedLong), type))};
+    std::vector<StmtPtr> out{MakeHavoc(unique, ArrayBytes(MakeConst(size, size_type_), type))};
     for (size_t i = 0; i < static_cast<size_t>(size); ++i) {
       const ExprPtr value = i < values.size() ? values[i] : MakeConst(0, type);
       out.push_back(MakeAssign(MakeIndex(unique, type, MakeConst(static_cast<Int128>(i), kLongLong)), value));
@@ -550,8 +554,8 @@ class Parser {
   }
 
   // The size in bytes of n cells of type t, as printed in the malloc of the transformed program.
-  static ExprPtr ArrayBytes(ExprPtr n, IntType t) {
-    return MakeBinary("*", MakeCast(kUnsignedLong, n), MakeConst((t.bits + 7) / 8, kUnsignedLong), kUnsignedLong);
+  ExprPtr ArrayBytes(ExprPtr n, IntType t) const {
+    return MakeBinary("*", MakeCast(size_type_, n), MakeConst((t.bits + 7) / 8, size_type_), size_type_);
   }
 
   // "malloc(bytes)" after '=': the pointer becomes an array with fresh cells.
@@ -568,7 +572,7 @@ class Parser {
     Expect("(");
     ExprPtr bytes = ParseExpr();
     Expect(")");
-    return MakeHavoc(array, MakeCast(kUnsignedLong, bytes));
+    return MakeHavoc(array, MakeCast(size_type_, bytes));
   }
 
   // The right-hand side of '=' for a scalar of type t (a nondet call included).
@@ -859,10 +863,10 @@ class Parser {
       while (Accept("*")) pointer = true;
       Expect(")");
       if (!spec || (spec->is_void && !pointer)) FailUnsupported(file_, loc, "sizeof operand");
-      return MakeConst(pointer ? 8 : (spec->type.bits + 7) / 8, kUnsignedLong);
+      return MakeConst(pointer ? long_bits_ / 8 : (spec->type.bits + 7) / 8, size_type_);
     }
     ExprPtr e = ParseUnary();
-    return MakeConst((e->type.bits + 7) / 8, kUnsignedLong);
+    return MakeConst((e->type.bits + 7) / 8, size_type_);
   }
 
   ExprPtr ParseUnary() {
@@ -947,10 +951,12 @@ class Parser {
   IntType NondetType(const Token& t) {
     static const std::map<std::string, IntType> kTypes = {
         {"int", kInt},        {"uint", kUnsigned},        {"unsigned", kUnsigned},  {"char", {8, true}},
-        {"uchar", {8, false}}, {"short", {16, true}},     {"ushort", {16, false}}, {"long", {64, true}},
-        {"ulong", {64, false}}, {"longlong", {64, true}}, {"ulonglong", {64, false}}, {"bool", {1, false}},
-        {"_Bool", {1, false}}, {"size_t", {64, false}}};
-    auto it = kTypes.find(t.text.substr(std::string("__VERIFIER_nondet_").size()));
+        {"uchar", {8, false}}, {"short", {16, true}},     {"ushort", {16, false}}, {"longlong", {64, true}},
+        {"ulonglong", {64, false}}, {"bool", {1, false}}, {"_Bool", {1, false}}};
+    const std::string suffix = t.text.substr(std::string("__VERIFIER_nondet_").size());
+    if (suffix == "long") return {long_bits_, true};
+    if (suffix == "ulong" || suffix == "size_t") return {long_bits_, false};
+    auto it = kTypes.find(suffix);
     if (it == kTypes.end()) FailUnsupported(file_, t.loc, "nondeterministic type of '" + t.text + "'");
     return it->second;
   }
@@ -982,9 +988,10 @@ class Parser {
       v = v * base + d;
       if (v > (Int128(1) << 64)) FailUnsupported(file_, t.loc, "number '" + t.text + "' (too large)");
     }
-    // C's rule: the first type that holds the value (hex and octal may also be unsigned).
+    // C's rule: the first type that holds the value (hex and octal may also be unsigned). A long of 32 bits
+    // (ILP32) holds what an int holds.
     std::vector<IntType> candidates;
-    if (longs == 0) {
+    if (longs == 0 || (longs == 1 && long_bits_ == 32)) {
       if (!is_unsigned) candidates.push_back(kInt);
       if (is_unsigned || base != 10) candidates.push_back(kUnsigned);
     }
@@ -1008,6 +1015,8 @@ class Parser {
 
   std::string file_;
   std::vector<Token> toks_;
+  int long_bits_;      // of long and pointers: 64 (LP64) or 32 (ILP32)
+  IntType size_type_;  // size_t, the type of sizeof
   size_t pos_ = 0;
   int depth_ = 0;  // levels of nesting being parsed (DepthGuard)
   Program prog_;
@@ -1023,14 +1032,16 @@ class Parser {
 
 }  // namespace
 
-Program Parse(const std::string& file, const std::string& text) { return Parser(file, Lex(file, text)).Run(); }
+Program Parse(const std::string& file, const std::string& text, DataModel model) {
+  return Parser(file, Lex(file, text), model).Run();
+}
 
-Program ParseFile(const std::string& path) {
+Program ParseFile(const std::string& path, DataModel model) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw common::InputError(path + ": cannot read the file");
   std::ostringstream buf;
   buf << in.rdbuf();
-  return Parse(path, buf.str());
+  return Parse(path, buf.str(), model);
 }
 
 }  // namespace fusion

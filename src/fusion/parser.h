@@ -7,14 +7,19 @@
 
 namespace fusion {
 
+// The sizes of C's types that SV-COMP tasks declare (`data_model` in their task files): LP64 (long and
+// pointers 64 bits, as gcc on x86-64) or ILP32 (32 bits). Only the types that differ depend on it: long,
+// unsigned long, size_t, and the size of a pointer.
+enum class DataModel { kLP64, kILP32 };
+
 // Parses the text of a C file and returns main as a Program. The bodies of the verification helpers
 // (reach_error, __VERIFIER_error, __VERIFIER_assert, __VERIFIER_assume, __assert_fail, ...) are skipped:
 // calls to them are recognised by name. Every other function of the file is inlined where it is called
 // (docs/loopfuse.md, "Semantics"). Throws common::InputError on a syntax error and UnsupportedError
 // on a construct outside the subset, both "file:line:col: ...".
-Program Parse(const std::string& file, const std::string& text);
+Program Parse(const std::string& file, const std::string& text, DataModel model = DataModel::kLP64);
 
 // Reads and parses a file; a file that cannot be read is an InputError.
-Program ParseFile(const std::string& path);
+Program ParseFile(const std::string& path, DataModel model = DataModel::kLP64);
 
 }  // namespace fusion

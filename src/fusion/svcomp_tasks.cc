@@ -1,8 +1,34 @@
 #include "fusion/svcomp_tasks.h"
 
 #include <fstream>
+#include <regex>
+
+#include "common/error.h"
 
 namespace fusion {
+
+TaskFile ReadTaskFile(const std::string& yml) {
+  std::ifstream in(yml);
+  if (!in) throw common::InputError(yml + ": cannot read the task file");
+  TaskFile out;
+  std::string line;
+  const std::regex input(R"(^\s*input_files\s*:\s*['"]?([^'"\s]+)['"]?\s*$)");
+  const std::regex model(R"(^\s*data_model\s*:\s*['"]?([^'"\s]*)['"]?\s*$)");
+  for (long n = 1; std::getline(in, line); ++n) {
+    std::smatch m;
+    if (std::regex_match(line, m, input) && out.file.empty()) {
+      const auto slash = yml.find_last_of('/');
+      out.file = (slash == std::string::npos ? "" : yml.substr(0, slash + 1)) + m[1].str();
+    } else if (std::regex_match(line, m, model)) {
+      if (m[1] != "ILP32" && m[1] != "LP64") {
+        common::FailAt(yml, n, "data_model '" + m[1].str() + "' is neither ILP32 nor LP64");
+      }
+      out.data_model = m[1] == "ILP32" ? DataModel::kILP32 : DataModel::kLP64;
+    }
+  }
+  if (out.file.empty()) common::FailAt(yml, 0, "no input_files entry");
+  return out;
+}
 
 std::vector<SvCompTask> ReadManifest(const std::string& dir) {
   std::ifstream manifest(dir + "/MANIFEST.tsv");
@@ -17,7 +43,11 @@ std::vector<SvCompTask> ReadManifest(const std::string& dir) {
       if (tab == std::string::npos) break;
       start = tab + 1;
     }
-    if (cols.size() > 4) out.push_back({cols[0], dir + "/" + cols[0], cols[4]});
+    if (cols.size() <= 4) continue;
+    SvCompTask task{cols[0], dir + "/" + cols[0], cols[4]};
+    const std::string yml = task.file.substr(0, task.file.find_last_of('.')) + ".yml";
+    if (std::ifstream(yml)) task.data_model = ReadTaskFile(yml).data_model;
+    out.push_back(std::move(task));
   }
   return out;
 }

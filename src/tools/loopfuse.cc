@@ -10,7 +10,6 @@
 #include <mutex>
 #include <optional>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 #include <stop_token>
 #include <thread>
@@ -26,6 +25,7 @@
 #include "fusion/lift.h"
 #include "fusion/parser.h"
 #include "fusion/printer.h"
+#include "fusion/svcomp_tasks.h"
 #include "fusion/verifier.h"
 #include "fusion/wrap_checks.h"
 #include "tools/cli_checks.h"
@@ -41,26 +41,16 @@ constexpr int kExitUnknown = 4;
 // on the benchmark's programs).
 constexpr double kAffineSeconds = 60;
 
-// The input file named by an SV-COMP task file (`input_files: 'x.c'`), relative to the task file.
-std::string InputOfTask(const std::string& yml) {
-  std::ifstream in(yml);
-  if (!in) throw common::InputError(yml + ": cannot read the task file");
-  std::string line;
-  const std::regex re(R"(^\s*input_files\s*:\s*['"]?([^'"\s]+)['"]?\s*$)");
-  for (long n = 1; std::getline(in, line); ++n) {
-    std::smatch m;
-    if (std::regex_match(line, m, re)) {
-      const auto slash = yml.find_last_of('/');
-      return (slash == std::string::npos ? "" : yml.substr(0, slash + 1)) + m[1].str();
-    }
-  }
-  common::FailAt(yml, 0, "no input_files entry");
+// The data model a --data-model value names.
+fusion::DataModel ModelNamed(const std::string& name) {
+  return name == "ILP32" ? fusion::DataModel::kILP32 : fusion::DataModel::kLP64;
 }
 
 // Options of `loopfuse verify`.
 struct VerifyArgs {
   std::string file;
   std::string yml;
+  std::string data_model;  // ILP32, LP64, or empty: the task file's, else LP64
   double timeout = 10;
   bool no_fusion = false;
   bool no_affine = false;
@@ -85,10 +75,13 @@ fusion::Verdict VerifyWithProgress(const fusion::Program& prog, const VerifyArgs
 }
 
 int RunVerify(const VerifyArgs& a) {
-  const std::string file = a.file.empty() ? InputOfTask(a.yml) : a.file;
+  fusion::TaskFile task{a.file};
+  if (!a.yml.empty()) task = fusion::ReadTaskFile(a.yml);
+  if (!a.data_model.empty()) task.data_model = ModelNamed(a.data_model);
+  const std::string& file = task.file;
   fusion::Verdict v;
   try {
-    const fusion::Program prog = fusion::ParseFile(file);
+    const fusion::Program prog = fusion::ParseFile(file, task.data_model);
     v = VerifyWithProgress(prog, a, file);
   } catch (const fusion::UnsupportedError& e) {
     v.verdict = "unknown";
@@ -127,6 +120,13 @@ int RunVerify(const VerifyArgs& a) {
 
 // Adds --half: which program of the unsigned wrap-around split (wrap_checks.h) to show instead of the
 // program itself, as the verifier's portfolio sees it.
+// --data-model: the sizes of long, size_t and pointers, as an SV-COMP task file's data_model gives them.
+void AddDataModelOption(CLI::App& cmd, std::string& model, const std::string& fallback) {
+  cmd.add_option("--data-model", model, "ILP32 or LP64: 32- or 64-bit long, size_t and pointers (default: " +
+                                            fallback + ")")
+      ->check(CLI::IsMember({"ILP32", "LP64"}));
+}
+
 void AddHalfOption(CLI::App& cmd, std::string& half) {
   cmd.add_option("--half", half, "none, no-wrap or under-no-wrap: a half of the wrap-around split")
       ->check(CLI::IsMember({"none", "no-wrap", "under-no-wrap"}));
@@ -170,9 +170,9 @@ fusion::Program Lift(const fusion::Program& prog, bool lift, std::vector<std::st
 // The program that fuse and horn show: file with --lift, --half and --cells applied in that order (the
 // verifier's: a lifted program is split, the cell abstraction is of a whole program); what made it is
 // appended to `applied`.
-fusion::Program Shown(const std::string& file, bool lift, const std::string& half, bool cells,
-                      std::vector<std::string>& applied) {
-  return Cells(Half(Lift(fusion::ParseFile(file), lift, applied), half), cells, applied);
+fusion::Program Shown(const std::string& file, const std::string& model, bool lift, const std::string& half,
+                      bool cells, std::vector<std::string>& applied) {
+  return Cells(Half(Lift(fusion::ParseFile(file, ModelNamed(model)), lift, applied), half), cells, applied);
 }
 
 // The fusion mode a --mode value names (aligned, guess, split; anything else: all).
@@ -194,6 +194,7 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "prove (true) or refute (false) that no error is reachable");
   verify->add_option("file", va.file, "C file (the SV-COMP subset)");
   verify->add_option("--yml", va.yml, "SV-COMP task file naming the C file");
+  AddDataModelOption(*verify, va.data_model, "the task file's data_model, else LP64");
   verify->add_option("--timeout", va.timeout, "seconds for the whole run")->check(tools::FinitePositive());
   verify->add_flag("--no-fusion", va.no_fusion, "only the original program (no fused candidates)");
   verify->add_flag("--no-affine", va.no_affine, "Spacer without the affine invariants (to measure what they add)");
@@ -204,18 +205,19 @@ int main(int argc, char** argv) {
     if (va.file.empty() == va.yml.empty()) throw CLI::ValidationError("give either a C file or --yml");
     status = RunVerify(va);
   });
-  std::string fuse_file, mode = "all", fuse_half = "none";
+  std::string fuse_file, mode = "all", fuse_half = "none", fuse_model = "LP64";
   bool fuse_json = false, fuse_cells = false, fuse_lift = false;
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
   fuse->add_option("--mode", mode, "aligned, guess, all or split")
       ->check(CLI::IsMember({"aligned", "guess", "all", "split"}));
   AddHalfOption(*fuse, fuse_half);
+  AddDataModelOption(*fuse, fuse_model, "LP64");
   AddCellsAndLiftFlags(*fuse, fuse_cells, fuse_lift);
   fuse->add_flag("--json", fuse_json, "one JSON object on stdout: file, transformations, program");
   fuse->callback([&] {
     std::vector<std::string> applied;
-    const fusion::Program prog = Shown(fuse_file, fuse_lift, fuse_half, fuse_cells, applied);
+    const fusion::Program prog = Shown(fuse_file, fuse_model, fuse_lift, fuse_half, fuse_cells, applied);
     fusion::Variant v = fusion::Transform(prog, ModeNamed(mode));
     v.transformations.insert(v.transformations.begin(), applied.begin(), applied.end());
     if (fuse_json) {
@@ -228,19 +230,20 @@ int main(int argc, char** argv) {
     if (v.transformations.empty()) fmt::print("// no transformation applies\n");
     fmt::print("{}", fusion::PrintProgram(v.prog));
   });
-  std::string horn_file, horn_mode = "none", horn_half = "none";
+  std::string horn_file, horn_mode = "none", horn_half = "none", horn_model = "LP64";
   bool horn_json = false, horn_cells = false, horn_lift = false, horn_affine = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
   horn->add_option("--mode", horn_mode, "none, aligned, guess, all or split")
       ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split"}));
   AddHalfOption(*horn, horn_half);
+  AddDataModelOption(*horn, horn_model, "LP64");
   AddCellsAndLiftFlags(*horn, horn_cells, horn_lift);
   horn->add_flag("--affine", horn_affine, "the clauses strengthened by the affine invariants, as verify solves them");
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, transformations, smt2");
   horn->callback([&] {
     std::vector<std::string> applied;
-    fusion::Program prog = Shown(horn_file, horn_lift, horn_half, horn_cells, applied);
+    fusion::Program prog = Shown(horn_file, horn_model, horn_lift, horn_half, horn_cells, applied);
     if (horn_mode != "none") {
       fusion::Variant v = fusion::Transform(prog, ModeNamed(horn_mode));
       applied.insert(applied.end(), v.transformations.begin(), v.transformations.end());

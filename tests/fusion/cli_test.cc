@@ -147,6 +147,32 @@ int main() {
   EXPECT_LT(j["seconds"].get<double>(), 20);
 }
 
+TEST(Cli, TheTaskFilesDataModelSizesLong) {
+  // x + 1 wraps to 0 where long has 32 bits (ILP32), not where it has 64.
+  const std::string program = WriteTemp("wrap.c", R"(extern void __VERIFIER_assert(int);
+int main() {
+  unsigned long x = 4294967295UL;
+  x = x + 1;
+  __VERIFIER_assert(x != 0);
+  return 0;
+}
+)");
+  const std::string yml = WriteTemp("wrap.yml", fmt::format(R"(format_version: '2.0'
+input_files: '{}'
+properties:
+  - property_file: ../properties/unreach-call.prp
+    expected_verdict: false
+options:
+  language: C
+  data_model: ILP32
+)", std::filesystem::path(program).filename().string()));
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 --yml " + yml, j), 1);
+  EXPECT_EQ(j["verdict"], "false");
+  EXPECT_EQ(Verify("--timeout 20 --data-model LP64 --yml " + yml, j), 0);
+  EXPECT_EQ(j["verdict"], "true");
+}
+
 TEST(Cli, AnUnsupportedConstructIsUnknownWithTheReason) {
   nlohmann::json j;
   EXPECT_EQ(Verify(kExamples + "unsupported.c", j), 4);

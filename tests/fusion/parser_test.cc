@@ -184,10 +184,35 @@ int main() {
   EXPECT_EQ(testing::InterpretOn(p, {1, 3}), Outcome::kError);
 }
 
+// SV-COMP tasks say whether long and pointers have 32 or 64 bits; a wrap-around of a 32-bit long is a bug
+// that 64 bits would hide.
+TEST(Parser, TheDataModelSizesLongSizeTAndPointers) {
+  const auto outcome = [](const std::string& body, DataModel model, const std::vector<long long>& inputs) {
+    return testing::InterpretOn(Parse("t.c", "int main() { " + body + " return 0; }", model), inputs);
+  };
+  const std::string sizes = "__VERIFIER_assert(sizeof(long) == 4 && sizeof(int *) == 4 && sizeof(sizeof(int)) == 4"
+                            " && sizeof(long long) == 8);";
+  EXPECT_EQ(outcome(sizes, DataModel::kILP32, {}), Outcome::kFinished);
+  EXPECT_EQ(outcome(sizes, DataModel::kLP64, {}), Outcome::kError);
+  const std::string wrap = "unsigned long x = 4294967295UL; x = x + 1; __VERIFIER_assert(x != 0);";
+  EXPECT_EQ(outcome(wrap, DataModel::kILP32, {}), Outcome::kError);
+  EXPECT_EQ(outcome(wrap, DataModel::kLP64, {}), Outcome::kFinished);
+  const std::string input = "unsigned long y = __VERIFIER_nondet_ulong(); __VERIFIER_assert(y <= 4294967295UL);";
+  EXPECT_EQ(outcome(input, DataModel::kILP32, {4294967296LL}), Outcome::kFinished);
+  EXPECT_EQ(outcome(input, DataModel::kLP64, {4294967296LL}), Outcome::kError);
+  const std::string decl = "long a; unsigned long b; long long c; long int d;";
+  const Program ilp32 = Parse("t.c", "int main() { " + decl + " }", DataModel::kILP32);
+  EXPECT_EQ(ilp32.VarNamed("a").type, kInt);
+  EXPECT_EQ(ilp32.VarNamed("b").type, kUnsigned);
+  EXPECT_EQ(ilp32.VarNamed("c").type, kLongLong);
+  EXPECT_EQ(ilp32.VarNamed("d").type, kInt);
+  EXPECT_EQ(Parse("t.c", "int main() { " + decl + " }").VarNamed("b").type, kUnsignedLong);
+}
+
 TEST(Parser, EverySvCompTaskParses) {
   const auto tasks = testing::SvCompTasks();
   if (tasks.empty()) GTEST_SKIP() << "no shared data in " << SHARED_DATA_DIR;
-  for (const auto& t : tasks) EXPECT_NO_THROW(ParseFile(t.file)) << t.file;
+  for (const auto& t : tasks) EXPECT_NO_THROW(ParseFile(t.file, t.data_model)) << t.file;
   EXPECT_EQ(tasks.size(), 31u);
 }
 

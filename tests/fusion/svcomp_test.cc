@@ -19,7 +19,7 @@ TEST(SvComp, NoWrongVerdictOnAnyTask) {
   for (const auto& t : tasks) {
     // 3 s: the concrete search gets 2 s of CPU time, capped at 90 % of the time-out in wall time, so that on
     // a loaded machine (CI runs two tests at once) the buggy tasks' runs over 100000 cells still finish.
-    const Verdict v = Verify(ParseFile(t.file), VerifyOptions{3.0, true});
+    const Verdict v = Verify(ParseFile(t.file, t.data_model), VerifyOptions{3.0, true});
     if (v.verdict != "unknown") {
       EXPECT_EQ(v.verdict, t.expected) << t.file << " (" << v.reason << ")";
     }
@@ -41,7 +41,7 @@ TEST_P(SolvedTask, GetsItsExpectedVerdict) {
   if (tasks.empty()) GTEST_SKIP() << "no shared data in " << SHARED_DATA_DIR;
   const auto t = std::find_if(tasks.begin(), tasks.end(), [](const SvCompTask& x) { return x.name == GetParam(); });
   ASSERT_NE(t, tasks.end()) << GetParam() << " is not in the manifest";
-  const Verdict v = Verify(ParseFile(t->file), VerifyOptions{60, true});
+  const Verdict v = Verify(ParseFile(t->file, t->data_model), VerifyOptions{60, true});
   EXPECT_EQ(v.verdict, t->expected) << t->file << " (" << v.reason << ")";
 }
 
