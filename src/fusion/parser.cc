@@ -23,10 +23,11 @@ const std::set<std::string> kIgnoredSpecifiers = {"const",    "volatile", "exter
                                                   "inline",   "__inline", "__inline__",  "restrict",
                                                   "__restrict", "register", "__extension__", "__const"};
 
-// A parsed type: an integer type, or void.
+// A parsed type: an integer type, or void, or (skipped) a struct, union or enum, which holds no integer.
 struct ParsedType {
   IntType type;
   bool is_void = false;
+  bool is_aggregate = false;
 };
 
 // A function of the file other than main, inlined at each call: where its parameter list and body are.
@@ -215,7 +216,7 @@ class Parser {
     }
     if (from_typedef) return from_typedef;
     if (!seen) return std::nullopt;
-    if (is_aggregate) return ParsedType{kInt, true};
+    if (is_aggregate) return ParsedType{kInt, true, true};
     ParsedType r;
     r.is_void = is_void;
     r.type = is_bool ? IntType{1, false}
@@ -314,6 +315,15 @@ class Parser {
         return;
       }
       // A global variable.
+      if (spec->is_aggregate || opaque_typedefs_.count(start.text)) {
+        FailUnsupported(file_, start.loc, "type '" + start.text + "'");
+      }
+      if (pointers > 0 && !spec->is_void && !Is("[") && !Is("=")) {  // an array once main mallocs it
+        globals_init_.push_back(MakeHavoc(Declare(name, spec->type, true, name_tok.loc), MakeConst(0)));
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
       if (pointers > 0) FailUnsupported(file_, name_tok.loc, "global pointer '" + name + "'");
       if (Accept("[")) {  // C zeroes a global array's cells that its initialiser does not set
         if (spec->is_void) FailSyntax(file_, name_tok.loc, "array '" + name + "' of void");
@@ -345,7 +355,7 @@ class Parser {
       if (def.name == "main") {
         SkipBalanced();
       } else {
-        DeclareParameters(def);
+        DeclareParameters(def, nullptr, def.loc);
       }
       ParseBlock();
       throw;
@@ -360,13 +370,18 @@ class Parser {
     return unique;
   }
 
-  // The program variable a source name refers to.
-  const Var& Lookup(const Token& t) {
+  // The program variable a source name refers to, or null.
+  const Var* Find(const std::string& name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto f = it->find(t.text);
-      if (f != it->end()) return prog_.VarNamed(f->second);
+      auto f = it->find(name);
+      if (f != it->end()) return &prog_.VarNamed(f->second);
     }
-    FailSyntax(file_, t.loc, "use of undeclared identifier '" + t.text + "'");
+    return nullptr;
+  }
+  const Var& Lookup(const Token& t) {
+    const Var* v = Find(t.text);
+    if (!v) FailSyntax(file_, t.loc, "use of undeclared identifier '" + t.text + "'");
+    return *v;
   }
 
   StmtPtr ParseBlock() {
@@ -515,8 +530,8 @@ class Parser {
 
   // The rest of an array declarator after its '[' (size, then any initialiser), declared: fresh cells, set
   // where an initialiser gives values. An initialised array (or a global one: `zeroed`) has every cell set,
-  // the rest to 0 as C does, one assignment per cell, so its size must be a constant of at most
-  // kMaxInitialisedCells (a larger zeroed array would need a loop, which would change the program's loops).
+  // the rest to 0 as C does: one assignment per cell up to kMaxInitialisedCells cells, beyond that a loop
+  // for the zeros (a loop of its own, which fusion may take with the program's first).
   std::vector<StmtPtr> ParseArrayDeclarator(const std::string& name, IntType type, Loc loc, bool zeroed) {
     ExprPtr n = Is("]") ? nullptr : ParseExpr();
     Expect("]");
@@ -541,14 +556,22 @@ class Parser {
     const Int128 size = n ? n->value : static_cast<Int128>(values.size());
     if (size < 0) FailSyntax(file_, loc, "array '" + name + "' has a negative size");
     if (size < static_cast<Int128>(values.size())) FailSyntax(file_, loc, "too many initialisers for '" + name + "'");
-    if (size > kMaxInitialisedCells) {
-      FailUnsupported(file_, loc, "initialised or global array '" + name + "' of more than " +
-                                      std::to_string(kMaxInitialisedCells) + " cells");
+    if (values.size() > kMaxInitialisedCells || size > MaxOf(kInt)) {
+      FailUnsupported(file_, loc, "array '" + name + "' with more than " + std::to_string(kMaxInitialisedCells) +
+                                      " initialisers or 2^31 cells");
     }
     std::vector<StmtPtr> out{MakeHavoc(unique, ArrayBytes(MakeConst(size, size_type_), type))};
-    for (size_t i = 0; i < static_cast<size_t>(size); ++i) {
+    const auto cell = [&](ExprPtr index) { return MakeIndex(unique, type, MakeCast(kLongLong, std::move(index))); };
+    const Int128 explicit_cells = size <= kMaxInitialisedCells ? size : static_cast<Int128>(values.size());
+    for (size_t i = 0; i < static_cast<size_t>(explicit_cells); ++i) {
       const ExprPtr value = i < values.size() ? values[i] : MakeConst(0, type);
-      out.push_back(MakeAssign(MakeIndex(unique, type, MakeConst(static_cast<Int128>(i), kLongLong)), value));
+      out.push_back(MakeAssign(cell(MakeConst(static_cast<Int128>(i))), value));
+    }
+    if (explicit_cells < size) {
+      const ExprPtr c = MakeVar(prog_.AddVar("zero_" + name, kInt), kInt);
+      out.push_back(MakeAssign(c, MakeConst(explicit_cells)));
+      out.push_back(MakeLoop(MakeBinary("<", c, MakeConst(size), kInt), MakeAssign(cell(c), MakeConst(0, type)),
+                             MakeAssign(c, MakeBinary("+", c, MakeConst(1), kInt))));
     }
     return out;
   }
@@ -643,33 +666,59 @@ class Parser {
     return MakeBlock({inner, MakeAssign(lhs, MakeCast(lhs->type, last->lhs))});
   }
 
-  // Whether the tokens ahead are a call of a function defined in the file.
-  bool AtInlinedCall() const { return Peek().kind == TokKind::kIdent && Is("(", 1) && functions_.count(Peek().text); }
+  // Whether the tokens ahead are a call of a function defined in the file that is all of its statement or of
+  // the value assigned (followed by ';', ',' or ')'): inlined as statements. A call inside a larger expression
+  // is an expression call (ParseExpressionCall).
+  bool AtInlinedCall() const {
+    if (Peek().kind != TokKind::kIdent || !Is("(", 1) || !functions_.count(Peek().text)) return false;
+    int depth = 0;
+    for (size_t k = pos_ + 1; k < toks_.size() && toks_[k].kind != TokKind::kEnd; ++k) {
+      const Token& t = toks_[k];
+      if (t.kind != TokKind::kPunct) continue;
+      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+      if ((t.text == ")" || t.text == "]" || t.text == "}") && --depth == 0) {
+        const Token& after = toks_[std::min(k + 1, toks_.size() - 1)];
+        return after.kind == TokKind::kPunct && (after.text == ";" || after.text == "," || after.text == ")");
+      }
+    }
+    return false;
+  }
 
-  // The call of a function of the file ahead, `f(args)`, inlined; `result` (if any) receives its value. The
-  // call must be all of its statement or of the value assigned: `f(a) + 1` is refused.
+  // A call's arguments after its '(', through its ')'. An argument that is an array's bare name stands for the
+  // array (C passes its address); anywhere else an array's name is refused as a value.
+  std::vector<ExprPtr> ParseArguments() {
+    std::vector<ExprPtr> args;
+    if (Accept(")")) return args;
+    do {
+      const Token t = Peek();
+      const Var* v = t.kind == TokKind::kIdent && (Is(",", 1) || Is(")", 1)) ? Find(t.text) : nullptr;
+      if (v && v->is_array) {
+        Next();
+        args.push_back(MakeVar(v->name, v->type));
+      } else {
+        args.push_back(ParseExpr());
+      }
+    } while (Accept(","));
+    Expect(")");
+    return args;
+  }
+
+  // The call of a function of the file ahead, `f(args)`, inlined; `result` (if any) receives its value.
   StmtPtr ParseInlinedCall(ExprPtr result) {
     const Token t = Next();
     Next();
-    std::vector<ExprPtr> args;
-    if (!Is(")")) {
-      do args.push_back(ParseExpr());
-      while (Accept(","));
-    }
-    Expect(")");
-    if (!Is(";") && !Is(",") && !Is(")")) {
-      FailUnsupported(file_, t.loc, "call of '" + t.text + "' inside an expression (a function of the file is "
-                                    "inlined where its call is a statement or the whole value assigned)");
-    }
-    return Inline(functions_.at(t.text), args, t.loc, std::move(result));
+    return Inline(functions_.at(t.text), ParseArguments(), t.loc, std::move(result));
   }
 
-  // What a call of fn stands for. Why inline: only main is analysed, and SV-COMP tasks define small helpers
-  // (assume_abort_if_not) that every verdict depends on. The body is parsed again at each call, in a scope of
-  // the globals and the parameters (not the caller's locals, which C does not show it). A parameter is
-  // replaced by its argument where that means the same (C passes a value once: the body writes neither the
-  // parameter nor anything the argument reads, and the argument draws no input), else assigned it first.
-  StmtPtr Inline(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc, ExprPtr result) {
+  // Enters a call of fn for parsing its body: refuses recursion and too many calls, switches to a scope of the
+  // globals and fn's parameters (not the caller's locals, which C does not show a callee), and declares them.
+  // Returns what LeaveCall needs to go back.
+  struct CallerState {
+    size_t pos;
+    std::vector<std::map<std::string, std::string>> scopes;
+  };
+  CallerState EnterCall(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc,
+                        std::vector<std::optional<Var>>& params) {
     if (!fn.unsupported.empty()) FailUnsupported(file_, loc, "call of '" + fn.name + "': " + fn.unsupported);
     for (const InlineFrame& frame : inlining_) {
       if (frame.fn == &fn) FailUnsupported(file_, loc, "recursive call of '" + fn.name + "'");
@@ -677,29 +726,42 @@ class Parser {
     if (++inlined_calls_ > kMaxInlinedCalls) {
       FailUnsupported(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
     }
-    const size_t resume = pos_;
-    std::vector<std::map<std::string, std::string>> caller_scopes = std::move(scopes_);
-    scopes_ = {caller_scopes.front(), {}};
+    CallerState caller{pos_, std::move(scopes_)};
+    scopes_ = {caller.scopes.front(), {}};
     pos_ = fn.params;
-    const std::vector<Var> params = DeclareParameters(fn);
+    params = DeclareParameters(fn, &args, loc);
     if (params.size() != args.size()) {
       FailSyntax(file_, loc, "'" + fn.name + "' takes " + std::to_string(params.size()) + " argument(s), not " +
                                  std::to_string(args.size()));
     }
     pos_ = fn.body;
+    return caller;
+  }
+  void LeaveCall(CallerState& caller) {
+    pos_ = caller.pos;
+    scopes_ = std::move(caller.scopes);
+  }
+
+  // What a call of fn stands for. Why inline: only main is analysed, and SV-COMP tasks define small helpers
+  // (assume_abort_if_not) that every verdict depends on. The body is parsed again at each call. A parameter is
+  // replaced by its argument where that means the same (C passes a value once: the body writes neither the
+  // parameter nor anything the argument reads, and the argument draws no input), else assigned it first.
+  StmtPtr Inline(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc, ExprPtr result) {
+    std::vector<std::optional<Var>> params;
+    CallerState caller = EnterCall(fn, args, loc, params);
     inlining_.push_back({&fn, result});
     StmtPtr body = ParseBlock();
     const bool returned = inlining_.back().returned;
     inlining_.pop_back();
-    pos_ = resume;
-    scopes_ = std::move(caller_scopes);
+    LeaveCall(caller);
     if (result && !returned) FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
     const Effects effects = EffectsOf(body);
     std::set<std::string> written = effects.ArraysWritten();
     written.insert(effects.writes.begin(), effects.writes.end());
     std::vector<StmtPtr> out;
     for (size_t i = 0; i < params.size(); ++i) {
-      const Var& p = params[i];
+      if (!params[i]) continue;
+      const Var& p = *params[i];
       if (!HasNondet(args[i]) && !written.count(p.name) && ReadsNone(args[i], written)) {
         body = SubstituteStmt(body, p.name, args[i]);
       } else {
@@ -710,21 +772,77 @@ class Parser {
     return MakeBlock(std::move(out));
   }
 
-  // The parameter list of fn at '(': each parameter declared as a variable (integers only).
-  std::vector<Var> DeclareParameters(const FunctionDef& fn) {
+  // A call of fn inside an expression (after its '('), where no statement can run first: fn's body must be
+  // one `return E;`, and the call is E with the arguments for the parameters (`int square(int x) { return x *
+  // x; }`). An argument that reads an input is refused: E may read it twice, or never.
+  ExprPtr ParseExpressionCall(const Token& t) {
+    const FunctionDef& fn = functions_.at(t.text);
+    const std::vector<ExprPtr> args = ParseArguments();
+    const std::string refused = "call of '" + fn.name + "' inside an expression (inlined there only where the "
+                                "function's body is one 'return', elsewhere where the call is a statement or "
+                                "the whole value assigned)";
+    std::vector<std::optional<Var>> params;
+    CallerState caller = EnterCall(fn, args, t.loc, params);
+    Expect("{");
+    if (!fn.returns_value || !Accept("return")) FailUnsupported(file_, t.loc, refused);
+    inlining_.push_back({&fn, nullptr});
+    ExprPtr value = ParseExpr();
+    inlining_.pop_back();
+    Expect(";");
+    if (pos_ != fn.body_end) FailUnsupported(file_, t.loc, refused);
+    LeaveCall(caller);
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!params[i]) continue;
+      if (HasNondet(args[i])) {
+        FailUnsupported(file_, t.loc, "argument of '" + fn.name + "' that reads an input, inside an expression");
+      }
+      value = Substitute(value, params[i]->name, args[i]);
+    }
+    return MakeCast(fn.result_type, value);
+  }
+
+  // The parameter list of fn at '(', declared: an integer parameter as a variable of its own (returned in
+  // order; nothing for the others), an array or pointer parameter as another name of the array that is its
+  // argument (C passes the array's address: the callee reads and writes the caller's cells). Without `args`
+  // (a body parsed only to find its syntax error) an array parameter gets cells of its own.
+  std::vector<std::optional<Var>> DeclareParameters(const FunctionDef& fn, const std::vector<ExprPtr>* args,
+                                                    Loc loc) {
     Expect("(");
-    std::vector<Var> params;
+    std::vector<std::optional<Var>> params;
     if (Is("void") && Is(")", 1)) Next();
     if (Accept(")")) return params;
     do {
       const Token start = Peek();
       auto spec = ParseSpecifiers(false);
       if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "parameter of '" + fn.name + "'");
-      if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer parameter of '" + fn.name + "'");
+      const bool pointer = Accept("*");
+      if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer to pointer parameter of '" + fn.name + "'");
       const Token name_tok = Peek();
       const std::string name = ExpectIdent();
-      if (Is("[")) FailUnsupported(file_, Peek().loc, "array parameter of '" + fn.name + "'");
-      params.push_back({Declare(name, spec->type, false, name_tok.loc), spec->type});
+      const bool array = pointer || Is("[");
+      if (Is("[")) SkipBalanced();
+      if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array parameter of '" + fn.name + "'");
+      const ExprPtr arg = args && params.size() < args->size() ? (*args)[params.size()] : nullptr;
+      const bool array_arg = arg && arg->kind == ExprKind::kVar && prog_.VarNamed(arg->name).is_array;
+      if (arg && array != array_arg) {
+        FailUnsupported(file_, loc, "argument " + std::to_string(params.size() + 1) + " of '" + fn.name + "': " +
+                                        (array ? "an array parameter takes an array's name only"
+                                               : "an integer parameter given an array"));
+      }
+      if (array_arg && !(prog_.VarNamed(arg->name).type == spec->type)) {
+        FailUnsupported(file_, loc, "argument " + std::to_string(params.size() + 1) + " of '" + fn.name +
+                                        "': an array of another cell type");
+      }
+      if (array_arg) {
+        if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+        scopes_.back()[name] = arg->name;
+        params.push_back(std::nullopt);
+      } else if (array) {
+        Declare(name, spec->type, true, name_tok.loc);
+        params.push_back(std::nullopt);
+      } else {
+        params.push_back(Var{Declare(name, spec->type, false, name_tok.loc), spec->type});
+      }
     } while (Accept(","));
     Expect(")");
     return params;
@@ -924,10 +1042,7 @@ class Parser {
     } else if (t.kind == TokKind::kIdent) {
       if (Is("(")) {
         Next();
-        if (functions_.count(t.text)) {
-          FailUnsupported(file_, t.loc, "call of '" + t.text + "' inside an expression (a function of the file is "
-                                        "inlined where its call is a statement or the whole value assigned)");
-        }
+        if (functions_.count(t.text)) return ParseExpressionCall(t);
         if (t.text.rfind("__VERIFIER_nondet_", 0) != 0) FailUnsupported(file_, t.loc, "call of '" + t.text + "' in an expression");
         Expect(")");
         e = MakeNondet(NondetType(t));

@@ -23,3 +23,9 @@ int main() {
   return 0;
 }
 void late(int v, int w) { __VERIFIER_assert(v != 9 || w != 0); }
+int sum(int a[3]) { int s = 0; for (int k = 0; k < 3; k++) s = s + a[k]; return s; }
+int square(int v) { return v * v; }
+void clear(int *a, int k) { a[k] = 0; }
+int big[10000] = {4, 5};
+int *heap;
+int other() { int x[3]; clear(x, 1); int t = sum(x); __VERIFIER_assert(square(t) >= 0); return 0; }
