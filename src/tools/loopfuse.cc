@@ -75,7 +75,8 @@ fusion::Verdict VerifyWithProgress(const fusion::Program& prog, const VerifyArgs
 }
 
 int RunVerify(const VerifyArgs& a) {
-  fusion::TaskFile task{a.file};
+  fusion::TaskFile task;
+  task.file = a.file;
   if (!a.yml.empty()) task = fusion::ReadTaskFile(a.yml);
   if (!a.data_model.empty()) task.data_model = ModelNamed(a.data_model);
   const std::string& file = task.file;

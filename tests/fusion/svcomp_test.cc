@@ -4,13 +4,60 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 
 #include "fusion/parser.h"
+#include "fusion/svcomp_tasks.h"
 #include "fusion/verifier.h"
 #include "test_util.h"
 
 namespace fusion {
 namespace {
+
+// The task files alone (what loopfuse_bench reads from a folder without a manifest) give the manifest's tasks,
+// verdicts and data models.
+TEST(SvComp, TheTaskFilesGiveTheManifestsVerdicts) {
+  const auto tasks = testing::SvCompTasks();
+  if (tasks.empty()) GTEST_SKIP() << "no shared data in " << SHARED_DATA_DIR;
+  const auto from_files = ReadTaskDirectory(std::string(SHARED_DATA_DIR) + "/fusion/svcomp");
+  ASSERT_EQ(from_files.size(), tasks.size());
+  for (const auto& t : tasks) {
+    const auto f =
+        std::find_if(from_files.begin(), from_files.end(), [&](const SvCompTask& x) { return x.file == t.file; });
+    ASSERT_NE(f, from_files.end()) << t.file;
+    EXPECT_EQ(f->expected, t.expected) << t.file;
+    EXPECT_EQ(f->data_model, t.data_model) << t.file;
+  }
+}
+
+TEST(SvComp, ATaskFilesUnreachCallVerdictIsItsOwnNotAnotherPropertys) {
+  const std::string dir = ::testing::TempDir() + "loopfuse_task_files";
+  std::filesystem::create_directories(dir + "/sub");
+  std::ofstream(dir + "/sub/a.yml") << R"(format_version: '2.0'
+input_files: 'a.c'
+properties:
+  - property_file: ../properties/termination.prp
+    expected_verdict: true
+  - property_file: ../properties/unreach-call.prp
+    expected_verdict: false
+  - property_file: ../properties/no-overflow.prp
+    expected_verdict: true
+options:
+  language: C
+  data_model: ILP32
+)";
+  std::ofstream(dir + "/b.yml") << "input_files: 'b.c'\nproperties:\n  - property_file: ../properties/termination.prp\n"
+                                   "    expected_verdict: true\n";
+  const TaskFile a = ReadTaskFile(dir + "/sub/a.yml");
+  EXPECT_EQ(a.file, dir + "/sub/a.c");
+  EXPECT_EQ(a.expected, "false");
+  EXPECT_EQ(a.data_model, DataModel::kILP32);
+  EXPECT_EQ(ReadTaskFile(dir + "/b.yml").expected, "");
+  const auto tasks = ReadTaskDirectory(dir);  // b has no unreach-call verdict
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].name, "sub/a");
+}
 
 TEST(SvComp, NoWrongVerdictOnAnyTask) {
   const auto tasks = testing::SvCompTasks();
