@@ -171,6 +171,26 @@ void CollectLargeConstants(const StmtPtr& s, std::set<Int128>& out) {
   for (const auto& b : s->body) CollectLargeConstants(b, out);
 }
 
+// The magnitudes d (2 <= d < kLargeConstant) of the constant divisors of the divisions and remainders in an
+// expression or a statement.
+void CollectDivisors(const ExprPtr& e, std::set<Int128>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::kBinary && (e->op == "/" || e->op == "%")) {
+    if (const std::optional<Int128> d = ConstantValue(e->args[1])) {
+      const Int128 m = *d < 0 ? -*d : *d;
+      if (m >= 2 && m < kLargeConstant) out.insert(m);
+    }
+  }
+  for (const auto& a : e->args) CollectDivisors(a, out);
+}
+
+void CollectDivisors(const StmtPtr& s, std::set<Int128>& out) {
+  if (!s) return;
+  for (const ExprPtr& e : {s->lhs, s->rhs, s->cond, s->size}) CollectDivisors(e, out);
+  for (const auto& b : s->body) CollectDivisors(b, out);
+  CollectDivisors(s->step, out);
+}
+
 // Symbolic values of the variables along one path.
 using State = std::map<std::string, z3::expr>;
 
@@ -183,6 +203,7 @@ class Encoder {
       std::set<Int128> seen;
       CollectLargeConstants(prog.body, seen);
       for (Int128 k : seen) constants_.push_back({SymbolicConstantName(k), k});
+      if (!constants_.empty()) CollectDivisors(prog.body, divisors_);
     }
   }
 
@@ -251,6 +272,12 @@ class Encoder {
       // Positive, as the constant is (its negative occurrences are -(K + d)): a loop up to K runs, as
       // the program's does. True of the constant, hence of every clause at K := the constant.
       path.push_back(constant_params_.back() >= 1);
+      // Its residues modulo the program's divisors, true of the constant too: K / 2 is K's half only for
+      // an even K (partial_mod_count_1's bound j < N / 2 holds only then).
+      for (Int128 d : divisors_) {
+        path.push_back(z3::mod(constant_params_.back(), ctx_.int_val(static_cast<int64_t>(d))) ==
+                       ctx_.int_val(static_cast<int64_t>(value % d)));
+      }
     }
     std::vector<z3::expr> args;
     if (pred >= 0) {
@@ -538,6 +565,7 @@ class Encoder {
   std::optional<z3::expr> uint_max_;  // M of the clause being built (symbolic encodings)
   std::vector<std::pair<std::string, Int128>> constants_;  // the large constants made parameters, by name
   std::vector<z3::expr> constant_params_;                  // their parameters in the clause being built
+  std::set<Int128> divisors_;                              // the constant divisors, when there are parameters
   std::optional<z3::solver> query_;   // for MayLeave
 };
 

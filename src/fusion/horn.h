@@ -60,10 +60,12 @@ inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 // bounds one by one (the no-wrap-around half of in-de20: time-out against 0.1 s).
 //
 // symbolic_constants: likewise, every constant of magnitude kLargeConstant or more (not a type's extreme)
-// that a loop condition compares with becomes, wherever it occurs, a parameter K >= 1 (numerals near it K + d, their negations -(K + d)), carried
-// by every predicate. Sound for the same reason (K := the constant gives the concrete clauses back); a
-// property that needs more of K's value than its sign is not proved (an `unsafe` answer is only ever a
-// reason to search for concrete inputs). Why:
+// that a loop condition compares with becomes, wherever it occurs, a parameter K >= 1 (numerals near it K + d,
+// their negations -(K + d)), carried by every predicate, with K's residues modulo the program's constant
+// divisors below kLargeConstant (K mod 2 == 0 for 1000000: N / 2 is N's half). Sound for the same reason
+// (K := the constant gives the concrete clauses back); a property that needs more of K's value than its sign
+// and those residues is not proved (an `unsafe` answer is only ever a reason to search for concrete inputs).
+// Why:
 // Spacer 4.8.12 counts a loop up to a numeral bound such as 100000 lemma by lemma; with a parameter it
 // states the relation between counters instead (standard_compare_ground: time-out against 2 s).
 HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s = 1e9,

@@ -13,13 +13,22 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
   int line = 1;
   size_t line_start = 0;
   bool at_line_start = true;
+  bool in_directive = false;
   auto here = [&] { return Loc{line, static_cast<int>(p - line_start) + 1}; };
   // Punctuators longest first, so that "<<=" is not read as "<" "<=".
   static const char* kPuncts[] = {"<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
                                   "&&", "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="};
   while (p < text.size()) {
     const char c = text[p];
+    if (c == '\\' && p + 1 < text.size() && text[p + 1] == '\n') {  // a spliced line goes on
+      p += 2;
+      ++line;
+      line_start = p;
+      continue;
+    }
     if (c == '\n') {
+      if (in_directive) out.push_back(Token{TokKind::kDirectiveEnd, "", here()});
+      in_directive = false;
       ++line;
       line_start = ++p;
       at_line_start = true;
@@ -29,8 +38,11 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
       ++p;
       continue;
     }
-    if (c == '#' && at_line_start) {  // preprocessor line: skip it, including continuation lines
-      while (p < text.size() && text[p] != '\n') p += (text[p] == '\\' && p + 1 < text.size()) ? 2 : 1;
+    if (c == '#' && at_line_start) {
+      out.push_back(Token{TokKind::kDirective, "#", here()});
+      in_directive = true;
+      at_line_start = false;
+      ++p;
       continue;
     }
     at_line_start = false;
@@ -62,9 +74,13 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
     } else if (c == '\'' || c == '"') {
       ++p;
       while (p < text.size() && text[p] != c && text[p] != '\n') p += text[p] == '\\' ? 2 : 1;
-      if (p >= text.size() || text[p] != c) FailSyntax(file, t.loc, "unterminated literal");
-      ++p;
-      t.kind = c == '\'' ? TokKind::kChar : TokKind::kString;
+      if (p < text.size() && text[p] == c) {
+        ++p;
+        t.kind = c == '\'' ? TokKind::kChar : TokKind::kString;
+      } else {
+        t.kind = TokKind::kInvalid;
+        t.text = "unterminated literal";
+      }
     } else {
       t.kind = TokKind::kPunct;
       size_t len = 0;
@@ -80,21 +96,52 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
           const auto byte = static_cast<unsigned char>(c);
           char code[8];
           std::snprintf(code, sizeof code, "0x%02x", byte);
-          FailSyntax(file, t.loc, std::isprint(byte) ? std::string("unexpected character '") + c + "'"
-                                                     : std::string("unexpected byte ") + code + " (not C source text?)");
+          t.kind = TokKind::kInvalid;
+          t.text = std::isprint(byte) ? std::string("unexpected character '") + c + "'"
+                                      : std::string("unexpected byte ") + code + " (not C source text?)";
         }
         len = 1;
       }
       p += len;
     }
-    t.text = text.substr(begin, p - begin);
+    if (t.kind != TokKind::kInvalid) t.text = text.substr(begin, p - begin);
     out.push_back(std::move(t));
   }
+  if (in_directive) out.push_back(Token{TokKind::kDirectiveEnd, "", here()});
   Token end;
   end.kind = TokKind::kEnd;
   end.loc = here();
   out.push_back(end);
   return out;
+}
+
+IntegerLiteral ReadIntegerLiteral(const std::string& file, const Token& t) {
+  IntegerLiteral lit;
+  std::string s = t.text;
+  while (!s.empty() && (s.back() == 'u' || s.back() == 'U' || s.back() == 'l' || s.back() == 'L')) {
+    if (s.back() == 'u' || s.back() == 'U') lit.is_unsigned = true;
+    else ++lit.longs;
+    s.pop_back();
+  }
+  int base = 10;
+  size_t i = 0;
+  if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    i = 2;
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    i = 1;
+  }
+  lit.decimal = base == 10;
+  if (i >= s.size() && base == 16) FailSyntax(file, t.loc, "malformed number '" + t.text + "'");
+  for (; i < s.size(); ++i) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+    int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : 99;
+    if (d >= base) FailUnsupported(file, t.loc, "number '" + t.text + "'");
+    lit.value = lit.value * base + d;
+    if (lit.value > (Int128(1) << 64)) FailUnsupported(file, t.loc, "number '" + t.text + "' (too large)");
+  }
+  return lit;
 }
 
 }  // namespace fusion

@@ -1,6 +1,11 @@
 #include "fusion/normalize.h"
 
+#include <map>
+#include <optional>
+#include <set>
+
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "fusion/loop_ir.h"
 
@@ -43,6 +48,36 @@ bool StmtDivides(const StmtPtr& s) {
 }
 
 }  // namespace
+
+Program SubstituteSetOnceConstants(const Program& prog, std::vector<std::string>& applied) {
+  std::vector<StmtPtr> items = Flatten(prog.body);
+  std::vector<Effects> effects;
+  std::map<std::string, int> writers;  // per scalar: how many top-level statements write it
+  for (const StmtPtr& item : items) {
+    effects.push_back(EffectsOf(item));
+    for (const std::string& name : effects.back().writes) ++writers[name];
+  }
+  std::set<std::string> read_so_far;
+  std::vector<std::string> substituted;
+  for (size_t k = 0; k < items.size(); ++k) {
+    const StmtPtr s = items[k];
+    const bool sets_scalar = s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar;
+    if (sets_scalar && writers.at(s->lhs->name) == 1 && !read_so_far.count(s->lhs->name)) {
+      if (const std::optional<Int128> value = ConstantValue(s->rhs)) {
+        const Var& v = prog.VarNamed(s->lhs->name);
+        const ExprPtr constant = MakeConst(Wrap(v.type, *value), v.type);
+        for (size_t j = k + 1; j < items.size(); ++j) items[j] = SubstituteStmt(items[j], v.name, constant);
+        substituted.push_back(fmt::format("{} = {}", v.name, DecimalText(Wrap(v.type, *value))));
+      }
+    }
+    read_so_far.insert(effects[k].reads.begin(), effects[k].reads.end());
+  }
+  if (substituted.empty()) return prog;
+  Program out = prog;
+  out.body = MakeBlock(std::move(items));
+  applied.push_back(fmt::format("read as constants, set once before any read: {}", fmt::join(substituted, ", ")));
+  return out;
+}
 
 std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items) {
   for (size_t k = 1; k < items.size(); ++k) {

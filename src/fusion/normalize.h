@@ -15,6 +15,12 @@ namespace fusion {
 // neither touch the counter nor write what the initialisation reads (so that AsCounted sees the loop).
 std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items);
 
+// The program with every scalar that main's top level sets to a constant, before anything reads it, and that
+// nothing else writes, read as that constant after its assignment (`unsigned R = 3;` ... `i % R`: a remainder
+// by a constant, which the Horn clauses state in linear arithmetic, not by a variable). Appends one line to
+// applied when some scalar is substituted.
+Program SubstituteSetOnceConstants(const Program& prog, std::vector<std::string>& applied);
+
 // Takes a counted loop out of `if (g) { plain statements; counter = init; loop }` (no else) that follows
 // another loop, so that the two can be fused: the plain statements and the loop run whatever g is, the
 // loop's body under `if (g)`, and the scalars they write get their old values back when g is false

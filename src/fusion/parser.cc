@@ -8,6 +8,7 @@
 
 #include "fusion/errors.h"
 #include "fusion/lexer.h"
+#include "fusion/preprocessor.h"
 #include "fusion/loop_ir.h"
 
 namespace fusion {
@@ -1077,43 +1078,19 @@ class Parser {
   }
 
   ExprPtr Number(const Token& t) {
-    std::string s = t.text;
-    bool is_unsigned = false;
-    int longs = 0;
-    while (!s.empty() && (s.back() == 'u' || s.back() == 'U' || s.back() == 'l' || s.back() == 'L')) {
-      if (s.back() == 'u' || s.back() == 'U') is_unsigned = true;
-      else ++longs;
-      s.pop_back();
-    }
-    Int128 v = 0;
-    int base = 10;
-    size_t i = 0;
-    if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-      base = 16;
-      i = 2;
-    } else if (s.size() > 1 && s[0] == '0') {
-      base = 8;
-      i = 1;
-    }
-    if (i >= s.size() && base == 16) FailSyntax(file_, t.loc, "malformed number '" + t.text + "'");
-    for (; i < s.size(); ++i) {
-      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
-      int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : 99;
-      if (d >= base) FailUnsupported(file_, t.loc, "number '" + t.text + "'");
-      v = v * base + d;
-      if (v > (Int128(1) << 64)) FailUnsupported(file_, t.loc, "number '" + t.text + "' (too large)");
-    }
+    const IntegerLiteral lit = ReadIntegerLiteral(file_, t);
+    const bool may_be_unsigned = lit.is_unsigned || !lit.decimal;
     // C's rule: the first type that holds the value (hex and octal may also be unsigned). A long of 32 bits
     // (ILP32) holds what an int holds.
     std::vector<IntType> candidates;
-    if (longs == 0 || (longs == 1 && long_bits_ == 32)) {
-      if (!is_unsigned) candidates.push_back(kInt);
-      if (is_unsigned || base != 10) candidates.push_back(kUnsigned);
+    if (lit.longs == 0 || (lit.longs == 1 && long_bits_ == 32)) {
+      if (!lit.is_unsigned) candidates.push_back(kInt);
+      if (may_be_unsigned) candidates.push_back(kUnsigned);
     }
-    if (!is_unsigned) candidates.push_back(kLongLong);
-    if (is_unsigned || base != 10) candidates.push_back(kUnsignedLong);
+    if (!lit.is_unsigned) candidates.push_back(kLongLong);
+    if (may_be_unsigned) candidates.push_back(kUnsignedLong);
     for (IntType c : candidates) {
-      if (v <= MaxOf(c)) return MakeConst(v, c);
+      if (lit.value <= MaxOf(c)) return MakeConst(lit.value, c);
     }
     FailUnsupported(file_, t.loc, "number '" + t.text + "' (too large)");
   }
@@ -1148,7 +1125,7 @@ class Parser {
 }  // namespace
 
 Program Parse(const std::string& file, const std::string& text, DataModel model) {
-  return Parser(file, Lex(file, text), model).Run();
+  return Parser(file, Preprocess(file, Lex(file, text)), model).Run();
 }
 
 Program ParseFile(const std::string& path, DataModel model) {

@@ -18,6 +18,7 @@
 #include "fusion/fuse.h"
 #include "fusion/interpreter.h"
 #include "fusion/lift.h"
+#include "fusion/normalize.h"
 #include "fusion/solver.h"
 #include "fusion/wrap_checks.h"
 
@@ -186,7 +187,11 @@ struct Proof {
 //
 // The halves of the split are encoded with a symbolic UINT_MAX: they are the programs whose proofs rest on
 // range facts (x + y <= UINT_MAX), which Spacer finds with a parameter and not with the numeral.
-std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
+std::vector<Candidate> Candidates(const Program& original, bool fusion) {
+  // Every candidate starts from the program with its set-once constants substituted: the same program, in
+  // terms that more candidates can encode (a remainder by a constant).
+  std::vector<std::string> constants;
+  const Program prog = SubstituteSetOnceConstants(original, constants);
   std::vector<Candidate> out;
   // p's fused versions, or p itself; `origin`: what made p, if not the original.
   auto add = [&](const Program& p, Goal goal, bool fused, const std::optional<Origin>& origin = std::nullopt) {
@@ -195,6 +200,7 @@ std::vector<Candidate> Candidates(const Program& prog, bool fusion) {
         v.name = v.transformations.empty() ? origin->name : origin->name + "+" + v.name;
         v.transformations.insert(v.transformations.begin(), origin->line);
       }
+      v.transformations.insert(v.transformations.begin(), constants.begin(), constants.end());
       out.push_back({std::move(v), goal, goal != kWhole, fused, origin.has_value()});
     };
     if (fused) {

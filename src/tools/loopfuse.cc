@@ -23,6 +23,7 @@
 #include "fusion/fuse.h"
 #include "fusion/horn.h"
 #include "fusion/lift.h"
+#include "fusion/normalize.h"
 #include "fusion/parser.h"
 #include "fusion/printer.h"
 #include "fusion/svcomp_tasks.h"
@@ -168,12 +169,14 @@ fusion::Program Lift(const fusion::Program& prog, bool lift, std::vector<std::st
   return std::move(lifted->prog);
 }
 
-// The program that fuse and horn show: file with --lift, --half and --cells applied in that order (the
-// verifier's: a lifted program is split, the cell abstraction is of a whole program); what made it is
-// appended to `applied`.
+// The program that fuse and horn show: file with its set-once constants substituted, then --lift, --half and
+// --cells applied in that order (the verifier's: a lifted program is split, the cell abstraction is of a whole
+// program); what made it is appended to `applied`.
 fusion::Program Shown(const std::string& file, const std::string& model, bool lift, const std::string& half,
                       bool cells, std::vector<std::string>& applied) {
-  return Cells(Half(Lift(fusion::ParseFile(file, ModelNamed(model)), lift, applied), half), cells, applied);
+  const fusion::Program prog =
+      fusion::SubstituteSetOnceConstants(fusion::ParseFile(file, ModelNamed(model)), applied);
+  return Cells(Half(Lift(prog, lift, applied), half), cells, applied);
 }
 
 // The fusion mode a --mode value names (aligned, guess, split; anything else: all).

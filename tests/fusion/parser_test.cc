@@ -260,6 +260,102 @@ TEST(Parser, TheDataModelSizesLongSizeTAndPointers) {
   EXPECT_EQ(Parse("t.c", "int main() { " + decl + " }").VarNamed("b").type, kUnsignedLong);
 }
 
+// The directives a .c task uses: what gcc's preprocessor makes of them is what the parser must read.
+TEST(Parser, PreprocessorDirectivesMeanWhatGccMakesOfThem) {
+  const std::string source = R"(#include <stdlib.h>
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+#define N 4
+#define LAST (N - 1)
+#define SIZE LAST + 1
+#if 0
+this is not C and is never read
+#elif defined(N) && SIZE * 2 == 10
+#define STEP 1
+#else
+# define STEP 2
+#endif
+#ifndef STEP
+#error STEP undefined
+#endif
+#define LIMIT \
+  100
+#undef N
+#define N 3
+int main() {
+  int a[SIZE];
+  for (int i = 0; i < N; i += STEP) a[i] = __VERIFIER_nondet_int();
+  __VERIFIER_assert(a[0] + a[2] != LIMIT);
+  return 0;
+}
+)";
+  const Program p = ParseText(source);
+  const testing::GccProgram gcc(source);
+  ASSERT_EQ(gcc.error(), "");
+  // SIZE * 2 is LAST + 1 * 2 = 5: STEP is 2, so the loop reads a[0] and a[2] (twice as many inputs if it were 1).
+  for (const std::vector<long long>& inputs : std::vector<std::vector<long long>>{{40, 60}, {40, 61}, {100, 0}}) {
+    const Outcome o = testing::InterpretOn(p, inputs);
+    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
+    EXPECT_EQ(gcc.Run(inputs), expected) << inputs[0] << " " << inputs[1];
+  }
+  EXPECT_EQ(testing::InterpretOn(p, {40, 60}), Outcome::kError);
+  // A use of a macro is located where its name stands.
+  try {
+    ParseText("#define BAD (x + 1)\nint main() {\n  int y = BAD;\n  return 0;\n}\n");
+    FAIL() << "no error";
+  } catch (const common::InputError& e) {
+    EXPECT_STREQ(e.what(), "t.c:3:11: use of undeclared identifier 'x'");
+  }
+}
+
+// #if evaluates in intmax_t and uintmax_t; gcc decides each expected value.
+TEST(Parser, PreprocessorConditionsUseCsArithmetic) {
+  const std::vector<std::pair<std::string, bool>> conditions = {
+      {"-1 > 0u", true},          {"-1 > 0", false},        {"(1 << 62) * 4 == 0", true},
+      {"0 && 1 / 0", false},      {"1 || 1 % 0", true},     {"0 ? 1 / 0 : 7 == 7", true},
+      {"~0 == -1 && !0", true},   {"0x10 + 010 == 24", true}, {"UNDEFINED_NAME == 0", true},
+      {"-7 / 2 == -3 && -7 % 2 == -1", true}, {"18446744073709551615 == -1", true}, {"-8 >> 1 == -4", true}};
+  for (const auto& [condition, value] : conditions) {
+    const std::string source = "extern void __VERIFIER_assert(int cond);\n#if " + condition +
+                               "\n#define R 1\n#else\n#define R 0\n#endif\n"
+                               "int main() { __VERIFIER_assert(R); return 0; }\n";
+    const testing::GccProgram gcc(source);
+    ASSERT_EQ(gcc.error(), "") << condition;
+    ASSERT_EQ(gcc.Run({}), value ? "finished" : "error") << condition;
+    EXPECT_EQ(testing::InterpretOn(ParseText(source), {}), value ? Outcome::kFinished : Outcome::kError) << condition;
+  }
+}
+
+TEST(Parser, DirectivesBeyondThePreprocessorAreRefusedWithTheReason) {
+  const auto message = [](const std::string& text) {
+    try {
+      ParseText(text + "int main() { return 0; }\n");
+    } catch (const UnsupportedError& e) {
+      return "unsupported: " + std::string(e.what());
+    } catch (const common::InputError& e) {
+      return "error: " + std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("#define F(x) (x + 1)\n"),
+            "unsupported: t.c:1:9: unsupported function-like macro 'F' (preprocess the file first: gcc -E)");
+  EXPECT_EQ(message("#include \"task.h\"\n"), "unsupported: t.c:1:2: unsupported #include of a file other than a "
+                                             "system header (preprocess the file first: gcc -E)");
+  EXPECT_EQ(message("#embed <x>\n"), "unsupported: t.c:1:2: unsupported preprocessor directive '#embed'");
+  EXPECT_EQ(message("#if 1\n"), "error: t.c:1:1: #if without #endif");
+  EXPECT_EQ(message("#endif\n"), "error: t.c:1:1: #endif without #if");
+  EXPECT_EQ(message("#if 1\n#else\n#elif 1\n#endif\n"), "error: t.c:3:1: #elif after #else");
+  EXPECT_EQ(message("#if 2 / (1 - 1)\n#endif\n"), "error: t.c:1:7: division by zero in #if");
+  EXPECT_EQ(message("#if (1\n#endif\n"), "error: t.c:1:1: expected ')' in #if");
+  EXPECT_EQ(message("#ifdef\n#endif\n"), "error: t.c:1:2: macro name missing after #ifdef");
+  EXPECT_EQ(message("#define X\n#if defined X\n#error X is\n#endif\n"), "error: t.c:3:1: #error X is");
+  EXPECT_EQ(message("#define Q 'a\n"), "error: t.c:1:11: unterminated literal");
+  EXPECT_EQ(message("int x = 1 @ 2;\n"), "error: t.c:1:11: unexpected character '@'");
+  // A #define with a space before its parenthesis is object-like; the # 1 "f.c" markers of .i files are skipped,
+  // and so is text in a group not kept, even where it is no C.
+  EXPECT_EQ(message("# 1 \"f.c\"\n#define ONE (1)\n#pragma once\n#if 0\nit's @ #x\n#foo\n#endif\n"), "no error");
+}
+
 TEST(Parser, EverySvCompTaskParses) {
   const auto tasks = testing::SvCompTasks();
   if (tasks.empty()) GTEST_SKIP() << "no shared data in " << SHARED_DATA_DIR;
