@@ -136,14 +136,6 @@ ExprPtr MakeNot(ExprPtr e) { return MakeUnary("!", std::move(e), kInt); }
 ExprPtr MakeAnd(ExprPtr a, ExprPtr b) { return MakeBinary("&&", std::move(a), std::move(b), kInt); }
 ExprPtr MakeOr(ExprPtr a, ExprPtr b) { return MakeBinary("||", std::move(a), std::move(b), kInt); }
 
-std::optional<Int128> ConstantValue(const ExprPtr& e) {
-  if (e->kind == ExprKind::kConst) return e->value;
-  if (e->kind != ExprKind::kCast) return std::nullopt;
-  const std::optional<Int128> inner = ConstantValue(e->args[0]);
-  if (!inner) return std::nullopt;
-  return Wrap(e->type, *inner);
-}
-
 bool SameExpr(const ExprPtr& a, const ExprPtr& b) {
   if (a == b) return true;
   if (!a || !b) return false;

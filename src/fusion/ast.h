@@ -106,8 +106,6 @@ ExprPtr MakeAnd(ExprPtr a, ExprPtr b);
 ExprPtr MakeOr(ExprPtr a, ExprPtr b);
 // Structural equality of two expressions.
 bool SameExpr(const ExprPtr& a, const ExprPtr& b);
-// The value of e when it is a numeral, through casts (each wraps as C converts); nothing otherwise.
-std::optional<Int128> ConstantValue(const ExprPtr& e);
 
 // Statement kinds.
 enum class StmtKind {

@@ -9,6 +9,7 @@
 
 #include "common/stopwatch.h"
 #include "fusion/errors.h"
+#include "fusion/loop_ir.h"
 
 namespace fusion {
 namespace {
@@ -176,7 +177,7 @@ void CollectLargeConstants(const StmtPtr& s, std::set<Int128>& out) {
 void CollectDivisors(const ExprPtr& e, std::set<Int128>& out) {
   if (!e) return;
   if (e->kind == ExprKind::kBinary && (e->op == "/" || e->op == "%")) {
-    if (const std::optional<Int128> d = ConstantValue(e->args[1])) {
+    if (const std::optional<Int128> d = FoldConstant(e->args[1])) {
       const Int128 m = *d < 0 ? -*d : *d;
       if (m >= 2 && m < kLargeConstant) out.insert(m);
     }

@@ -427,6 +427,69 @@ std::vector<std::pair<size_t, size_t>> AdjacentLoops(const std::vector<StmtPtr>&
   return out;
 }
 
+std::optional<Int128> FoldConstant(const ExprPtr& e, const KnownConstants& known) {
+  std::vector<Int128> a;
+  for (const auto& x : e->args) {
+    const auto v = FoldConstant(x, known);
+    if (!v) return std::nullopt;
+    a.push_back(*v);
+  }
+  switch (e->kind) {
+    case ExprKind::kConst:
+      return e->value;
+    case ExprKind::kVar: {
+      const auto it = known.find(e->name);
+      if (it == known.end()) return std::nullopt;
+      return it->second;
+    }
+    case ExprKind::kCast:
+      return Wrap(e->type, a[0]);
+    case ExprKind::kUnary:
+      return e->op == "-" ? Wrap(e->type, -a[0]) : Int128{a[0] == 0};
+    case ExprKind::kTernary:
+      return a[0] != 0 ? a[1] : a[2];
+    case ExprKind::kBinary: {
+      const std::string& op = e->op;
+      if (op == "+") return Wrap(e->type, a[0] + a[1]);
+      if (op == "-") return Wrap(e->type, a[0] - a[1]);
+      if (op == "*") return Wrap(e->type, a[0] * a[1]);
+      if (op == "/" || op == "%") {
+        if (a[1] == 0) return std::nullopt;
+        return Wrap(e->type, op == "/" ? a[0] / a[1] : a[0] % a[1]);
+      }
+      if (op == "<") return Int128{a[0] < a[1]};
+      if (op == "<=") return Int128{a[0] <= a[1]};
+      if (op == ">") return Int128{a[0] > a[1]};
+      if (op == ">=") return Int128{a[0] >= a[1]};
+      if (op == "==") return Int128{a[0] == a[1]};
+      if (op == "!=") return Int128{a[0] != a[1]};
+      if (op == "&&") return Int128{a[0] != 0 && a[1] != 0};
+      if (op == "||") return Int128{a[0] != 0 || a[1] != 0};
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+namespace {
+
+void CountWrites(const StmtPtr& s, std::map<std::string, int>& writes) {
+  if (!s) return;
+  if (s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar) ++writes[s->lhs->name];
+  if (s->kind == StmtKind::kHavoc) ++writes[s->name];
+  for (const auto& b : s->body) CountWrites(b, writes);
+  CountWrites(s->step, writes);
+}
+
+}  // namespace
+
+std::map<std::string, int> CountScalarWrites(const StmtPtr& s) {
+  std::map<std::string, int> writes;
+  CountWrites(s, writes);
+  return writes;
+}
+
 bool HasNondet(const ExprPtr& e) {
   if (e->kind == ExprKind::kNondet) return true;
   for (const auto& a : e->args) {

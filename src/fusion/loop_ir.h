@@ -109,6 +109,15 @@ std::set<std::string> SharedArrays(const StmtPtr& a, const StmtPtr& b);
 std::vector<std::pair<size_t, size_t>> AdjacentLoops(const std::vector<StmtPtr>& items);
 // True when e calls a __VERIFIER_nondet function.
 bool HasNondet(const ExprPtr& e);
+
+// Scalars known to hold a constant at a point of the program, by name.
+using KnownConstants = std::map<std::string, Int128>;
+// The value of e when it is a constant given the known scalars, computed as C computes it (the parser has
+// made every conversion an explicit cast); nothing when it reads anything else or divides by zero.
+std::optional<Int128> FoldConstant(const ExprPtr& e, const KnownConstants& known = {});
+// How many times each scalar is written anywhere in s (havocs included): one write that sets a constant
+// makes the scalar that constant wherever that write has run.
+std::map<std::string, int> CountScalarWrites(const StmtPtr& s);
 // True when e reads none of the scalars or arrays in names.
 bool ReadsNone(const ExprPtr& e, const std::set<std::string>& names);
 

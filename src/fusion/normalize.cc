@@ -2,7 +2,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -50,27 +49,22 @@ bool StmtDivides(const StmtPtr& s) {
 }  // namespace
 
 Program SubstituteSetOnceConstants(const Program& prog, std::vector<std::string>& applied) {
+  // A scalar's only write, at the top level, runs before every read of it: a read before it would see an
+  // uninitialised value, which a declaration without initialiser makes a havoc, a second write.
+  const std::map<std::string, int> writes = CountScalarWrites(prog.body);
   std::vector<StmtPtr> items = Flatten(prog.body);
-  std::vector<Effects> effects;
-  std::map<std::string, int> writers;  // per scalar: how many top-level statements write it
-  for (const StmtPtr& item : items) {
-    effects.push_back(EffectsOf(item));
-    for (const std::string& name : effects.back().writes) ++writers[name];
-  }
-  std::set<std::string> read_so_far;
+  KnownConstants known;
   std::vector<std::string> substituted;
   for (size_t k = 0; k < items.size(); ++k) {
     const StmtPtr s = items[k];
-    const bool sets_scalar = s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar;
-    if (sets_scalar && writers.at(s->lhs->name) == 1 && !read_so_far.count(s->lhs->name)) {
-      if (const std::optional<Int128> value = ConstantValue(s->rhs)) {
-        const Var& v = prog.VarNamed(s->lhs->name);
-        const ExprPtr constant = MakeConst(Wrap(v.type, *value), v.type);
-        for (size_t j = k + 1; j < items.size(); ++j) items[j] = SubstituteStmt(items[j], v.name, constant);
-        substituted.push_back(fmt::format("{} = {}", v.name, DecimalText(Wrap(v.type, *value))));
-      }
-    }
-    read_so_far.insert(effects[k].reads.begin(), effects[k].reads.end());
+    if (s->kind != StmtKind::kAssign || s->lhs->kind != ExprKind::kVar || writes.at(s->lhs->name) != 1) continue;
+    const std::optional<Int128> value = FoldConstant(s->rhs, known);
+    if (!value) continue;
+    const Var& v = prog.VarNamed(s->lhs->name);
+    known[v.name] = Wrap(v.type, *value);
+    const ExprPtr constant = MakeConst(known[v.name], v.type);
+    for (size_t j = k + 1; j < items.size(); ++j) items[j] = SubstituteStmt(items[j], v.name, constant);
+    substituted.push_back(fmt::format("{} = {}", v.name, DecimalText(known[v.name])));
   }
   if (substituted.empty()) return prog;
   Program out = prog;

@@ -10,65 +10,6 @@
 namespace fusion {
 namespace {
 
-// Scalars known to hold a constant at a point of main's top level.
-using Known = std::map<std::string, Int128>;
-
-// The value of e when it is a constant given the known scalars, computed as C computes it (the parser has
-// made every conversion an explicit cast); nothing when it reads anything else or divides by zero.
-std::optional<Int128> Fold(const ExprPtr& e, const Known& known) {
-  std::vector<Int128> a;
-  for (const auto& x : e->args) {
-    const auto v = Fold(x, known);
-    if (!v) return std::nullopt;
-    a.push_back(*v);
-  }
-  switch (e->kind) {
-    case ExprKind::kConst:
-      return e->value;
-    case ExprKind::kVar: {
-      const auto it = known.find(e->name);
-      if (it == known.end()) return std::nullopt;
-      return it->second;
-    }
-    case ExprKind::kCast:
-      return Wrap(e->type, a[0]);
-    case ExprKind::kUnary:
-      return e->op == "-" ? Wrap(e->type, -a[0]) : Int128{a[0] == 0};
-    case ExprKind::kTernary:
-      return a[0] != 0 ? a[1] : a[2];
-    case ExprKind::kBinary: {
-      const std::string& op = e->op;
-      if (op == "+") return Wrap(e->type, a[0] + a[1]);
-      if (op == "-") return Wrap(e->type, a[0] - a[1]);
-      if (op == "*") return Wrap(e->type, a[0] * a[1]);
-      if (op == "/" || op == "%") {
-        if (a[1] == 0) return std::nullopt;
-        return Wrap(e->type, op == "/" ? a[0] / a[1] : a[0] % a[1]);
-      }
-      if (op == "<") return Int128{a[0] < a[1]};
-      if (op == "<=") return Int128{a[0] <= a[1]};
-      if (op == ">") return Int128{a[0] > a[1]};
-      if (op == ">=") return Int128{a[0] >= a[1]};
-      if (op == "==") return Int128{a[0] == a[1]};
-      if (op == "!=") return Int128{a[0] != a[1]};
-      if (op == "&&") return Int128{a[0] != 0 && a[1] != 0};
-      if (op == "||") return Int128{a[0] != 0 || a[1] != 0};
-      return std::nullopt;
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-// How many times each scalar is written anywhere in s (havocs included).
-void CountWrites(const StmtPtr& s, std::map<std::string, int>& writes) {
-  if (!s) return;
-  if (s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar) ++writes[s->lhs->name];
-  if (s->kind == StmtKind::kHavoc) ++writes[s->name];
-  for (const auto& b : s->body) CountWrites(b, writes);
-  CountWrites(s->step, writes);
-}
-
 // A loop whose counter runs through constant values: the counter, the body without the step, the step.
 struct ConstantLoop {
   ExprPtr counter;
@@ -101,19 +42,19 @@ std::optional<ConstantLoop> AsConstantLoop(const StmtPtr& init, const StmtPtr& l
 // The counter values of the iterations and the final value, when the condition and the step depend on
 // the counter and known constants only and the loop runs at most kMaxUnrolledIterations times.
 std::optional<std::vector<Int128>> Iterations(const StmtPtr& init, const StmtPtr& loop, const ConstantLoop& c,
-                                               const Known& known) {
-  const auto first = Fold(init->rhs, known);
+                                               const KnownConstants& known) {
+  const auto first = FoldConstant(init->rhs, known);
   if (!first) return std::nullopt;
   std::vector<Int128> values;
-  Known with_counter = known;
+  KnownConstants with_counter = known;
   with_counter[c.counter->name] = Wrap(c.counter->type, *first);
   for (;;) {
-    const auto cond = Fold(loop->cond, with_counter);
+    const auto cond = FoldConstant(loop->cond, with_counter);
     if (!cond) return std::nullopt;
     if (*cond == 0) break;
     if (static_cast<int>(values.size()) == kMaxUnrolledIterations) return std::nullopt;
     values.push_back(with_counter[c.counter->name]);
-    const auto next = Fold(c.step->rhs, with_counter);
+    const auto next = FoldConstant(c.step->rhs, with_counter);
     if (!next) return std::nullopt;
     with_counter[c.counter->name] = Wrap(c.counter->type, *next);
   }
@@ -124,7 +65,7 @@ std::optional<std::vector<Int128>> Iterations(const StmtPtr& init, const StmtPtr
 // Unrolls the short constant loops of a block and of the blocks nested in it. known: the scalars with a
 // constant value at the block's entry; a statement `v = constant` that is v's only write (writes) makes v
 // known for the statements after it.
-std::vector<StmtPtr> Unroll(const std::vector<StmtPtr>& items, Known known, const std::map<std::string, int>& writes,
+std::vector<StmtPtr> Unroll(const std::vector<StmtPtr>& items, KnownConstants known, const std::map<std::string, int>& writes,
                             std::vector<std::string>& applied) {
   std::vector<StmtPtr> out;
   auto nested = [&](const StmtPtr& b) { return MakeBlock(Unroll(Flatten(b), known, writes, applied)); };
@@ -149,7 +90,7 @@ std::vector<StmtPtr> Unroll(const std::vector<StmtPtr>& items, Known known, cons
       out.push_back(s);
     }
     if (s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar && writes.at(s->lhs->name) == 1) {
-      if (const auto v = Fold(s->rhs, known)) known[s->lhs->name] = Wrap(s->lhs->type, *v);
+      if (const auto v = FoldConstant(s->rhs, known)) known[s->lhs->name] = Wrap(s->lhs->type, *v);
     }
   }
   return out;
@@ -158,8 +99,7 @@ std::vector<StmtPtr> Unroll(const std::vector<StmtPtr>& items, Known known, cons
 }  // namespace
 
 StmtPtr UnrollConstantLoops(const Program& prog, std::vector<std::string>& applied) {
-  std::map<std::string, int> writes;
-  CountWrites(prog.body, writes);
+  const std::map<std::string, int> writes = CountScalarWrites(prog.body);
   const size_t before = applied.size();
   StmtPtr out = MakeBlock(Unroll(Flatten(prog.body), {}, writes, applied));
   return applied.size() == before ? prog.body : out;

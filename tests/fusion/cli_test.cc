@@ -147,6 +147,19 @@ int main() {
   EXPECT_LT(j["seconds"].get<double>(), 20);
 }
 
+TEST(Cli, ProvesACFileWithMacrosAndADivisorSetOnce) {
+  // Without the preprocessor SIZE is undeclared; without the constant, i % m is a remainder by a variable.
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 30 " + kExamples + "defines.c", j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  ASSERT_FALSE(j["transformations"].empty());
+  EXPECT_EQ(j["transformations"][0], "read as constants, set once before any read: m = 2");
+  std::string text;
+  EXPECT_EQ(RunCommand(kBin + " fuse " + kExamples + "defines.c", text), 0);
+  EXPECT_NE(text.find("// read as constants, set once before any read: m = 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("% 2u"), std::string::npos) << text;
+}
+
 TEST(Cli, TheTaskFilesDataModelSizesLong) {
   // x + 1 wraps to 0 where long has 32 bits (ILP32), not where it has 64.
   const std::string program = WriteTemp("wrap.c", R"(extern void __VERIFIER_assert(int);
