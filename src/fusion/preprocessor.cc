@@ -203,6 +203,7 @@ class Preprocessor {
       if (++produced_ > kMaxTokens) FailUnsupported(file_, at, "macro expansion of over 10 million tokens");
       Token copy = t;
       copy.loc = at;
+      if (assert_is_verifier_assert_ && t.kind == TokKind::kIdent && t.text == "assert") copy.text = "__VERIFIER_assert";
       out.push_back(std::move(copy));
       return;
     }
@@ -259,7 +260,12 @@ class Preprocessor {
     } else if (d == "undef") {
       macros_.erase(MacroName(name, line).text);
     } else if (d == "include") {
-      if (line.size() >= 2 && line[1].kind == TokKind::kPunct && line[1].text == "<") return;
+      if (line.size() >= 2 && line[1].kind == TokKind::kPunct && line[1].text == "<") {
+        std::string header;
+        for (size_t k = 2; k < line.size() && line[k].text != ">"; ++k) header += line[k].text;
+        if (header == "assert.h" && !macros_.count("NDEBUG")) assert_is_verifier_assert_ = true;
+        return;
+      }
       FailUnsupported(file_, name.loc, "#include of a file other than a system header" + std::string(kPreprocessFirst));
     } else if (d == "error") {
       std::string message;
@@ -303,6 +309,9 @@ class Preprocessor {
   std::set<std::string> expanding_;                   // macros being expanded, which C does not expand again
   std::vector<Conditional> groups_;                   // the #if groups open, innermost last
   size_t produced_ = 0;
+  // After #include <assert.h> (without NDEBUG), assert(c) is glibc's macro, which calls __assert_fail when c
+  // fails: the parser's error, as in __VERIFIER_assert(c).
+  bool assert_is_verifier_assert_ = false;
   std::vector<Token> out_;
 };
 

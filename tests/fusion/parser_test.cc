@@ -299,6 +299,15 @@ int main() {
     EXPECT_EQ(gcc.Run(inputs), expected) << inputs[0] << " " << inputs[1];
   }
   EXPECT_EQ(testing::InterpretOn(p, {40, 60}), Outcome::kError);
+  // assert of <assert.h> fails as __VERIFIER_assert does (glibc's macro calls __assert_fail); with NDEBUG it is
+  // no assertion, which the parser does not take.
+  const std::string with_assert = "#include <assert.h>\nextern int __VERIFIER_nondet_int(void);\n"
+                                  "int main() { int x = __VERIFIER_nondet_int(); assert(x != 3); return 0; }\n";
+  const Program asserting = ParseText(with_assert);
+  for (long long x : {3LL, 4LL}) {
+    EXPECT_EQ(testing::InterpretOn(asserting, {x}), x == 3 ? Outcome::kError : Outcome::kFinished);
+  }
+  EXPECT_THROW(ParseText("#define NDEBUG\n" + with_assert), UnsupportedError);
   // A use of a macro is located where its name stands.
   try {
     ParseText("#define BAD (x + 1)\nint main() {\n  int y = BAD;\n  return 0;\n}\n");
