@@ -4,6 +4,7 @@
 #pragma once
 
 #include <compare>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -163,6 +164,9 @@ struct Program {
   std::string file;
   std::vector<Var> vars;
   StmtPtr body;
+  // Scalars that stand for one cell of an array (normalize.h, ScalarizeConstantCells), by name: the array and
+  // the index, so that a counterexample's values for them replay as that cell on the original program.
+  std::map<std::string, std::pair<std::string, Int128>> cell_scalars;
   // The variable called name; throws std::out_of_range when there is none.
   const Var& VarNamed(const std::string& name) const;
   // A name not yet used by any variable, derived from base; the variable is added.

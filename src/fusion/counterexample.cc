@@ -118,8 +118,17 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
   }
   z3::expr query = error();
   if (fp.query(query) != z3::sat) return std::nullopt;
-  const std::vector<size_t> trace =
+  std::vector<size_t> trace =
       TraceClauses(Z3_get_symbol_string(ctx, Z3_fixedpoint_get_rule_names_along_trace(ctx, fp)), sys.clauses.size());
+  // Where the error follows from the entry in one step (no loop head before it), Spacer may name no rule
+  // ("<null>"): that step is an error clause from the entry whose constraint holds.
+  for (size_t k = 0; trace.empty() && k < sys.clauses.size(); ++k) {
+    const HornClause& c = sys.clauses[k];
+    if (c.body_pred >= 0 || c.head_pred >= 0) continue;
+    z3::solver one_step(ctx);
+    one_step.add(c.constraint);
+    if (one_step.check() == z3::sat) trace.push_back(k);
+  }
   if (trace.empty() || trace.size() > max_steps) return std::nullopt;
 
   // The trace as one query: a copy of each clause's constants per step, each step's body arguments equal
@@ -167,6 +176,16 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     if (const std::optional<ArrayValue> value = ArrayIn(m, m.eval(a, true))) out.arrays.emplace(name, *value);
   }
   return out;
+}
+
+void CellScalarsToArrays(const Program& prog, CounterexampleValues& values) {
+  for (size_t k = 0; k < values.inputs.size(); ++k) {
+    const InputSite& site = values.sites.at(k);
+    const auto it = site.loc == Loc{} ? prog.cell_scalars.find(site.name) : prog.cell_scalars.end();
+    if (it == prog.cell_scalars.end()) continue;
+    const auto& [array, index] = it->second;
+    values.arrays[array].cells.try_emplace(static_cast<long long>(index), values.inputs[k]);
+  }
 }
 
 RunResult ReplayCounterexample(const Program& prog, const CounterexampleValues& values, long max_steps,

@@ -45,6 +45,11 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
                                                          const std::vector<std::pair<std::string, bool>>& params,
                                                          size_t max_steps = 100000);
 
+// Gives the first value of each scalar that stands for an array cell in prog (Program::cell_scalars) to that
+// cell of values.arrays, where the counterexample has no value for the cell: the original program, where
+// the replay runs, reads the cell, not the scalar.
+void CellScalarsToArrays(const Program& prog, CounterexampleValues& values);
+
 // Runs prog on a counterexample's values: each site's values in their order (0 past their end), and the
 // arrays' cells where the run reads them before writing them (0 in arrays it does not know). Limits as
 // Interpret's; the run reaching an error (Outcome::kError) confirms the counterexample on prog.

@@ -204,9 +204,6 @@ ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& n
   return copy;
 }
 
-namespace {
-
-// s with every expression in it (not the names of havocs) replaced by f of it.
 StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>& f) {
   if (!s) return s;
   auto copy = std::make_shared<Stmt>(*s);
@@ -218,6 +215,8 @@ StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>&
   copy->step = MapExprs(s->step, f);
   return copy;
 }
+
+namespace {
 
 // The scalar havocs in s renamed by the map.
 StmtPtr RenameHavocs(const StmtPtr& s, const std::map<std::string, std::string>& names) {

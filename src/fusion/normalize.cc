@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -70,6 +71,82 @@ Program SubstituteSetOnceConstants(const Program& prog, std::vector<std::string>
   Program out = prog;
   out.body = MakeBlock(std::move(items));
   applied.push_back(fmt::format("read as constants, set once before any read: {}", fmt::join(substituted, ", ")));
+  return out;
+}
+
+namespace {
+
+// Per array: the constant indices of its accesses in e, or nothing once one index is not constant.
+void CollectCells(const ExprPtr& e, std::map<std::string, std::optional<std::set<Int128>>>& cells) {
+  if (!e) return;
+  if (e->kind == ExprKind::kIndex) {
+    auto it = cells.try_emplace(e->name, std::set<Int128>{}).first;
+    const std::optional<Int128> index = FoldConstant(e->args[0]);
+    if (!index) it->second.reset();
+    if (index && it->second) it->second->insert(*index);
+  }
+  for (const auto& a : e->args) CollectCells(a, cells);
+}
+
+// e with every access to a cell in `scalar_of` ((array, index) -> scalar) read from its scalar.
+ExprPtr ReplaceCells(const ExprPtr& e, const std::map<std::pair<std::string, Int128>, std::string>& scalar_of) {
+  if (!e) return e;
+  if (e->kind == ExprKind::kIndex) {
+    const std::optional<Int128> index = FoldConstant(e->args[0]);
+    const auto it = index ? scalar_of.find({e->name, *index}) : scalar_of.end();
+    if (it != scalar_of.end()) {
+      auto v = std::const_pointer_cast<Expr>(MakeVar(it->second, e->type));
+      v->loc = e->loc;
+      return v;
+    }
+  }
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  for (auto& a : copy->args) a = ReplaceCells(a, scalar_of);
+  return copy;
+}
+
+}  // namespace
+
+Program ScalarizeConstantCells(const Program& prog, std::vector<std::string>& applied) {
+  std::map<std::string, std::optional<std::set<Int128>>> cells;
+  MapExprs(prog.body, [&](const ExprPtr& e) {
+    CollectCells(e, cells);
+    return e;
+  });
+  Program out = prog;
+  std::map<std::pair<std::string, Int128>, std::string> scalar_of;
+  std::map<std::string, std::vector<std::string>> scalars_of_array;  // in index order
+  std::vector<std::string> lines;
+  for (const auto& [array, indices] : cells) {
+    if (!indices || indices->size() > kMaxScalarizedCells) continue;
+    const IntType type = prog.VarNamed(array).type;
+    std::vector<std::string> names;
+    for (Int128 k : *indices) {
+      const std::string name = out.AddVar(fmt::format("{}_{}{}", array, k < 0 ? "m" : "", DecimalText(k < 0 ? -k : k)),
+                                          type);
+      scalar_of[{array, k}] = name;
+      out.cell_scalars[name] = {array, k};
+      names.push_back(name);
+      lines.push_back(fmt::format("{}[{}] as {}", array, DecimalText(k), name));
+    }
+    scalars_of_array[array] = std::move(names);
+  }
+  if (scalar_of.empty()) return prog;
+  const StmtPtr replaced = MapExprs(prog.body, [&](const ExprPtr& e) { return ReplaceCells(e, scalar_of); });
+  out.body = RewriteBlocks(replaced, [&](std::vector<StmtPtr> items) {
+    std::vector<StmtPtr> rewritten;
+    for (const StmtPtr& item : items) {
+      const auto it = item->kind == StmtKind::kHavoc ? scalars_of_array.find(item->name) : scalars_of_array.end();
+      if (it == scalars_of_array.end()) {
+        rewritten.push_back(item);
+        continue;
+      }
+      for (const std::string& name : it->second) rewritten.push_back(MakeHavoc(name));
+    }
+    return rewritten;
+  });
+  applied.push_back(fmt::format("array cells indexed only by constants as scalars: {}", fmt::join(lines, ", ")));
   return out;
 }
 

@@ -21,6 +21,16 @@ std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items);
 // applied when some scalar is substituted.
 Program SubstituteSetOnceConstants(const Program& prog, std::vector<std::string>& applied);
 
+// The program with every array that is only ever indexed by constants (`long long sum[1]` used as sum[0], an
+// accumulator in array-fpi's tasks) as one scalar per cell it accesses: a declaration or malloc of the
+// array is a havoc of each, an access the scalar (recorded in Program::cell_scalars). Scalars can be guessed
+// across loops, and the affine invariants see them; array cells are neither. Arrays of more than
+// kMaxScalarizedCells such cells stay arrays. Appends one line to applied when some array is replaced.
+Program ScalarizeConstantCells(const Program& prog, std::vector<std::string>& applied);
+
+// The most cells of one array that ScalarizeConstantCells turns into scalars.
+inline constexpr size_t kMaxScalarizedCells = 16;
+
 // Takes a counted loop out of `if (g) { plain statements; counter = init; loop }` (no else) that follows
 // another loop, so that the two can be fused: the plain statements and the loop run whatever g is, the
 // loop's body under `if (g)`, and the scalars they write get their old values back when g is false

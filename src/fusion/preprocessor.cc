@@ -203,7 +203,9 @@ class Preprocessor {
       if (++produced_ > kMaxTokens) FailUnsupported(file_, at, "macro expansion of over 10 million tokens");
       Token copy = t;
       copy.loc = at;
-      if (assert_is_verifier_assert_ && t.kind == TokKind::kIdent && t.text == "assert") copy.text = "__VERIFIER_assert";
+      if (assert_is_verifier_assert_ && t.kind == TokKind::kIdent && t.text == "assert") {
+        copy.text = "__VERIFIER_assert";
+      }
       out.push_back(std::move(copy));
       return;
     }

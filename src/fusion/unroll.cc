@@ -65,8 +65,8 @@ std::optional<std::vector<Int128>> Iterations(const StmtPtr& init, const StmtPtr
 // Unrolls the short constant loops of a block and of the blocks nested in it. known: the scalars with a
 // constant value at the block's entry; a statement `v = constant` that is v's only write (writes) makes v
 // known for the statements after it.
-std::vector<StmtPtr> Unroll(const std::vector<StmtPtr>& items, KnownConstants known, const std::map<std::string, int>& writes,
-                            std::vector<std::string>& applied) {
+std::vector<StmtPtr> Unroll(const std::vector<StmtPtr>& items, KnownConstants known,
+                            const std::map<std::string, int>& writes, std::vector<std::string>& applied) {
   std::vector<StmtPtr> out;
   auto nested = [&](const StmtPtr& b) { return MakeBlock(Unroll(Flatten(b), known, writes, applied)); };
   for (size_t i = 0; i < items.size(); ++i) {

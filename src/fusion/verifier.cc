@@ -188,10 +188,11 @@ struct Proof {
 // The halves of the split are encoded with a symbolic UINT_MAX: they are the programs whose proofs rest on
 // range facts (x + y <= UINT_MAX), which Spacer finds with a parameter and not with the numeral.
 std::vector<Candidate> Candidates(const Program& original, bool fusion) {
-  // Every candidate starts from the program with its set-once constants substituted: the same program, in
-  // terms that more candidates can encode (a remainder by a constant).
+  // Every candidate starts from the program with its set-once constants substituted and its constant cells
+  // as scalars: the same program, in terms that more candidates can encode (a remainder by a constant) and
+  // fuse (a guessed scalar).
   std::vector<std::string> constants;
-  const Program prog = SubstituteSetOnceConstants(original, constants);
+  const Program prog = ScalarizeConstantCells(SubstituteSetOnceConstants(original, constants), constants);
   std::vector<Candidate> out;
   // p's fused versions, or p itself; `origin`: what made p, if not the original.
   auto add = [&](const Program& p, Goal goal, bool fused, const std::optional<Origin>& origin = std::nullopt) {
@@ -396,7 +397,8 @@ class PortfolioRun {
         // Spacer asked again finds the same error in about the same time; a few times that, for the unrolled
         // query, and the worker goes on.
         const double limit = std::min(std::max(0.1, left - clock.Seconds()), std::max(1.0, 4 * r.seconds));
-        if (const std::optional<CounterexampleValues> values = problem.Counterexample(opts, limit)) {
+        if (std::optional<CounterexampleValues> values = problem.Counterexample(opts, limit)) {
+          CellScalarsToArrays(cand.variant.prog, *values);
           out["counterexample"] = ToJson(*values);
         }
       }

@@ -169,13 +169,14 @@ fusion::Program Lift(const fusion::Program& prog, bool lift, std::vector<std::st
   return std::move(lifted->prog);
 }
 
-// The program that fuse and horn show: file with its set-once constants substituted, then --lift, --half and
+// The program that fuse and horn show: file with its set-once constants substituted and its constant cells as
+// scalars (as verify's candidates start), then --lift, --half and
 // --cells applied in that order (the verifier's: a lifted program is split, the cell abstraction is of a whole
 // program); what made it is appended to `applied`.
 fusion::Program Shown(const std::string& file, const std::string& model, bool lift, const std::string& half,
                       bool cells, std::vector<std::string>& applied) {
-  const fusion::Program prog =
-      fusion::SubstituteSetOnceConstants(fusion::ParseFile(file, ModelNamed(model)), applied);
+  const fusion::Program prog = fusion::ScalarizeConstantCells(
+      fusion::SubstituteSetOnceConstants(fusion::ParseFile(file, ModelNamed(model)), applied), applied);
   return Cells(Half(Lift(prog, lift, applied), half), cells, applied);
 }
 

@@ -80,7 +80,9 @@ TEST(Counterexample, FromTheSymbolicHalfTheParametersTakeTheirRealValues) {
 }
 
 TEST(Counterexample, UninitialisedArraysComeWithTheirCells) {
-  // The interpreter draws a cell when it first reads it; the counterexample gives the array's contents.
+  // The interpreter draws a cell when it first reads it; the counterexample gives the array's contents. The
+  // verifier's candidates read a[3] and a[5] as scalars (ScalarizeConstantCells): their values go back to
+  // the cells for the replay.
   const Program p = ParseText(R"(int main() {
       int a[10];
       if (a[3] == 777 && a[5] == -4) reach_error();
@@ -122,6 +124,20 @@ TEST(Counterexample, FromAFusedProgramTheyReplaySiteBySite) {
     EXPECT_EQ(r.outcome, Outcome::kError);
     EXPECT_EQ(r.inputs, (std::vector<Int128>{123457, 123457, 123457, -98765, -98765, -98765}));
   }
+}
+
+TEST(Counterexample, AnErrorBeforeAnyLoopHeadHasOne) {
+  // Spacer names no rule along such a trace; the error clause from the entry is the trace.
+  const Program p = ParseText(R"(int main() {
+      int x = __VERIFIER_nondet_int();
+      if (x == 123456) reach_error();
+      return 0; })");
+  const auto values = Values(p);
+  ASSERT_TRUE(values);
+  EXPECT_EQ(values->inputs, (std::vector<Int128>{123456}));
+  const Verdict v = Verify(p, VerifyOptions{30, true});
+  EXPECT_EQ(v.verdict, "false") << v.reason;
+  EXPECT_NE(v.solved_by.find("+ replay"), std::string::npos) << v.solved_by;
 }
 
 TEST(Counterexample, ASafeProgramHasNone) {

@@ -391,6 +391,36 @@ int main() {
   EXPECT_TRUE(none.empty());
 }
 
+TEST(ConstantCells, AnArrayIndexedOnlyByConstantsBecomesScalars) {
+  // array-fpi's accumulator: sum[0] carried from loop to loop. As a scalar it can be guessed, so all three
+  // loops fuse; a keeps its array (a[i]).
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n <= 0 || n > 100000) return 0;
+    long long sum[1]; int a[n];
+    sum[0] = 0;
+    for (int i = 0; i < n; i++) a[i] = 1;
+    for (int i = 0; i < n; i++) sum[0] = sum[0] + a[i];
+    for (int i = 0; i < n; i++) sum[0] = sum[0] + 1;
+    __VERIFIER_assert(sum[0] == 2 * (long long)n);
+    return 0; })");
+  std::vector<std::string> applied;
+  const Program q = ScalarizeConstantCells(p, applied);
+  ASSERT_EQ(applied, (std::vector<std::string>{"array cells indexed only by constants as scalars: sum[0] as sum_0"}));
+  EXPECT_EQ(q.cell_scalars.at("sum_0"), (std::pair<std::string, Int128>{"sum", 0}));
+  EXPECT_FALSE(q.VarNamed("sum_0").is_array);
+  const std::string c = PrintProgram(q);
+  EXPECT_EQ(c.find("sum["), std::string::npos) << c;
+  EXPECT_NE(c.find("a[((long long)i"), std::string::npos) << c;
+  for (long long n : {0LL, 1LL, 7LL}) EXPECT_EQ(testing::InterpretOn(q, {n}), testing::InterpretOn(p, {n})) << n;
+  const Variant fused = Transform(q, FusionMode::kAll);
+  ASSERT_FALSE(fused.transformations.empty());
+  EXPECT_NE(fused.transformations.back().find("guess-and-assume"), std::string::npos) << fused.transformations.back();
+  const Verdict v = Verify(p, VerifyOptions{30, true});
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  ASSERT_FALSE(v.transformations.empty());
+  EXPECT_EQ(v.transformations[0], applied[0]);
+}
+
 TEST(Horn, APredicateCarriesOnlyTheVariablesLiveAtItsLoopHead) {
   // t is overwritten after the loop before any read: it is dead at the head, and a dead argument is one
   // more dimension for Spacer to generalise over.
