@@ -22,7 +22,7 @@ std::string SolverMessage(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   while (!line.empty() && (line.back() == ':' || line.back() == ' ')) line.pop_back();
   if (line.rfind("Uninterpreted 'div'", 0) == 0 || line.rfind("Uninterpreted 'mod'", 0) == 0) {
-    return "division or remainder by a variable, outside Spacer's linear arithmetic (" + line + ")";
+    return std::string(kDivisionRefusal) + ", outside Spacer's linear arithmetic (" + line + ")";
   }
   return line;
 }

@@ -36,6 +36,10 @@ enum class SolveStatus {
 };
 
 // The result of one run: status, why (for unknown), the invariants per loop head, and the time taken.
+// The start of the reason Solve gives for a division or remainder by a variable, which Spacer refuses under
+// any time limit (its linear arithmetic does not take it).
+inline constexpr const char* kDivisionRefusal = "division or remainder by a variable";
+
 struct SolveResult {
   SolveStatus status = SolveStatus::kUnknown;
   std::string reason;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "common/fork_server.h"
@@ -369,7 +370,8 @@ class PortfolioRun {
     std::lock_guard<std::mutex> lock(mutex_);
     while (next_ < jobs_.size()) {
       job = jobs_[next_++];
-      if (!proofs_[candidates_[job.candidate].goal].done && encode_errors_[job.candidate].empty()) return true;
+      if (proofs_[candidates_[job.candidate].goal].done || !encode_errors_[job.candidate].empty()) continue;
+      if (!refused_.count({job.candidate, job.option})) return true;
     }
     return false;
   }
@@ -453,6 +455,10 @@ class PortfolioRun {
         r.status = static_cast<SolveStatus>(out.value("status", static_cast<int>(SolveStatus::kUnknown)));
         r.reason = out.value("reason", "");
         r.invariants = out.value("invariants", std::vector<std::string>{});
+        if (r.reason.find(kDivisionRefusal) != std::string::npos) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          refused_.insert({job.candidate, job.option});
+        }
       }
       const std::optional<CounterexampleValues> spacer_values =
           out.contains("counterexample") ? FromJson(out["counterexample"]) : std::nullopt;
@@ -516,6 +522,9 @@ class PortfolioRun {
   std::mutex mutex_;  // guards everything below
   size_t next_ = 0;
   std::vector<std::string> encode_errors_;
+  // (candidate, option set) pairs whose clauses Spacer refused (a division by a variable): a longer run of
+  // the same pair would be refused again, so the later rounds skip it.
+  std::set<std::pair<size_t, size_t>> refused_;
   Proof proofs_[kGoals];
   Verdict verdict_{"", "", 0, {}, {}, {}, ""};
   std::string spacer_found_error_;  // the first job whose `unsafe` started the search, or empty
