@@ -47,8 +47,68 @@ struct FunctionDef {
 struct InlineFrame {
   const FunctionDef* fn = nullptr;
   ExprPtr result;
-  bool returned = false;
+  bool returned = false;        // by a `return` that ends the body
+  bool returns_early = false;   // a `return` before the end, parsed as a kReturn that Inline lowers
 };
+
+StmtPtr LowerBlock(const std::vector<StmtPtr>& items, const ExprPtr& flag, bool in_loop, bool& may_return);
+
+// An inlined body's early returns (kReturn: main's own returns are not in it) lowered to a flag, since the
+// body goes on into the caller: `return` sets the flag and, in a loop, breaks out of it; see LowerBlock.
+// may_return: set when s contains a return.
+StmtPtr LowerReturns(const StmtPtr& s, const ExprPtr& flag, bool in_loop, bool& may_return) {
+  if (!s) return s;
+  switch (s->kind) {
+    case StmtKind::kReturn: {
+      may_return = true;
+      std::vector<StmtPtr> set{MakeAssign(flag, MakeConst(1))};
+      if (in_loop) set.push_back(MakeSimple(StmtKind::kBreak));
+      return MakeBlock(std::move(set));
+    }
+    case StmtKind::kBlock:
+      return LowerBlock(Flatten(s), flag, in_loop, may_return);
+    case StmtKind::kIf: {
+      auto copy = std::make_shared<Stmt>(*s);
+      for (auto& b : copy->body) b = LowerReturns(b, flag, in_loop, may_return);
+      return copy;
+    }
+    case StmtKind::kLoop: {
+      auto copy = std::make_shared<Stmt>(*s);
+      copy->body[0] = LowerReturns(s->body[0], flag, true, may_return);
+      return copy;
+    }
+    default:
+      return s;
+  }
+}
+
+// The statements of a block with their returns lowered: after one that may return, a loop body leaves the
+// loop if the flag is set (an inner loop's break got it this far; also after the body's last statement), and
+// elsewhere the rest of the block runs only while the flag is 0.
+StmtPtr LowerBlock(const std::vector<StmtPtr>& items, const ExprPtr& flag, bool in_loop, bool& may_return) {
+  std::vector<StmtPtr> out;
+  for (size_t k = 0; k < items.size(); ++k) {
+    bool item_returns = false;
+    out.push_back(LowerReturns(items[k], flag, in_loop, item_returns));
+    if (!item_returns) continue;
+    may_return = true;
+    if (items[k]->kind == StmtKind::kReturn) break;  // what follows it in the block never runs
+    if (in_loop) {
+      // A return inside an inner loop left only that loop; an if's own returns broke out already. Even after
+      // the body's last statement: the loop must not run another iteration.
+      if (items[k]->kind == StmtKind::kLoop || EffectsOf(items[k]).nested_loop) {
+        out.push_back(MakeIf(flag, MakeSimple(StmtKind::kBreak)));
+      }
+      continue;
+    }
+    if (k + 1 == items.size()) break;
+    bool rest_returns = false;
+    const std::vector<StmtPtr> rest(items.begin() + static_cast<std::ptrdiff_t>(k) + 1, items.end());
+    out.push_back(MakeIf(MakeNot(flag), LowerBlock(rest, flag, false, rest_returns)));
+    break;
+  }
+  return MakeBlock(std::move(out));
+}
 
 // Recursive-descent parser over the token list; one instance parses one file.
 class Parser {
@@ -752,14 +812,20 @@ class Parser {
     CallerState caller = EnterCall(fn, args, loc, params);
     inlining_.push_back({&fn, result});
     StmtPtr body = ParseBlock();
-    const bool returned = inlining_.back().returned;
+    const InlineFrame frame = inlining_.back();
     inlining_.pop_back();
     LeaveCall(caller);
-    if (result && !returned) FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
+    if (result && !frame.returned) FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
+    std::vector<StmtPtr> out;
+    if (frame.returns_early) {
+      const ExprPtr flag = MakeVar(prog_.AddVar("returned_" + fn.name, kInt), kInt);
+      bool may_return = false;
+      out.push_back(MakeAssign(flag, MakeConst(0)));
+      body = LowerReturns(body, flag, false, may_return);
+    }
     const Effects effects = EffectsOf(body);
     std::set<std::string> written = effects.ArraysWritten();
     written.insert(effects.writes.begin(), effects.writes.end());
-    std::vector<StmtPtr> out;
     for (size_t i = 0; i < params.size(); ++i) {
       if (!params[i]) continue;
       const Var& p = *params[i];
@@ -849,22 +915,27 @@ class Parser {
     return params;
   }
 
-  // `return` (after the keyword) in the function being inlined: allowed as its last statement only, where it
-  // hands its value to the call's result.
+  // `return` (after the keyword) in the function being inlined: it hands its value to the call's result; one
+  // before the end of the body also leaves a kReturn, which Inline lowers (the rest of the body is skipped).
   StmtPtr ParseInlinedReturn(Loc loc) {
     InlineFrame& frame = inlining_.back();
     ExprPtr value;
     if (!Is(";")) value = ParseExpr();
     Expect(";");
     const std::string& name = frame.fn->name;
-    if (pos_ != frame.fn->body_end) {
-      FailUnsupported(file_, loc, "'return' before the end of '" + name + "' (inlined functions return last)");
-    }
     if (!value && frame.fn->returns_value) FailSyntax(file_, loc, "'return' without a value in '" + name + "'");
     if (value && !frame.fn->returns_value) FailSyntax(file_, loc, "'return' with a value in void '" + name + "'");
-    frame.returned = true;
-    if (!value || !frame.result) return MakeBlock({});
-    return MakeAssign(frame.result, MakeCast(frame.result->type, MakeCast(frame.fn->result_type, value)));
+    std::vector<StmtPtr> out;
+    if (value && frame.result) {
+      out.push_back(MakeAssign(frame.result, MakeCast(frame.result->type, MakeCast(frame.fn->result_type, value))));
+    }
+    if (pos_ == frame.fn->body_end) {
+      frame.returned = true;
+    } else {
+      frame.returns_early = true;
+      out.push_back(MakeSimple(StmtKind::kReturn));
+    }
+    return MakeBlock(std::move(out));
   }
 
   // Skips the rest of a call's argument list after its '('.
