@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "fusion/errors.h"
 #include "fusion/lexer.h"
@@ -465,6 +466,34 @@ class Parser {
     return s;
   }
 
+  // Runs parse with the calls of functions of the file that its expressions make where a statement must run
+  // them (a body that is more than one `return`) inlined into `hoisted`, each into a variable that the
+  // expression reads instead: the statements run before the one being parsed, which evaluates the call exactly
+  // once, as C does. Only for the expressions of an if's condition, a declaration or an expression
+  // statement, evaluated once each time the statement runs (not a loop condition), and only where C evaluates
+  // the call for certain (not right of && or ||, nor in a branch of ?:, which ParseBinary and ParseExpr mark):
+  // run always, a call that loops forever or fails would end paths that C lets go on.
+  template <typename Parse>
+  auto WithCallsHoisted(std::vector<StmtPtr>& hoisted, Parse parse) {
+    struct Restore {
+      Parser& p;
+      std::vector<StmtPtr>* hoisted;
+      int unevaluated;
+      ~Restore() {
+        p.hoisted_ = hoisted;
+        p.unevaluated_ = unevaluated;
+      }
+    } restore{*this, std::exchange(hoisted_, &hoisted), std::exchange(unevaluated_, 0)};
+    return parse();
+  }
+
+  // s, after the hoisted calls (if any) that it reads.
+  static StmtPtr Preceded(std::vector<StmtPtr> hoisted, StmtPtr s) {
+    if (hoisted.empty()) return s;
+    hoisted.push_back(std::move(s));
+    return MakeBlock(std::move(hoisted));
+  }
+
   StmtPtr ParseStatement() {
     const Token t = Peek();
     const DepthGuard guard(*this, t.loc);
@@ -485,12 +514,13 @@ class Parser {
     }
     if (Accept("if")) {
       Expect("(");
-      ExprPtr c = ParseExpr();
+      std::vector<StmtPtr> hoisted;
+      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseExpr(); });
       Expect(")");
       StmtPtr then_branch = ParseScopedStatement();
       StmtPtr else_branch;
       if (Accept("else")) else_branch = ParseScopedStatement();
-      return MakeIf(c, then_branch, else_branch);
+      return Preceded(std::move(hoisted), MakeIf(c, then_branch, else_branch));
     }
     if (Accept("while")) {
       Expect("(");
@@ -544,10 +574,14 @@ class Parser {
       return MakeSimple(StmtKind::kReturn);
     }
     if (Is("goto") || Is("switch") || Is("case") || Is("default")) FailUnsupported(file_, t.loc, "statement '" + t.text + "'");
-    if (IsTypeStart()) return ParseDeclaration();
-    StmtPtr s = ParseSimpleStatement();
+    std::vector<StmtPtr> hoisted;
+    if (IsTypeStart()) {
+      StmtPtr declaration = WithCallsHoisted(hoisted, [&] { return ParseDeclaration(); });
+      return Preceded(std::move(hoisted), declaration);
+    }
+    StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
     Expect(";");
-    return s;
+    return Preceded(std::move(hoisted), s);
   }
 
   // A declaration with its declarators, ending with ';'. Uninitialised scalars and arrays get havoc.
@@ -839,15 +873,31 @@ class Parser {
     return MakeBlock(std::move(out));
   }
 
+  // Whether fn's body is `{ return E; }`: its first token is return and its first ';' ends it (E has none).
+  bool IsOneReturn(const FunctionDef& fn) const {
+    if (toks_[fn.body + 1].text != "return") return false;
+    for (size_t k = fn.body + 2; k < fn.body_end; ++k) {
+      if (toks_[k].kind == TokKind::kPunct && toks_[k].text == ";") return k + 1 == fn.body_end;
+    }
+    return false;
+  }
+
   // A call of fn inside an expression (after its '('), where no statement can run first: fn's body must be
   // one `return E;`, and the call is E with the arguments for the parameters (`int square(int x) { return x *
   // x; }`). An argument that reads an input is refused: E may read it twice, or never.
   ExprPtr ParseExpressionCall(const Token& t) {
     const FunctionDef& fn = functions_.at(t.text);
     const std::vector<ExprPtr> args = ParseArguments();
+    if (fn.returns_value && !IsOneReturn(fn) && hoisted_ && unevaluated_ == 0) {
+      const ExprPtr value = MakeVar(prog_.AddVar("value_" + fn.name, fn.result_type), fn.result_type);
+      std::vector<StmtPtr>* hoisted = std::exchange(hoisted_, nullptr);  // none inside the callee's body
+      hoisted->push_back(Inline(fn, args, t.loc, value));
+      hoisted_ = hoisted;
+      return value;
+    }
     const std::string refused = "call of '" + fn.name + "' inside an expression (inlined there only where the "
-                                "function's body is one 'return', elsewhere where the call is a statement or "
-                                "the whole value assigned)";
+                                "function's body is one 'return', elsewhere where C evaluates the call for "
+                                "certain in an if's condition, a declaration or an expression statement)";
     std::vector<std::optional<Var>> params;
     CallerState caller = EnterCall(fn, args, t.loc, params);
     Expect("{");
@@ -995,9 +1045,11 @@ class Parser {
     const DepthGuard guard(*this, t.loc);
     ExprPtr c = ParseBinary(0);
     if (Accept("?")) {
+      ++unevaluated_;
       ExprPtr a = ParseExpr();
       Expect(":");
       ExprPtr b = ParseExpr();
+      --unevaluated_;
       const IntType ty = CommonType(a->type, b->type);
       return MakeTernary(c, MakeCast(ty, a), MakeCast(ty, b), ty);
     }
@@ -1028,7 +1080,10 @@ class Parser {
         FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");
       }
       Next();
+      const bool maybe_unevaluated = op.text == "&&" || op.text == "||";
+      unevaluated_ += maybe_unevaluated;
       ExprPtr rhs = ParseBinary(prec);
+      unevaluated_ -= maybe_unevaluated;
       if (op.text == "<<" || op.text == ">>") {
         lhs = Shift(op, lhs, rhs);
       } else if (op.text == "&&") {
@@ -1178,6 +1233,8 @@ class Parser {
 
   std::string file_;
   std::vector<Token> toks_;
+  std::vector<StmtPtr>* hoisted_ = nullptr;  // where calls go that WithCallsHoisted lets run first, if anywhere
+  int unevaluated_ = 0;  // > 0 inside an operand that C may not evaluate (right of && or ||, a ?: branch)
   int long_bits_;      // of long and pointers: 64 (LP64) or 32 (ILP32)
   IntType size_type_;  // size_t, the type of sizeof
   size_t pos_ = 0;

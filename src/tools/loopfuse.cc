@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -109,8 +110,16 @@ int RunVerify(const VerifyArgs& a) {
     for (const auto& t : v.transformations) fmt::print("  transformation: {}\n", t);
     if (!v.solved_by.empty()) fmt::print("  solved by: {}\n", v.solved_by);
     if (v.verdict == "false") {
+      // A run through a large array reads hundreds of thousands of inputs: the line shows the first ones, and
+      // --json has them all.
+      constexpr size_t kShownInputs = 64;
       std::string in;
-      for (auto x : v.inputs) in += (in.empty() ? "" : " ") + fusion::DecimalText(x);
+      for (size_t k = 0; k < std::min(v.inputs.size(), kShownInputs); ++k) {
+        in += (in.empty() ? "" : " ") + fusion::DecimalText(v.inputs[k]);
+      }
+      if (v.inputs.size() > kShownInputs) {
+        in += fmt::format(" ... ({} more: --json lists all)", v.inputs.size() - kShownInputs);
+      }
       fmt::print("  nondeterministic inputs ({}): {}\n", v.inputs.size(), in);
     }
     if (a.invariants) {

@@ -170,6 +170,51 @@ int main() {
   EXPECT_EQ(testing::InterpretOn(p, {1, 1, 1, 12, 12}), Outcome::kFinished);
 }
 
+// A call of a function with statements inside an expression that C evaluates for certain runs right before
+// its statement, into a variable: in an if's condition (also inside a loop, each iteration), a declaration and
+// an expression statement.
+TEST(Parser, CallsInsideExpressionsRunBeforeTheirStatement) {
+  const std::string source = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+int calls = 0;
+int contains(int a[4], int n, int v) {
+  calls = calls + 1;
+  for (int i = 0; i < n; i++) {
+    if (a[i] == v) return 1;
+  }
+  return 0;
+}
+int twice(int v) { int w = v + v; return w; }
+int main() {
+  int a[4];
+  int n = 0;
+  for (int k = 0; k < 4; k++) {
+    int v = __VERIFIER_nondet_int();
+    if (contains(a, n, v) != 1) {
+      a[n] = v;
+      n = n + 1;
+    }
+  }
+  int d = twice(n) + 1;
+  __VERIFIER_assert(twice(d) != 14 && calls == 4);
+  return 0;
+}
+)";
+  const Program p = ParseText(source);
+  const testing::GccProgram gcc(source);
+  ASSERT_EQ(gcc.error(), "");
+  // n counts the distinct inputs; d = 2n + 1 and twice(d) == 14 needs n == 3 (four inputs, one repeated).
+  for (const std::vector<long long>& inputs : std::vector<std::vector<long long>>{
+           {1, 2, 3, 4}, {1, 2, 2, 4}, {5, 5, 5, 5}, {1, 2, 3, 1}, {0, 7, 0, 7}}) {
+    const Outcome o = testing::InterpretOn(p, inputs);
+    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
+    EXPECT_EQ(gcc.Run(inputs), expected) << inputs[0] << " " << inputs[1] << " " << inputs[2] << " " << inputs[3];
+  }
+  EXPECT_EQ(testing::InterpretOn(p, {1, 2, 2, 4}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(p, {1, 2, 3, 4}), Outcome::kFinished);
+}
+
 TEST(Parser, AnArgumentThatNeedsNoCopyIsSubstituted) {
   // SV-COMP's helper as its tasks define it: the call becomes the if, with no parameter variable.
   const Program p = ParseText(R"(
@@ -196,9 +241,16 @@ TEST(Parser, CallsThatCannotBeInlinedAreRefusedWithTheReason) {
             "t.c:1:28: unsupported recursive call of 'f'");
   EXPECT_EQ(message("int f(int n) { while (n) { return 1; } }\nint main() { int x = f(3); return 0; }"),
             "t.c:2:22: unsupported 'f' ends without returning a value");
-  EXPECT_EQ(message("int f(int n) { n = n + 1; return n; }\nint main() { int x = f(1) + 1; return 0; }"),
-            "t.c:2:22: unsupported call of 'f' inside an expression (inlined there only where the function's body "
-            "is one 'return', elsewhere where the call is a statement or the whole value assigned)");
+  const std::string in_expression =
+      "unsupported call of 'f' inside an expression (inlined there only where the function's body is one "
+      "'return', elsewhere where C evaluates the call for certain in an if's condition, a declaration or an "
+      "expression statement)";
+  EXPECT_EQ(message("int f(int n) { n = n + 1; return n; }\nint main() { int x = 1 && f(1); return 0; }"),
+            "t.c:2:27: " + in_expression);
+  EXPECT_EQ(message("int f(int n) { n = n + 1; return n; }\nint main() { while (f(1) < 3) {} return 0; }"),
+            "t.c:2:21: " + in_expression);
+  EXPECT_EQ(message("int f(int n) { n = n + 1; return n; }\nint main() { int x = 2 ? 1 : f(1); return 0; }"),
+            "t.c:2:30: " + in_expression);
   EXPECT_EQ(message("int f(int n) { return n + n; }\nint main() { int x = f(__VERIFIER_nondet_int()) + 1; }"),
             "t.c:2:22: unsupported argument of 'f' that reads an input, inside an expression");
   EXPECT_EQ(message("void f(int *p) { }\nint main() { int x; f(x); return 0; }"),
