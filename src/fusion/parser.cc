@@ -487,9 +487,11 @@ class Parser {
     return parse();
   }
 
-  // s, after the hoisted calls (if any) that it reads.
-  static StmtPtr Preceded(std::vector<StmtPtr> hoisted, StmtPtr s) {
+  // s, after the hoisted calls (if any) that it reads; s keeps the location of its first token, loc.
+  static StmtPtr Preceded(std::vector<StmtPtr> hoisted, StmtPtr s, Loc loc) {
     if (hoisted.empty()) return s;
+    auto located = std::const_pointer_cast<Stmt>(s);
+    if (located->loc.line == 0) located->loc = loc;
     hoisted.push_back(std::move(s));
     return MakeBlock(std::move(hoisted));
   }
@@ -520,7 +522,7 @@ class Parser {
       StmtPtr then_branch = ParseScopedStatement();
       StmtPtr else_branch;
       if (Accept("else")) else_branch = ParseScopedStatement();
-      return Preceded(std::move(hoisted), MakeIf(c, then_branch, else_branch));
+      return Preceded(std::move(hoisted), MakeIf(c, then_branch, else_branch), t.loc);
     }
     if (Accept("while")) {
       Expect("(");
@@ -577,11 +579,11 @@ class Parser {
     std::vector<StmtPtr> hoisted;
     if (IsTypeStart()) {
       StmtPtr declaration = WithCallsHoisted(hoisted, [&] { return ParseDeclaration(); });
-      return Preceded(std::move(hoisted), declaration);
+      return Preceded(std::move(hoisted), declaration, t.loc);
     }
     StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
     Expect(";");
-    return Preceded(std::move(hoisted), s);
+    return Preceded(std::move(hoisted), s, t.loc);
   }
 
   // A declaration with its declarators, ending with ';'. Uninitialised scalars and arrays get havoc.
