@@ -12,6 +12,25 @@ namespace {
 
 using testing::ParseText;
 
+// The parsed program of source, after checking that on each list of inputs the interpreter's outcome on it is
+// that of gcc's build of gcc_source (source itself unless given: gcc may need prototypes that the parser does
+// not).
+Program AgreesWithGcc(const std::string& source, const std::vector<std::vector<long long>>& runs,
+                      const std::string& gcc_source = "") {
+  const Program p = ParseText(source);
+  const testing::GccProgram gcc(gcc_source.empty() ? source : gcc_source);
+  EXPECT_EQ(gcc.error(), "");
+  if (!gcc.error().empty()) return p;
+  for (const std::vector<long long>& inputs : runs) {
+    const Outcome o = testing::InterpretOn(p, inputs);
+    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
+    std::string shown;
+    for (long long x : inputs) shown += " " + std::to_string(x);
+    EXPECT_EQ(gcc.Run(inputs), expected) << "inputs:" << shown;
+  }
+  return p;
+}
+
 TEST(Parser, MakesConversionsExplicit) {
   Program p = ParseText("int main() { unsigned int u = 3; int i = -1; if (i < u) return 1; return 0; }");
   // In C, i < u compares as unsigned: -1 becomes 4294967295, so the branch is not taken.
@@ -94,18 +113,12 @@ int main() {
 }
 void late(int v) { __VERIFIER_assert(v != 9); }
 )";
-  const std::string declared = "void late(int v);\n" + source;  // gcc needs the prototype; the parser does not
-  const Program p = ParseText(source);
-  const testing::GccProgram gcc(declared);
-  ASSERT_EQ(gcc.error(), "");
   // 7: kept's argument is the value before its body writes the global; 9: a function defined after main;
   // 500: bound; the second value would fail `a == a` only if the call read two.
-  for (long long x : {0LL, 7LL, 9LL, -99LL, 500LL, -500LL}) {
-    const std::vector<long long> inputs{x, 3, 4};
-    const Outcome o = testing::InterpretOn(p, inputs);
-    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
-    EXPECT_EQ(gcc.Run(inputs), expected) << "x = " << x;
-  }
+  std::vector<std::vector<long long>> runs;
+  for (long long x : {0LL, 7LL, 9LL, -99LL, 500LL, -500LL}) runs.push_back({x, 3, 4});
+  // gcc needs the prototype of late; the parser does not.
+  const Program p = AgreesWithGcc(source, runs, "void late(int v);\n" + source);
   EXPECT_EQ(testing::InterpretOn(p, {7, 3, 4}), Outcome::kError);
   EXPECT_EQ(testing::InterpretOn(p, {9, 3, 4}), Outcome::kError);
   EXPECT_EQ(testing::InterpretOn(p, {5, 3, 4}), Outcome::kFinished);
@@ -151,19 +164,11 @@ int main() {
   return 0;
 }
 )";
-  const Program p = ParseText(source);
-  const testing::GccProgram gcc(source);
-  ASSERT_EQ(gcc.error(), "");
   // r == 2 needs the first match at index 2 (the match at 3 must not overwrite it); g == -1 needs v > 100 and
   // bump to stop before its last line; e == 3 needs 4 < v <= 9 (root_above returns from inside its loop, which
   // would otherwise run on to 100). Each input below fails at most one of the three.
-  for (const std::vector<long long>& inputs : std::vector<std::vector<long long>>{
-           {1, 1, 12, 12, 12}, {1, 1, 1, 12, 12}, {9, 9, 9, 9, 200}, {9, 9, 9, 9, -1},
-           {9, 9, 9, 9, 7},    {9, 9, 9, 9, 10},  {0, 0, 0, 0, 0}}) {
-    const Outcome o = testing::InterpretOn(p, inputs);
-    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
-    EXPECT_EQ(gcc.Run(inputs), expected) << inputs[0] << " " << inputs[4];
-  }
+  const Program p = AgreesWithGcc(source, {{1, 1, 12, 12, 12}, {1, 1, 1, 12, 12}, {9, 9, 9, 9, 200},
+                                           {9, 9, 9, 9, -1}, {9, 9, 9, 9, 7}, {9, 9, 9, 9, 10}, {0, 0, 0, 0, 0}});
   EXPECT_EQ(testing::InterpretOn(p, {1, 1, 12, 12, 12}), Outcome::kError);  // r == 2, not 3
   EXPECT_EQ(testing::InterpretOn(p, {9, 9, 9, 9, 200}), Outcome::kError);   // g == -1, not 0
   EXPECT_EQ(testing::InterpretOn(p, {9, 9, 9, 9, 7}), Outcome::kError);     // e == 3, not 100
@@ -201,16 +206,8 @@ int main() {
   return 0;
 }
 )";
-  const Program p = ParseText(source);
-  const testing::GccProgram gcc(source);
-  ASSERT_EQ(gcc.error(), "");
   // n counts the distinct inputs; d = 2n + 1 and twice(d) == 14 needs n == 3 (four inputs, one repeated).
-  for (const std::vector<long long>& inputs : std::vector<std::vector<long long>>{
-           {1, 2, 3, 4}, {1, 2, 2, 4}, {5, 5, 5, 5}, {1, 2, 3, 1}, {0, 7, 0, 7}}) {
-    const Outcome o = testing::InterpretOn(p, inputs);
-    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
-    EXPECT_EQ(gcc.Run(inputs), expected) << inputs[0] << " " << inputs[1] << " " << inputs[2] << " " << inputs[3];
-  }
+  const Program p = AgreesWithGcc(source, {{1, 2, 3, 4}, {1, 2, 2, 4}, {5, 5, 5, 5}, {1, 2, 3, 1}, {0, 7, 0, 7}});
   EXPECT_EQ(testing::InterpretOn(p, {1, 2, 2, 4}), Outcome::kError);
   EXPECT_EQ(testing::InterpretOn(p, {1, 2, 3, 4}), Outcome::kFinished);
 }
@@ -289,16 +286,8 @@ int main() {
   return 0;
 }
 )";
-  const Program p = ParseText(source);
-  const testing::GccProgram gcc(source);
-  ASSERT_EQ(gcc.error(), "");
   // The assertion fails where (x1)^2 + 1 == x0^2 + 2, i.e. x0 = 0 and x1 = 1 or -1: clear wrote the caller's x.
-  for (const std::vector<long long>& inputs : std::vector<std::vector<long long>>{
-           {0, 1, 5}, {0, -1, 0}, {1, 1, 1}, {0, 2, 7}, {3, 0, 0}}) {
-    const Outcome o = testing::InterpretOn(p, inputs);
-    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
-    EXPECT_EQ(gcc.Run(inputs), expected) << inputs[0] << " " << inputs[1];
-  }
+  const Program p = AgreesWithGcc(source, {{0, 1, 5}, {0, -1, 0}, {1, 1, 1}, {0, 2, 7}, {3, 0, 0}});
   EXPECT_EQ(testing::InterpretOn(p, {0, 1, 5}), Outcome::kError);
   EXPECT_EQ(testing::InterpretOn(p, {1, 1, 1}), Outcome::kFinished);
 }
@@ -331,16 +320,10 @@ int main() {
   return 0;
 }
 )";
-  const Program p = ParseText(source);
-  const testing::GccProgram gcc(source);
-  ASSERT_EQ(gcc.error(), "");
   // -7 >> 1 is -4 (rounded down, not towards zero as -7 / 2 is); 3 << 2 is 12.
-  for (long long x : {0LL, -7LL, -8LL, -6LL, 3LL, 4LL, 2147483647LL, -2147483648LL}) {
-    const std::vector<long long> inputs{4000000000LL, x};
-    const Outcome o = testing::InterpretOn(p, inputs);
-    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
-    EXPECT_EQ(gcc.Run(inputs), expected) << "x = " << x;
-  }
+  std::vector<std::vector<long long>> runs;
+  for (long long x : {0LL, -7LL, -8LL, -6LL, 3LL, 4LL, 2147483647LL, -2147483648LL}) runs.push_back({4000000000LL, x});
+  const Program p = AgreesWithGcc(source, runs);
   EXPECT_EQ(testing::InterpretOn(p, {1, -7}), Outcome::kError);
   EXPECT_EQ(testing::InterpretOn(p, {1, -6}), Outcome::kFinished);
   EXPECT_EQ(testing::InterpretOn(p, {1, 3}), Outcome::kError);
@@ -400,15 +383,8 @@ int main() {
   return 0;
 }
 )";
-  const Program p = ParseText(source);
-  const testing::GccProgram gcc(source);
-  ASSERT_EQ(gcc.error(), "");
   // SIZE * 2 is LAST + 1 * 2 = 5: STEP is 2, so the loop reads a[0] and a[2] (twice as many inputs if it were 1).
-  for (const std::vector<long long>& inputs : std::vector<std::vector<long long>>{{40, 60}, {40, 61}, {100, 0}}) {
-    const Outcome o = testing::InterpretOn(p, inputs);
-    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
-    EXPECT_EQ(gcc.Run(inputs), expected) << inputs[0] << " " << inputs[1];
-  }
+  const Program p = AgreesWithGcc(source, {{40, 60}, {40, 61}, {100, 0}});
   EXPECT_EQ(testing::InterpretOn(p, {40, 60}), Outcome::kError);
   // assert of <assert.h> fails as __VERIFIER_assert does (glibc's macro calls __assert_fail); with NDEBUG it is
   // no assertion, which the parser does not take.
