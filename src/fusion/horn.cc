@@ -173,7 +173,7 @@ void CollectLargeConstants(const StmtPtr& s, std::set<Int128>& out) {
 }
 
 // The magnitudes d (2 <= d < kLargeConstant) of the constant divisors of the divisions and remainders in an
-// expression or a statement.
+// expression.
 void CollectDivisors(const ExprPtr& e, std::set<Int128>& out) {
   if (!e) return;
   if (e->kind == ExprKind::kBinary && (e->op == "/" || e->op == "%")) {
@@ -183,13 +183,6 @@ void CollectDivisors(const ExprPtr& e, std::set<Int128>& out) {
     }
   }
   for (const auto& a : e->args) CollectDivisors(a, out);
-}
-
-void CollectDivisors(const StmtPtr& s, std::set<Int128>& out) {
-  if (!s) return;
-  for (const ExprPtr& e : {s->lhs, s->rhs, s->cond, s->size}) CollectDivisors(e, out);
-  for (const auto& b : s->body) CollectDivisors(b, out);
-  CollectDivisors(s->step, out);
 }
 
 // Symbolic values of the variables along one path.
@@ -204,7 +197,7 @@ class Encoder {
       std::set<Int128> seen;
       CollectLargeConstants(prog.body, seen);
       for (Int128 k : seen) constants_.push_back({SymbolicConstantName(k), k});
-      if (!constants_.empty()) CollectDivisors(prog.body, divisors_);
+      if (!constants_.empty()) ForEachExpr(prog.body, [&](const ExprPtr& e) { CollectDivisors(e, divisors_); });
     }
   }
 

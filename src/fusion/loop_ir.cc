@@ -216,6 +216,13 @@ StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>&
   return copy;
 }
 
+void ForEachExpr(const StmtPtr& s, const std::function<void(const ExprPtr&)>& f) {
+  if (!s) return;
+  for (const ExprPtr& e : {s->lhs, s->rhs, s->cond, s->size}) f(e);
+  for (const auto& b : s->body) ForEachExpr(b, f);
+  ForEachExpr(s->step, f);
+}
+
 namespace {
 
 // The scalar havocs in s renamed by the map.

@@ -70,6 +70,9 @@ ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& n
 StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& names);
 // s with every expression in it (not the names of havocs) replaced by f of it.
 StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>& f);
+// Calls f on every expression in s (each statement's own: conditions, sides of assignments, array sizes; null
+// ones included), in the nested statements too.
+void ForEachExpr(const StmtPtr& s, const std::function<void(const ExprPtr&)>& f);
 // e with the variable name replaced by the expression value.
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value);
 // s with the variable name replaced by value wherever it is read (s must not write it).

@@ -110,10 +110,7 @@ ExprPtr ReplaceCells(const ExprPtr& e, const std::map<std::pair<std::string, Int
 
 Program ScalarizeConstantCells(const Program& prog, std::vector<std::string>& applied) {
   std::map<std::string, std::optional<std::set<Int128>>> cells;
-  MapExprs(prog.body, [&](const ExprPtr& e) {
-    CollectCells(e, cells);
-    return e;
-  });
+  ForEachExpr(prog.body, [&](const ExprPtr& e) { CollectCells(e, cells); });
   Program out = prog;
   std::map<std::pair<std::string, Int128>, std::string> scalar_of;
   std::map<std::string, std::vector<std::string>> scalars_of_array;  // in index order
@@ -148,6 +145,10 @@ Program ScalarizeConstantCells(const Program& prog, std::vector<std::string>& ap
   });
   applied.push_back(fmt::format("array cells indexed only by constants as scalars: {}", fmt::join(lines, ", ")));
   return out;
+}
+
+Program CandidateStart(const Program& prog, std::vector<std::string>& applied) {
+  return ScalarizeConstantCells(SubstituteSetOnceConstants(prog, applied), applied);
 }
 
 std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items) {

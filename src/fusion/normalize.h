@@ -31,6 +31,11 @@ Program ScalarizeConstantCells(const Program& prog, std::vector<std::string>& ap
 // The most cells of one array that ScalarizeConstantCells turns into scalars.
 inline constexpr size_t kMaxScalarizedCells = 16;
 
+// The program every candidate of the verifier starts from (and `fuse` and `horn` show): prog with its set-once
+// constants substituted, then its constant cells as scalars (after the constants, so that `a[K]` with K set
+// once is a constant cell). Appends what applied to `applied`.
+Program CandidateStart(const Program& prog, std::vector<std::string>& applied);
+
 // Takes a counted loop out of `if (g) { plain statements; counter = init; loop }` (no else) that follows
 // another loop, so that the two can be fused: the plain statements and the loop run whatever g is, the
 // loop's body under `if (g)`, and the scalars they write get their old values back when g is false

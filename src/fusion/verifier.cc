@@ -192,8 +192,8 @@ std::vector<Candidate> Candidates(const Program& original, bool fusion) {
   // Every candidate starts from the program with its set-once constants substituted and its constant cells
   // as scalars: the same program, in terms that more candidates can encode (a remainder by a constant) and
   // fuse (a guessed scalar).
-  std::vector<std::string> constants;
-  const Program prog = ScalarizeConstantCells(SubstituteSetOnceConstants(original, constants), constants);
+  std::vector<std::string> start_lines;
+  const Program prog = CandidateStart(original, start_lines);
   std::vector<Candidate> out;
   // p's fused versions, or p itself; `origin`: what made p, if not the original.
   auto add = [&](const Program& p, Goal goal, bool fused, const std::optional<Origin>& origin = std::nullopt) {
@@ -202,7 +202,7 @@ std::vector<Candidate> Candidates(const Program& original, bool fusion) {
         v.name = v.transformations.empty() ? origin->name : origin->name + "+" + v.name;
         v.transformations.insert(v.transformations.begin(), origin->line);
       }
-      v.transformations.insert(v.transformations.begin(), constants.begin(), constants.end());
+      v.transformations.insert(v.transformations.begin(), start_lines.begin(), start_lines.end());
       out.push_back({std::move(v), goal, goal != kWhole, fused, origin.has_value()});
     };
     if (fused) {

@@ -184,8 +184,7 @@ fusion::Program Lift(const fusion::Program& prog, bool lift, std::vector<std::st
 // program); what made it is appended to `applied`.
 fusion::Program Shown(const std::string& file, const std::string& model, bool lift, const std::string& half,
                       bool cells, std::vector<std::string>& applied) {
-  const fusion::Program prog = fusion::ScalarizeConstantCells(
-      fusion::SubstituteSetOnceConstants(fusion::ParseFile(file, ModelNamed(model)), applied), applied);
+  const fusion::Program prog = fusion::CandidateStart(fusion::ParseFile(file, ModelNamed(model)), applied);
   return Cells(Half(Lift(prog, lift, applied), half), cells, applied);
 }
 
