@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
 
 #include "fusion/errors.h"
 
@@ -113,6 +114,15 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
   end.loc = here();
   out.push_back(end);
   return out;
+}
+
+int BinaryPrecedence(const Token& t) {
+  static const std::map<std::string, int> kPrecedence = {
+      {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6}, {"<", 7},  {">", 7},
+      {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},  {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10}};
+  if (t.kind != TokKind::kPunct) return 0;
+  const auto it = kPrecedence.find(t.text);
+  return it == kPrecedence.end() ? 0 : it->second;
 }
 
 IntegerLiteral ReadIntegerLiteral(const std::string& file, const Token& t) {

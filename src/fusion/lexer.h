@@ -25,6 +25,10 @@ struct Token {
 // Throws common::InputError "file:line:col: ..." on an unterminated comment.
 std::vector<Token> Lex(const std::string& file, const std::string& text);
 
+// C's precedence of the binary operator a punctuator token is: 1 for ||, up to 10 for * / %; 0 for any other
+// token. The parser and the preprocessor's #if both climb by it.
+int BinaryPrecedence(const Token& t);
+
 // The value of an integer literal and its suffixes: what C's type rules for literals need.
 struct IntegerLiteral {
   Int128 value = 0;

@@ -903,12 +903,12 @@ class Parser {
     std::vector<std::optional<Var>> params;
     CallerState caller = EnterCall(fn, args, t.loc, params);
     Expect("{");
-    if (!fn.returns_value || !Accept("return")) FailUnsupported(file_, t.loc, refused);
+    if (!fn.returns_value || !IsOneReturn(fn)) FailUnsupported(file_, t.loc, refused);
+    Expect("return");
     inlining_.push_back({&fn, nullptr});
     ExprPtr value = ParseExpr();
     inlining_.pop_back();
     Expect(";");
-    if (pos_ != fn.body_end) FailUnsupported(file_, t.loc, refused);
     LeaveCall(caller);
     for (size_t i = 0; i < params.size(); ++i) {
       if (!params[i]) continue;
@@ -1060,23 +1060,13 @@ class Parser {
     return c;
   }
 
-  // Binary operators by precedence level (lowest first).
-  static int Precedence(const std::string& op) {
-    static const std::map<std::string, int> kPrec = {{"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},
-                                                     {"==", 6}, {"!=", 6}, {"<", 7},  {"<=", 7}, {">", 7},
-                                                     {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},  {"-", 9},
-                                                     {"*", 10}, {"/", 10}, {"%", 10}};
-    auto it = kPrec.find(op);
-    return it == kPrec.end() ? -1 : it->second;
-  }
-
   ExprPtr ParseBinary(int min_prec) {
     ExprPtr lhs = ParseUnary();
     // Each operator of a left-associative chain adds a level to the tree, as nesting does.
     for (int chain = 1; Peek().kind == TokKind::kPunct; ++chain) {
       const Token op = Peek();
-      const int prec = Precedence(op.text);
-      if (prec < 0 || prec <= min_prec) break;
+      const int prec = BinaryPrecedence(op);
+      if (prec == 0 || prec <= min_prec) break;
       if (depth_ + chain > kMaxDepth) FailTooDeep(op.loc);
       if (op.text == "|" || op.text == "^" || op.text == "&") {
         FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");

@@ -64,20 +64,11 @@ class ConditionEvaluator {
     return r;
   }
 
-  static int Precedence(const Token& t) {
-    static const std::map<std::string, int> kPrecedence = {
-        {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6}, {"<", 7},  {">", 7},
-        {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},  {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10}};
-    if (t.kind != TokKind::kPunct) return 0;
-    auto it = kPrecedence.find(t.text);
-    return it == kPrecedence.end() ? 0 : it->second;
-  }
-
   Value Binary(int min_precedence, bool live) {
     Value lhs = Unary(live);
     while (pos_ < toks_.size()) {
       const Token op = toks_[pos_];
-      const int precedence = Precedence(op);
+      const int precedence = BinaryPrecedence(op);
       if (precedence == 0 || precedence < min_precedence) break;
       ++pos_;
       if (op.text == "&&" || op.text == "||") {
@@ -126,7 +117,7 @@ class ConditionEvaluator {
     if (o == "*") return Value{a.bits * b.bits, u};
     if (o == "&") return Value{a.bits & b.bits, u};
     if (o == "|") return Value{a.bits | b.bits, u};
-    return Value{a.bits ^ b.bits, u};  // "^", the last operator of Precedence's table
+    return Value{a.bits ^ b.bits, u};  // "^", the last operator BinaryPrecedence knows
   }
 
   Value Unary(bool live) {
