@@ -1,5 +1,6 @@
 #include "fusion/parser.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -25,11 +26,31 @@ const std::set<std::string> kIgnoredSpecifiers = {"const",    "volatile", "exter
                                                   "inline",   "__inline", "__inline__",  "restrict",
                                                   "__restrict", "register", "__extension__", "__const"};
 
-// A parsed type: an integer type, or void, or (skipped) a struct, union or enum, which holds no integer.
+// A parsed type: an integer type, or void, or a struct (by its tag in the parser's records), or (skipped) a
+// union or enum, which holds no integer.
 struct ParsedType {
   IntType type;
   bool is_void = false;
-  bool is_aggregate = false;
+  bool is_aggregate = false;  // a union or enum
+  std::string record_tag;     // a struct: its tag, looked up where a variable of it is declared
+};
+
+// A struct type: its integer members, flattened in declaration order (a member of a nested struct is named by
+// its path, "inner.x"). A variable of it is one variable per member, so that loops, guesses and invariants
+// see plain scalars and arrays.
+struct Record {
+  std::string name;                                      // "struct S", for messages
+  std::vector<std::pair<std::string, IntType>> members;  // path and type
+  std::string unsupported;  // why a variable of it cannot be modelled (a pointer, array or union member)
+};
+
+// What a name in scope stands for: a program variable, or a struct variable (record set), whose members are
+// variables of their own, in the same scope under "<name>.<path>", or a variable outside the subset (refused
+// set: why), which is an error only where it is used (the headers of a `.i` file declare such globals).
+struct Binding {
+  std::string var;
+  const Record* record = nullptr;
+  std::string refused;
 };
 
 // A function of the file other than main, inlined at each call: where its parameter list and body are.
@@ -203,9 +224,9 @@ class Parser {
       if (Is("(")) SkipBalanced();
     }
   }
-  // Skips tokens up to and including the next ';' outside brackets.
-  void SkipDeclaration() {
-    while (!Is(";")) {
+  // Skips tokens up to the next ';' (or also ',': at_comma) outside brackets, which it leaves next.
+  void SkipToEnd(bool at_comma) {
+    while (!Is(";") && !(at_comma && Is(","))) {
       if (AtEnd()) FailSyntax(file_, Peek().loc, "expected ';'");
       if (Is("(") || Is("{") || Is("[")) {
         SkipBalanced();
@@ -213,6 +234,10 @@ class Parser {
         Next();
       }
     }
+  }
+  // Skips tokens up to and including the next ';' outside brackets.
+  void SkipDeclaration() {
+    SkipToEnd(false);
     Next();
   }
 
@@ -226,11 +251,13 @@ class Parser {
            t.text == "__attribute__";
   }
 
-  // Parses declaration specifiers; struct/union/enum types are unsupported unless skip_aggregates.
+  // Parses declaration specifiers; union and enum types are unsupported unless skip_aggregates. A struct's
+  // members are recorded (ParseStructSpecifier); whoever cannot take a struct refuses its record_tag.
   std::optional<ParsedType> ParseSpecifiers(bool skip_aggregates) {
     int longs = 0;
     bool is_unsigned = false, seen = false, is_void = false, is_char = false, is_short = false,
          is_bool = false, is_aggregate = false;
+    std::string record_tag;
     std::optional<ParsedType> from_typedef;
     while (true) {
       SkipAttributes();
@@ -263,7 +290,11 @@ class Parser {
       } else if (t.text == "void") {
         is_void = seen = true;
         Next();
-      } else if (t.text == "struct" || t.text == "union" || t.text == "enum") {
+      } else if (t.text == "struct") {
+        Next();
+        record_tag = ParseStructSpecifier();
+        seen = true;
+      } else if (t.text == "union" || t.text == "enum") {
         if (!skip_aggregates) FailUnsupported(file_, t.loc, "type '" + t.text + "'");
         Next();
         if (Peek().kind == TokKind::kIdent) Next();
@@ -278,7 +309,8 @@ class Parser {
     }
     if (from_typedef) return from_typedef;
     if (!seen) return std::nullopt;
-    if (is_aggregate) return ParsedType{kInt, true, true};
+    if (is_aggregate) return ParsedType{kInt, true, true, ""};
+    if (!record_tag.empty()) return ParsedType{kInt, false, false, record_tag};
     ParsedType r;
     r.is_void = is_void;
     r.type = is_bool ? IntType{1, false}
@@ -287,6 +319,72 @@ class Parser {
              : longs > 0 ? IntType{longs > 1 ? 64 : long_bits_, !is_unsigned}
                          : IntType{32, !is_unsigned};
     return r;
+  }
+
+  // The rest of a struct specifier after `struct`: its tag, and its member list if one follows, recorded in
+  // records_ (an anonymous struct under a tag made of its location). Returns the tag. The headers of a `.i`
+  // file define structs of pointers, arrays and unions: such a struct is recorded as unsupported, refused
+  // only where a variable of it is declared.
+  std::string ParseStructSpecifier() {
+    SkipAttributes();
+    const Token start = Peek();
+    std::string tag;
+    if (start.kind == TokKind::kIdent) tag = Next().text;
+    SkipAttributes();
+    if (!Is("{")) {
+      if (tag.empty()) FailSyntax(file_, start.loc, "expected a struct's tag or '{' before '" + start.text + "'");
+      return tag;
+    }
+    Record record;
+    record.name = tag.empty() ? "anonymous struct" : "struct " + tag;
+    if (tag.empty()) tag = "<anonymous " + std::to_string(start.loc.line) + ":" + std::to_string(start.loc.col) + ">";
+    Next();
+    while (!Accept("}")) {
+      if (AtEnd()) FailSyntax(file_, Peek().loc, "expected '}' at the end of " + record.name);
+      ParseMemberDeclaration(record);
+    }
+    if (records_.count(tag)) FailUnsupported(file_, start.loc, "second definition of '" + record.name + "'");
+    records_.emplace(tag, std::move(record));
+    return tag;
+  }
+
+  // One member declaration of a struct's body, through its ';', added to record: integer members and members of
+  // a struct of integers (flattened). Anything else marks the record unsupported and is skipped.
+  void ParseMemberDeclaration(Record& record) {
+    const auto refuse = [&](const std::string& why) {
+      if (record.unsupported.empty()) record.unsupported = why;
+      SkipDeclaration();
+    };
+    const Token start = Peek();
+    auto spec = ParseSpecifiers(true);
+    if (!spec) return refuse("a member of a type it does not know, '" + start.text + "'");
+    if (spec->is_aggregate || spec->is_void || opaque_typedefs_.count(start.text)) {
+      return refuse("a member of type '" + start.text + "'");
+    }
+    if (Is(";")) return refuse("an anonymous member");
+    do {
+      SkipAttributes();
+      if (Is("*")) return refuse("a pointer member");
+      if (Peek().kind != TokKind::kIdent) return refuse("a member declared with '" + Peek().text + "'");
+      const std::string name = Next().text;
+      if (Is("[")) return refuse("an array member '" + name + "'");
+      if (Is(":")) return refuse("a bit-field '" + name + "'");
+      for (const auto& member : record.members) {
+        if (member.first == name || member.first.rfind(name + ".", 0) == 0) {
+          FailSyntax(file_, start.loc, "duplicate member '" + name + "' in " + record.name);
+        }
+      }
+      if (!spec->record_tag.empty()) {
+        const auto nested = records_.find(spec->record_tag);
+        if (nested == records_.end()) return refuse("a member '" + name + "' of an incomplete struct");
+        if (!nested->second.unsupported.empty()) return refuse(nested->second.unsupported);
+        for (const auto& [path, type] : nested->second.members) record.members.emplace_back(name + "." + path, type);
+      } else {
+        record.members.emplace_back(name, spec->type);
+      }
+      SkipAttributes();
+    } while (Accept(","));
+    Expect(";");
   }
 
   // One top-level item: typedef, declaration, prototype or function definition.
@@ -320,7 +418,7 @@ class Parser {
         if (base && plain && !base->is_void) {
           typedefs_[name] = *base;
         } else {
-          typedefs_[name] = ParsedType{kInt, true};
+          typedefs_[name] = ParsedType{kInt, true, false, ""};
           opaque_typedefs_.insert(name);
         }
       }
@@ -367,6 +465,7 @@ class Parser {
             return;
           }
           if (pointers > 0) def.unsupported = "it returns a pointer";
+          if (pointers == 0 && !spec->record_tag.empty()) def.unsupported = "it returns a struct";
           def.returns_value = !spec->is_void || pointers > 0;
           def.result_type = spec->type;
           functions_.emplace(name, std::move(def));
@@ -377,6 +476,13 @@ class Parser {
         return;
       }
       // A global variable.
+      if (!spec->record_tag.empty()) {
+        for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointers > 0, true)) globals_init_.push_back(st);
+        SkipAttributes();
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
       if (spec->is_aggregate || opaque_typedefs_.count(start.text)) {
         FailUnsupported(file_, start.loc, "type '" + start.text + "'");
       }
@@ -424,26 +530,34 @@ class Parser {
     }
   }
 
-  // Adds a variable to the innermost scope and the program; returns its unique name.
-  std::string Declare(const std::string& name, IntType type, bool is_array, Loc loc) {
+  // Adds a variable to the innermost scope and the program; returns its unique name, made from `base` (a C
+  // identifier: a struct's member "s.n" is the variable s_n) or, without one, from the name.
+  std::string Declare(const std::string& name, IntType type, bool is_array, Loc loc, const std::string& base = "") {
     if (scopes_.back().count(name)) FailSyntax(file_, loc, "redefinition of '" + name + "'");
-    const std::string unique = prog_.AddVar(name, type, is_array);
-    scopes_.back()[name] = unique;
+    const std::string unique = prog_.AddVar(base.empty() ? name : base, type, is_array);
+    scopes_.back()[name] = Binding{unique, nullptr, ""};
     return unique;
   }
 
-  // The program variable a source name refers to, or null.
-  const Var* Find(const std::string& name) const {
+  // What a source name (or a struct member's "<name>.<path>") refers to, or null.
+  const Binding* FindBinding(const std::string& name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto f = it->find(name);
-      if (f != it->end()) return &prog_.VarNamed(f->second);
+      if (f != it->end()) return &f->second;
     }
     return nullptr;
   }
+  // The program variable a source name refers to, or null (also for a struct variable).
+  const Var* Find(const std::string& name) const {
+    const Binding* b = FindBinding(name);
+    return b && !b->var.empty() ? &prog_.VarNamed(b->var) : nullptr;
+  }
   const Var& Lookup(const Token& t) {
-    const Var* v = Find(t.text);
-    if (!v) FailSyntax(file_, t.loc, "use of undeclared identifier '" + t.text + "'");
-    return *v;
+    const Binding* b = FindBinding(t.text);
+    if (!b) FailSyntax(file_, t.loc, "use of undeclared identifier '" + t.text + "'");
+    if (!b->refused.empty()) FailUnsupported(file_, t.loc, "use of '" + t.text + "', a " + b->refused);
+    if (b->record) FailUnsupported(file_, t.loc, "use of struct '" + t.text + "' as a whole (only its members)");
+    return prog_.VarNamed(b->var);
   }
 
   StmtPtr ParseBlock() {
@@ -592,13 +706,16 @@ class Parser {
     auto spec = ParseSpecifiers(false);
     if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "declaration");
     if (opaque_typedefs_.count(start.text)) FailUnsupported(file_, start.loc, "type '" + start.text + "'");
+    if (!spec->record_tag.empty() && Accept(";")) return MakeBlock({});  // a struct's definition alone
     std::vector<StmtPtr> out;
     do {
       bool pointer = false;
       while (Accept("*")) pointer = true;
       const Token name_tok = Peek();
       const std::string name = ExpectIdent();
-      if (pointer) {
+      if (!spec->record_tag.empty()) {
+        for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
+      } else if (pointer) {
         const std::string unique = Declare(name, spec->type, true, name_tok.loc);
         if (Accept("=")) {
           out.push_back(ParseMalloc(unique, spec->type));
@@ -630,10 +747,7 @@ class Parser {
   // the rest to 0 as C does: one assignment per cell up to kMaxInitialisedCells cells, beyond that a loop
   // for the zeros (a loop of its own, which fusion may take with the program's first).
   std::vector<StmtPtr> ParseArrayDeclarator(const std::string& name, IntType type, Loc loc, bool zeroed) {
-    ExprPtr n = Is("]") ? nullptr : ParseExpr();
-    Expect("]");
-    if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array");
-    const std::string unique = Declare(name, type, true, loc);
+    ExprPtr n = ParseArraySize();
     std::vector<ExprPtr> values;
     const bool initialised = Accept("=");
     if (initialised) {
@@ -645,6 +759,66 @@ class Parser {
         if (!Is("}")) Expect(",");
       }
     }
+    return DeclareArray(name, "", type, loc, n, values, initialised, zeroed);
+  }
+
+  // The declarator of a variable of struct type after its name (`[size]` for an array of structs): one
+  // variable per member, "<name>.<path>" in scope, an array of the size for an array of structs. Globals are
+  // zeroed, locals fresh. Initialisers, pointers and whole-struct uses are outside the subset.
+  std::vector<StmtPtr> DeclareStructVariable(const ParsedType& spec, const Token& name_tok, bool pointer,
+                                             bool global) {
+    const std::string& name = name_tok.text;
+    if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+    const auto found = records_.find(spec.record_tag);
+    std::string refused;
+    if (found == records_.end()) {
+      refused = "variable of incomplete type 'struct " + spec.record_tag + "'";
+    } else if (pointer) {
+      refused = "pointer to " + found->second.name;
+    } else if (!found->second.unsupported.empty()) {
+      refused = "variable of " + found->second.name + ", which has " + found->second.unsupported;
+    }
+    if (!refused.empty()) {
+      SkipToEnd(true);
+      scopes_.back()[name] = Binding{"", nullptr, refused};
+      return {};
+    }
+    const Record& record = found->second;
+    const bool array = Accept("[");
+    const ExprPtr n = array ? ParseArraySize() : nullptr;
+    if (array && !n) FailSyntax(file_, name_tok.loc, "array '" + name + "' has no size");
+    if (n && HasNondet(n)) FailUnsupported(file_, name_tok.loc, "array of structs whose size reads an input");
+    if (Is("=")) FailUnsupported(file_, Peek().loc, "initialiser of '" + name + "' (of " + record.name + ")");
+    std::vector<StmtPtr> out;
+    for (const auto& [path, type] : record.members) {
+      std::string base = name + "_" + path;
+      std::replace(base.begin(), base.end(), '.', '_');
+      const std::string member = name + "." + path;
+      if (array) {
+        for (StmtPtr& st : DeclareArray(member, base, type, name_tok.loc, n, {}, false, global)) out.push_back(st);
+      } else {
+        const std::string unique = Declare(member, type, false, name_tok.loc, base);
+        out.push_back(global ? MakeAssign(MakeVar(unique, type), MakeConst(0, type)) : MakeHavoc(unique));
+      }
+    }
+    scopes_.back()[name] = Binding{"", &record, ""};
+    return out;
+  }
+
+  // An array declarator's size after its '[', through its ']'; null for `[]`.
+  ExprPtr ParseArraySize() {
+    ExprPtr n = Is("]") ? nullptr : ParseExpr();
+    Expect("]");
+    if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array");
+    return n;
+  }
+
+  // Declares the array `name` (variable made from `base`, as Declare) of n cells (null: as many as values)
+  // and returns what sets its cells (ParseArrayDeclarator).
+  std::vector<StmtPtr> DeclareArray(const std::string& name, const std::string& base, IntType type, Loc loc,
+                                    const ExprPtr& n, const std::vector<ExprPtr>& values, bool initialised,
+                                    bool zeroed) {
+    const std::string unique = Declare(name, type, true, loc, base);
     if (!n && !initialised) FailSyntax(file_, loc, "array '" + name + "' has no size");
     if (!initialised && !zeroed) return {MakeHavoc(unique, ArrayBytes(n, type))};
     if (n && n->kind != ExprKind::kConst) {
@@ -665,7 +839,7 @@ class Parser {
       out.push_back(MakeAssign(cell(MakeConst(static_cast<Int128>(i))), value));
     }
     if (explicit_cells < size) {
-      const ExprPtr c = MakeVar(prog_.AddVar("zero_" + name, kInt), kInt);
+      const ExprPtr c = MakeVar(prog_.AddVar("zero_" + unique, kInt), kInt);
       out.push_back(MakeAssign(c, MakeConst(explicit_cells)));
       out.push_back(MakeLoop(MakeBinary("<", c, MakeConst(size), kInt), MakeAssign(cell(c), MakeConst(0, type)),
                              MakeAssign(c, MakeBinary("+", c, MakeConst(1), kInt))));
@@ -812,7 +986,7 @@ class Parser {
   // Returns what LeaveCall needs to go back.
   struct CallerState {
     size_t pos;
-    std::vector<std::map<std::string, std::string>> scopes;
+    std::vector<std::map<std::string, Binding>> scopes;
   };
   CallerState EnterCall(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc,
                         std::vector<std::optional<Var>>& params) {
@@ -934,6 +1108,7 @@ class Parser {
       const Token start = Peek();
       auto spec = ParseSpecifiers(false);
       if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "parameter of '" + fn.name + "'");
+      if (!spec->record_tag.empty()) FailUnsupported(file_, start.loc, "struct parameter of '" + fn.name + "'");
       const bool pointer = Accept("*");
       if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer to pointer parameter of '" + fn.name + "'");
       const Token name_tok = Peek();
@@ -954,7 +1129,7 @@ class Parser {
       }
       if (array_arg) {
         if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
-        scopes_.back()[name] = arg->name;
+        scopes_.back()[name] = Binding{arg->name, nullptr, ""};
         params.push_back(std::nullopt);
       } else if (array) {
         Declare(name, spec->type, true, name_tok.loc);
@@ -1099,7 +1274,9 @@ class Parser {
       bool pointer = false;
       while (Accept("*")) pointer = true;
       Expect(")");
-      if (!spec || (spec->is_void && !pointer)) FailUnsupported(file_, loc, "sizeof operand");
+      if (!spec || ((spec->is_void || !spec->record_tag.empty()) && !pointer)) {
+        FailUnsupported(file_, loc, "sizeof operand");
+      }
       return MakeConst(pointer ? long_bits_ / 8 : (spec->type.bits + 7) / 8, size_type_);
     }
     ExprPtr e = ParseUnary();
@@ -1129,7 +1306,7 @@ class Parser {
       if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer cast");
       Expect(")");
       ExprPtr a = ParseUnary();
-      if (!spec || spec->is_void) FailUnsupported(file_, t.loc, "cast");
+      if (!spec || spec->is_void || !spec->record_tag.empty()) FailUnsupported(file_, t.loc, "cast");
       return MakeCast(spec->type, a);
     }
     return ParsePostfix();
@@ -1137,7 +1314,8 @@ class Parser {
 
   ExprPtr ParsePostfix() {
     const Token t = Peek();
-    ExprPtr e = ParsePrimary();
+    const Binding* b = t.kind == TokKind::kIdent && !Is("(", 1) ? FindBinding(t.text) : nullptr;
+    ExprPtr e = b && b->record ? ParseMemberAccess(*b->record) : ParsePrimary();
     while (Is("[")) {
       const Token br = Next();
       if (e->kind != ExprKind::kVar || !prog_.VarNamed(e->name).is_array) FailUnsupported(file_, br.loc, "indexing of a non-array");
@@ -1149,6 +1327,43 @@ class Parser {
       FailUnsupported(file_, t.loc, "use of array '" + t.text + "' as a value");
     }
     return e;
+  }
+
+  // `s.m` or `a[i].m` (through nested members, `s.inner.x`) at a struct variable's name: the member's variable,
+  // or its array's cell i.
+  ExprPtr ParseMemberAccess(const Record& record) {
+    const Token t = Next();
+    ExprPtr index;
+    if (record.members.empty()) FailUnsupported(file_, t.loc, "use of '" + t.text + "', a struct without members");
+    if (Accept("[")) {
+      index = MakeCast(kLongLong, ParseExpr());
+      Expect("]");
+    }
+    std::string path;
+    while (true) {
+      const Token dot = Peek();
+      if (!Accept(".")) {
+        if (dot.text == "->") FailUnsupported(file_, dot.loc, "operator '->' (pointers)");
+        FailUnsupported(file_, t.loc, "use of struct '" + t.text + "' as a whole (only its members)");
+      }
+      const Token member = Peek();
+      if (!path.empty()) path += '.';
+      path += ExpectIdent();
+      const auto named = [&](const auto& m) { return m.first == path || m.first.rfind(path + ".", 0) == 0; };
+      if (std::none_of(record.members.begin(), record.members.end(), named)) {
+        FailSyntax(file_, member.loc, "no member named '" + path + "' in " + record.name);
+      }
+      if (const Binding* b = FindBinding(t.text + "." + path)) {
+        const Var& v = prog_.VarNamed(b->var);
+        if (v.is_array != static_cast<bool>(index)) {
+          FailUnsupported(file_, t.loc, v.is_array ? "use of array of structs '" + t.text + "' without an index"
+                                                   : "indexing of a non-array");
+        }
+        auto e = std::const_pointer_cast<Expr>(index ? MakeIndex(v.name, v.type, index) : MakeVar(v.name, v.type));
+        e->loc = t.loc;
+        return e;
+      }
+    }
   }
 
   ExprPtr ParsePrimary() {
@@ -1232,7 +1447,8 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;  // levels of nesting being parsed (DepthGuard)
   Program prog_;
-  std::vector<std::map<std::string, std::string>> scopes_;
+  std::vector<std::map<std::string, Binding>> scopes_;
+  std::map<std::string, Record> records_;  // the structs defined, by tag
   std::map<std::string, ParsedType> typedefs_;
   std::set<std::string> opaque_typedefs_;
   std::vector<StmtPtr> globals_init_;
