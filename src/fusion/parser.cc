@@ -366,12 +366,13 @@ class Parser {
       SkipAttributes();
       if (Is("*")) return refuse("a pointer member");
       if (Peek().kind != TokKind::kIdent) return refuse("a member declared with '" + Peek().text + "'");
-      const std::string name = Next().text;
+      const Token name_tok = Next();
+      const std::string& name = name_tok.text;
       if (Is("[")) return refuse("an array member '" + name + "'");
       if (Is(":")) return refuse("a bit-field '" + name + "'");
       for (const auto& member : record.members) {
         if (member.first == name || member.first.rfind(name + ".", 0) == 0) {
-          FailSyntax(file_, start.loc, "duplicate member '" + name + "' in " + record.name);
+          FailSyntax(file_, name_tok.loc, "duplicate member '" + name + "' in " + record.name);
         }
       }
       if (!spec->record_tag.empty()) {

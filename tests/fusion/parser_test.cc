@@ -155,7 +155,8 @@ TEST(Parser, StructsOutsideTheSubsetAreRefusedWithTheReason) {
             "t.c:2:26: unsupported use of 'l', a variable of struct L, which has a pointer member");
   EXPECT_EQ(message("struct T;\nint main() { struct T t; t.x = 1; return 0; }"),
             "t.c:2:26: unsupported use of 't', a variable of incomplete type 'struct T'");
-  EXPECT_EQ(message("struct D { int a; int a; };\nint main() { return 0; }"), "t.c:1:19: duplicate member 'a' in struct D");
+  EXPECT_EQ(message("struct D { int a; int a; };\nint main() { return 0; }"),
+            "t.c:1:23: duplicate member 'a' in struct D");
   EXPECT_EQ(message(s + "int main() { struct S v; return sizeof(struct S); }"), "t.c:2:33: unsupported sizeof operand");
 }
 
