@@ -463,6 +463,7 @@ class Parser {
           }
           if (name == "main") {
             main_pos_ = def.body;
+            main_end_ = def.body_end;
             return;
           }
           if (pointers > 0) def.unsupported = "it returns a pointer";
@@ -690,6 +691,12 @@ class Parser {
       Expect(";");
       return MakeSimple(StmtKind::kReturn);
     }
+    if (Is("goto") && Peek(1).kind == TokKind::kIdent && Is(";", 2) && IsStuckLabel(Peek(1).text)) {
+      Next();
+      Next();
+      Next();
+      return MakeAssume(MakeConst(0));
+    }
     if (Is("goto") || Is("switch") || Is("case") || Is("default")) FailUnsupported(file_, t.loc, "statement '" + t.text + "'");
     std::vector<StmtPtr> hoisted;
     if (IsTypeStart()) {
@@ -699,6 +706,21 @@ class Parser {
     StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
     Expect(";");
     return Preceded(std::move(hoisted), s, t.loc);
+  }
+
+  // Whether `label:` labels `goto label;` in the body being parsed (labels are the function's): a run that
+  // gets there stays there forever, so it reaches no error, as `assume(0)` (loop-invgen's `STUCK: goto STUCK;`,
+  // and `goto STUCK;` elsewhere in the function).
+  bool IsStuckLabel(const std::string& label) const {
+    const size_t begin = inlining_.empty() ? *main_pos_ : inlining_.back().fn->body;
+    const size_t end = inlining_.empty() ? main_end_ : inlining_.back().fn->body_end;
+    for (size_t k = begin; k + 4 < end; ++k) {
+      if (toks_[k].kind == TokKind::kIdent && toks_[k].text == label && toks_[k + 1].text == ":" &&
+          toks_[k + 2].text == "goto" && toks_[k + 3].text == label && toks_[k + 4].text == ";") {
+        return true;
+      }
+    }
+    return false;
   }
 
   // A declaration with its declarators, ending with ';'. Uninitialised scalars and arrays get havoc.
@@ -1454,6 +1476,7 @@ class Parser {
   std::set<std::string> opaque_typedefs_;
   std::vector<StmtPtr> globals_init_;
   std::optional<size_t> main_pos_;  // the token index of main's body
+  size_t main_end_ = 0;             // the token index of its closing '}'
   std::map<std::string, FunctionDef> functions_;  // the functions of the file but main and the known helpers
   std::vector<InlineFrame> inlining_;             // the calls being inlined, innermost last
   int inlined_calls_ = 0;

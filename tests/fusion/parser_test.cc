@@ -160,6 +160,35 @@ TEST(Parser, StructsOutsideTheSubsetAreRefusedWithTheReason) {
   EXPECT_EQ(message(s + "int main() { struct S v; return sizeof(struct S); }"), "t.c:2:33: unsupported sizeof operand");
 }
 
+// `L: goto L;` keeps a run there forever, so it reaches no error: the statement, and a `goto L` elsewhere in the
+// same function, are `assume(0)`. Any other goto is refused. gcc runs the source (the harness stops a run that
+// spins, as "blocked").
+TEST(Parser, AGotoToALabelThatLoopsOnItselfStopsTheRun) {
+  const std::string source = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+void check(int v) {
+  if (v > 9) goto STUCK;
+  __VERIFIER_assert(v != 7);
+  return;
+STUCK:
+  goto STUCK;
+}
+int main() {
+  int i = __VERIFIER_nondet_int();
+  if (i > 5) STUCK: goto STUCK;
+  check(i + 5);
+  __VERIFIER_assert(i != 4);
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{6}, {5}, {4}, {2}, {1}});
+  EXPECT_EQ(testing::InterpretOn(p, {6}), Outcome::kBlocked);
+  EXPECT_THROW(ParseText("int main() { int i = 0; goto L; i = 1; L: return i; }"), UnsupportedError);
+  // The label is the function's own: main's STUCK does not make the callee's goto stuck.
+  EXPECT_THROW(ParseText("void f(void) { goto STUCK; }\nint main() { f(); STUCK: goto STUCK; }"), UnsupportedError);
+}
+
 // Functions of the file are inlined; they must mean what C makes of them, so gcc runs the source itself.
 TEST(Parser, InlinedFunctionsMeanWhatGccMakesOfThem) {
   const std::string source = R"(

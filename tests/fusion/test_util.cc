@@ -81,7 +81,8 @@ GccProgram::~GccProgram() {
 std::string GccProgram::Run(const std::vector<long long>& inputs) const {
   std::string input_text, out;
   for (long long v : inputs) input_text += std::to_string(v) + " ";
-  RunCommand("echo '" + input_text + "' | " + dir_ + "/prog", out);
+  // A run that spins (`STUCK: goto STUCK;`) reaches nothing, as a blocked one: timeout ends it with 124.
+  RunCommand("echo '" + input_text + "' | timeout 2 " + dir_ + "/prog; [ $? -eq 124 ] && printf blocked", out);
   return out.empty() ? "finished" : out;
 }
 

@@ -40,7 +40,7 @@ class GccProgram {
   ~GccProgram();
   // Empty, or the compiler's complaint.
   const std::string& error() const { return error_; }
-  // The outcome of a run: "finished", "error" or "blocked".
+  // The outcome of a run: "finished", "error" or "blocked" (also a run still going after 2 s).
   std::string Run(const std::vector<long long>& inputs) const;
 
  private:
