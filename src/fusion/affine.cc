@@ -83,23 +83,48 @@ class AffineHull {
 // Thrown when the inference runs out of time or a query is inconclusive.
 struct GiveUp {};
 
+// A model of what s holds (pushed by the caller, who pops it after using the model), or none, popped, when
+// there is none.
+std::optional<z3::model> ModelOrPop(z3::solver& s) {
+  const z3::check_result r = s.check();
+  if (r == z3::unknown) throw GiveUp{};
+  if (r == z3::unsat) {
+    s.pop();
+    return std::nullopt;
+  }
+  return s.get_model();
+}
+
 }  // namespace
 
-z3::expr AffineEquality::At(z3::context& ctx, const std::vector<z3::expr>& args) const {
+namespace {
+
+// coeffs · args.
+z3::expr LinearTerm(z3::context& ctx, const std::vector<mpz_class>& coeffs, const std::vector<z3::expr>& args) {
   z3::expr_vector terms(ctx);
   for (size_t i = 0; i < coeffs.size(); ++i) {
     if (coeffs[i] == 0) continue;
     const z3::expr c = ctx.int_val(coeffs[i].get_str().c_str());
     terms.push_back(coeffs[i] == 1 ? args[i] : c * args[i]);
   }
-  const z3::expr lhs = terms.empty() ? ctx.int_val(0) : z3::sum(terms);
-  return lhs == ctx.int_val(constant.get_str().c_str());
+  return terms.empty() ? ctx.int_val(0) : z3::sum(terms);
+}
+
+}  // namespace
+
+z3::expr AffineEquality::At(z3::context& ctx, const std::vector<z3::expr>& args) const {
+  return LinearTerm(ctx, coeffs, args) == ctx.int_val(constant.get_str().c_str());
+}
+
+z3::expr AffineBound::At(z3::context& ctx, const std::vector<z3::expr>& args) const {
+  return LinearTerm(ctx, coeffs, args) <= ctx.int_val(bound.get_str().c_str());
 }
 
 z3::expr AffineInvariants::At(z3::context& ctx, int pred, const std::vector<z3::expr>& args) const {
   if (!reachable[pred]) return ctx.bool_val(false);
   z3::expr_vector conj(ctx);
   for (const auto& e : equalities[pred]) conj.push_back(e.At(ctx, args));
+  for (const auto& b : bounds[pred]) conj.push_back(b.At(ctx, args));
   return z3::mk_and(conj);
 }
 
@@ -107,8 +132,156 @@ AffineInvariants AffineInvariants::True(const HornSystem& sys) {
   AffineInvariants out;
   out.reachable.assign(sys.preds.size(), true);
   out.equalities.assign(sys.preds.size(), {});
+  out.bounds.assign(sys.preds.size(), {});
   return out;
 }
+
+namespace {
+
+// The predicates of sys by the strongly connected components of the clauses' graph (body to head), in a
+// topological order: each component as a mask over the predicates.
+std::vector<std::vector<bool>> ComponentsInOrder(const HornSystem& sys) {
+  const size_t preds = sys.preds.size();
+  std::vector<std::vector<bool>> reaches(preds, std::vector<bool>(preds, false));
+  for (size_t p = 0; p < preds; ++p) reaches[p][p] = true;
+  for (const HornClause& c : sys.clauses) {
+    if (c.body_pred >= 0 && c.head_pred >= 0) reaches[c.body_pred][c.head_pred] = true;
+  }
+  for (size_t k = 0; k < preds; ++k) {
+    for (size_t i = 0; i < preds; ++i) {
+      for (size_t j = 0; j < preds; ++j) reaches[i][j] = reaches[i][j] || (reaches[i][k] && reaches[k][j]);
+    }
+  }
+  // A predicate that reaches another component has fewer predicates reaching it: those that reach it reach
+  // the other too, which does not reach it back.
+  std::vector<size_t> ancestors(preds, 0), order(preds);
+  for (size_t p = 0; p < preds; ++p) {
+    for (size_t a = 0; a < preds; ++a) ancestors[p] += reaches[a][p];
+    order[p] = p;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ancestors[a] < ancestors[b]; });
+  std::vector<std::vector<bool>> out;
+  for (size_t first = 0; first < preds;) {
+    out.emplace_back(preds, false);
+    size_t last = first;
+    while (last < preds && reaches[order[first]][order[last]] && reaches[order[last]][order[first]]) {
+      out.back()[order[last++]] = true;
+    }
+    first = last;
+  }
+  return out;
+}
+
+// The bounds phase of InferAffineInvariants, until deadline_s on clock: the least zone of each predicate (bounds of its
+// integer arguments and of their differences) that the clauses keep, with the equalities of `inv` assumed in each body,
+// widened (a bound that grows more than kBoundGrowths times is dropped), added to inv. Throws GiveUp when the time runs
+// out or a query is inconclusive.
+void InferBounds(const HornSystem& sys, z3::context& ctx, const std::vector<std::vector<size_t>>& ints,
+                 const common::Stopwatch& clock, double deadline_s, z3::solver& s, AffineInvariants& inv) {
+  const size_t preds = sys.preds.size();
+  // The templates of each predicate (coefficients at its full argument list), their bounds (none: unbounded)
+  // and how often each has grown.
+  std::vector<std::vector<std::vector<mpz_class>>> templates(preds);
+  std::vector<std::vector<std::optional<mpz_class>>> upper(preds);
+  std::vector<std::vector<int>> growths(preds);
+  for (size_t p = 0; p < preds; ++p) {
+    const auto unit = [&](size_t a, int sign, std::optional<size_t> minus) {
+      std::vector<mpz_class> c(sys.preds[p].arity(), 0);
+      c[a] = sign;
+      if (minus) c[*minus] = -1;
+      templates[p].push_back(std::move(c));
+    };
+    for (size_t a : ints[p]) {
+      unit(a, 1, std::nullopt);
+      unit(a, -1, std::nullopt);
+    }
+    if (ints[p].size() <= kMaxDifferenceArgs) {
+      for (size_t a : ints[p]) {
+        for (size_t b : ints[p]) {
+          if (a != b) unit(a, 1, b);
+        }
+      }
+    }
+    upper[p].assign(templates[p].size(), std::nullopt);
+    growths[p].assign(templates[p].size(), 0);
+  }
+  std::vector<bool> reached(preds, false);
+  const auto zone = [&](size_t p, const std::vector<z3::expr>& args) {
+    z3::expr_vector conj(ctx);
+    for (size_t t = 0; t < templates[p].size(); ++t) {
+      if (upper[p][t]) conj.push_back(AffineBound{templates[p][t], *upper[p][t]}.At(ctx, args));
+    }
+    return z3::mk_and(conj);
+  };
+  const auto numeral = [&](const z3::expr& v) {
+    if (!v.is_numeral()) throw GiveUp{};
+    return mpz_class(Z3_get_numeral_string(ctx, v));
+  };
+  z3::params params(ctx);
+  params.set("timeout", static_cast<unsigned>(std::max(1.0, (deadline_s - clock.Seconds()) * 1000)));
+  for (const std::vector<bool>& in_component : ComponentsInOrder(sys)) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const HornClause& c : sys.clauses) {
+        if (c.head_pred < 0 || !in_component[static_cast<size_t>(c.head_pred)]) continue;
+        const auto q = static_cast<size_t>(c.head_pred);
+        const auto b = static_cast<size_t>(c.body_pred);
+        if (c.body_pred >= 0 && !reached[b]) continue;
+        const z3::expr body = c.body_pred >= 0 ? inv.At(ctx, c.body_pred, c.body_args) && zone(b, c.body_args)
+                                               : ctx.bool_val(true);
+        while (true) {
+          if (clock.Seconds() > deadline_s) throw GiveUp{};
+          s.push();
+          s.add(c.constraint && body);
+          if (reached[q]) s.add(!zone(q, c.head_args));
+          const std::optional<z3::model> found = ModelOrPop(s);
+          if (!found) break;
+          const z3::model& m = *found;
+          std::vector<size_t> exceeded;
+          for (size_t t = 0; t < templates[q].size(); ++t) {
+            const mpz_class v = numeral(m.eval(LinearTerm(ctx, templates[q][t], c.head_args), true));
+            if (!reached[q]) {
+              upper[q][t] = v;
+            } else if (upper[q][t] && v > *upper[q][t]) {
+              exceeded.push_back(t);
+            }
+          }
+          s.pop();
+          changed = true;
+          if (!reached[q]) {
+            reached[q] = true;
+            continue;
+          }
+          // A bound the model exceeds grows to the most the clause reaches, or goes once it has grown enough.
+          for (size_t t : exceeded) {
+            if (++growths[q][t] > kBoundGrowths) {
+              upper[q][t].reset();
+              continue;
+            }
+            z3::optimize opt(ctx);
+            opt.set(params);
+            opt.add(c.constraint && body);
+            const z3::optimize::handle h = opt.maximize(LinearTerm(ctx, templates[q][t], c.head_args));
+            if (opt.check() != z3::sat) throw GiveUp{};
+            const z3::expr most = opt.upper(h);
+            if (most.is_numeral()) {
+              upper[q][t] = std::max(*upper[q][t], numeral(most));
+            } else {
+              upper[q][t].reset();
+            }
+          }
+        }
+      }
+    }
+  }
+  for (size_t p = 0; p < preds; ++p) {
+    for (size_t t = 0; t < templates[p].size(); ++t) {
+      if (upper[p][t]) inv.bounds[p].push_back(AffineBound{templates[p][t], *upper[p][t]});
+    }
+  }
+}
+
+}  // namespace
 
 AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, double time_limit_s) {
   const size_t preds = sys.preds.size();
@@ -125,6 +298,7 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
   AffineInvariants current;
   current.reachable.assign(preds, false);
   current.equalities.assign(preds, {});
+  current.bounds.assign(preds, {});
   // The equalities of a hull, at the predicate's full argument list.
   const auto equalities = [&](size_t p) {
     std::vector<AffineEquality> eqs;
@@ -163,13 +337,9 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
           s.add(c.constraint);
           if (c.body_pred >= 0) s.add(current.At(ctx, c.body_pred, c.body_args));
           if (!hulls[q].empty()) s.add(!current.At(ctx, c.head_pred, c.head_args));
-          const z3::check_result r = s.check();
-          if (r == z3::unknown) throw GiveUp{};
-          if (r == z3::unsat) {
-            s.pop();
-            break;
-          }
-          const z3::model m = s.get_model();
+          const std::optional<z3::model> found = ModelOrPop(s);
+          if (!found) break;
+          const z3::model& m = *found;
           std::vector<mpq_class> point;
           for (size_t i : ints[q]) {
             const z3::expr v = m.eval(c.head_args[i], true);
@@ -192,7 +362,22 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
   } catch (const z3::exception&) {
     return AffineInvariants::True(sys);
   }
-  return current;
+  const auto has_array = [](const z3::func_decl& pred) {
+    for (unsigned i = 0; i < pred.arity(); ++i) {
+      if (pred.domain(i).is_array()) return true;
+    }
+    return false;
+  };
+  if (std::any_of(sys.preds.begin(), sys.preds.end(), has_array)) return current;
+  AffineInvariants with_bounds = current;
+  try {
+    InferBounds(sys, ctx, ints, clock, time_limit_s, s, with_bounds);
+  } catch (const GiveUp&) {
+    return current;
+  } catch (const z3::exception&) {
+    return current;
+  }
+  return with_bounds;
 }
 
 HornSystem Strengthened(const HornSystem& sys, const AffineInvariants& invariants, z3::context& ctx) {

@@ -170,11 +170,46 @@ TEST(Affine, ArraysTakeNoPartAndIndicesStillGetTheirs) {
   EXPECT_TRUE(in.Implies(loop, in.Var("j") == in.Var("i") + 5));
 }
 
+// loop-invgen/string_concat-noarr: the second loop keeps i - j below 100 (the first stops i there, j starts
+// at 0, and both grow by one), a bound no equality states; the counters' own bounds grow and are dropped.
+TEST(Affine, BoundsTheDifferenceOfTwoCountersAcrossLoops) {
+  const char* text = R"(int main() {
+      int i = 0, j;
+      while (__VERIFIER_nondet_int() && i < 1000000) { i++; }
+      if (i >= 100) { STUCK: goto STUCK; }
+      j = 0;
+      while (__VERIFIER_nondet_int() && i < 1000000) { i++; j++; }
+      if (j >= 100) goto STUCK;
+      __VERIFIER_assert(i < 200);
+      return 0; })";
+  Inferred in(ParseText(text));
+  EXPECT_TRUE(in.Inductive());
+  const int loop = in.PredWith("j");
+  ASSERT_GE(loop, 0);
+  EXPECT_TRUE(in.Implies(loop, in.Var("i") - in.Var("j") <= 99));
+  EXPECT_TRUE(in.Implies(loop, in.Var("j") >= 0));
+  EXPECT_FALSE(in.Implies(loop, in.Var("j") <= 99));
+  // The solver proves it with them.
+  HornProblem problem(ParseText(text), 30);
+  EXPECT_EQ(problem.Solve(Portfolio().front(), 30, 30, 10).status, SolveStatus::kSafe);
+}
+
+// Arrays make the bounds' queries slow: a system with an array argument gets equalities only.
+TEST(Affine, ASystemWithArraysGetsNoBounds) {
+  Inferred in(ParseText(R"(int main() {
+      int a[100]; int i = 0;
+      while (i < 100) { a[i] = 0; i++; }
+      __VERIFIER_assert(i == 100);
+      return 0; })"));
+  for (const auto& b : in.inv.bounds) EXPECT_TRUE(b.empty());
+}
+
 TEST(Affine, OutOfTimeSaysNothing) {
   Inferred in(InDe62FusedUnderNoWrap(), 0);
   for (size_t p = 0; p < in.inv.reachable.size(); ++p) {
     EXPECT_TRUE(in.inv.reachable[p]);
     EXPECT_TRUE(in.inv.equalities[p].empty());
+    EXPECT_TRUE(in.inv.bounds[p].empty());
   }
 }
 
