@@ -1,5 +1,6 @@
-struct point { int x; int y; };
+struct node { int value; struct node *next; };
 int main() {
-  struct point p;
+  struct node n;
+  n.value = 1;
   return 0;
 }
