@@ -31,8 +31,35 @@ bool Independent(const Effects& m, const Effects& other, const std::string& coun
   return true;
 }
 
+// The offsets from counter of the accesses to array in list; nothing when one is not counter plus a constant.
+std::optional<std::vector<Int128>> Offsets(const std::vector<ArrayAccess>& list, const std::string& array,
+                                           const std::string& counter) {
+  std::vector<Int128> out;
+  for (const ArrayAccess& acc : list) {
+    if (acc.array != array) continue;
+    if (!acc.index) return std::nullopt;
+    const std::optional<Int128> k = OffsetFromCounter(acc.index, counter);
+    if (!k) return std::nullopt;
+    out.push_back(*k);
+  }
+  return out;
+}
+
+// With earlier_cells (AlignedFusion): true when array, written by one loop only, keeps every read's value once
+// the bodies share an iteration (a's body first): b reads only cells that a has finished, or a reads only cells
+// that b has not yet written.
+bool ReadsEarlierCells(const Effects& e1, const Effects& e2, const std::string& array, const std::string& counter) {
+  const auto w1 = Offsets(e1.array_writes, array, counter), r1 = Offsets(e1.array_reads, array, counter);
+  const auto w2 = Offsets(e2.array_writes, array, counter), r2 = Offsets(e2.array_reads, array, counter);
+  if (!w1 || !r1 || !w2 || !r2 || (w1->empty() == w2->empty())) return false;
+  const auto least = [](const std::vector<Int128>& v) { return *std::min_element(v.begin(), v.end()); };
+  const auto most = [](const std::vector<Int128>& v) { return *std::max_element(v.begin(), v.end()); };
+  if (!w1->empty()) return r2->empty() || most(*r2) <= least(*w1);
+  return r1->empty() || least(*r1) >= most(*w2);
+}
+
 // True when no dependence between the bodies crosses iterations once they share counter c.
-bool Compatible(const CountedLoop& a, const CountedLoop& b) {
+bool Compatible(const CountedLoop& a, const CountedLoop& b, bool earlier_cells) {
   const Effects e1 = EffectsOf(a.body), e2 = EffectsOf(b.body);
   for (const auto& v : e1.writes) {
     if (e2.reads.count(v) || e2.writes.count(v)) return false;
@@ -50,6 +77,7 @@ bool Compatible(const CountedLoop& a, const CountedLoop& b) {
     if (e1.ArraysAccessed().count(x)) shared.insert(x);
   }
   for (const std::string& array : shared) {
+    if (earlier_cells && ReadsEarlierCells(e1, e2, array, a.counter)) continue;
     std::optional<Int128> offset;
     for (const Effects* e : {&e1, &e2}) {
       for (const auto* list : {&e->array_reads, &e->array_writes}) {
@@ -75,7 +103,7 @@ std::optional<std::vector<StmtPtr>> Upward(const CountedLoop& c, const StmtPtr& 
 // Tries to fuse the loop at items[j] (with its init at j-1) into the loop at items[i] (init at i-1),
 // the statements between them being plain; returns the replacement of items[i-1 .. j] or nothing.
 std::optional<std::vector<StmtPtr>> TryPair(const std::vector<StmtPtr>& items, size_t i, size_t j,
-                                            std::vector<std::string>& applied) {
+                                            std::vector<std::string>& applied, bool earlier_cells) {
   auto c1 = AsCounted(items[i - 1], items[i]);
   auto c2 = AsCounted(items[j - 1], items[j]);
   if (!c1 || !c2) return std::nullopt;
@@ -125,7 +153,7 @@ std::optional<std::vector<StmtPtr>> TryPair(const std::vector<StmtPtr>& items, s
   CountedLoop second = *n2;
   second.body = body2;
   second.counter = n1->counter;
-  if (!Compatible(*n1, second)) return std::nullopt;
+  if (!Compatible(*n1, second, earlier_cells)) return std::nullopt;
   std::vector<StmtPtr> out = before;
   out.push_back((*u1)[0]);
   out.push_back(MakeLoop((*u1)[1]->cond, MakeBlock({n1->body, body2}), n1->increment));
@@ -144,7 +172,7 @@ std::optional<std::vector<StmtPtr>> TryPair(const std::vector<StmtPtr>& items, s
 
 }  // namespace
 
-StmtPtr AlignedFusion(const StmtPtr& body, std::vector<std::string>& applied) {
+StmtPtr AlignedFusion(const StmtPtr& body, std::vector<std::string>& applied, bool earlier_cells) {
   return RewriteBlocks(body, [&](std::vector<StmtPtr> items) {
     items = SinkCounterInits(std::move(items));
     bool changed = true;
@@ -155,7 +183,7 @@ StmtPtr AlignedFusion(const StmtPtr& body, std::vector<std::string>& applied) {
         // The next loop after i, with plain statements between.
         for (size_t j = i + 2; j < items.size(); ++j) {
           if (items[j]->kind == StmtKind::kLoop) {
-            if (auto repl = TryPair(items, i, j, applied)) {
+            if (auto repl = TryPair(items, i, j, applied, earlier_cells)) {
               std::vector<StmtPtr> next(items.begin(), items.begin() + static_cast<long>(i) - 1);
               auto fused = std::const_pointer_cast<Stmt>(*std::find_if(repl->begin(), repl->end(), [](const StmtPtr& s) {
                 return s->kind == StmtKind::kLoop;

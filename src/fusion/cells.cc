@@ -121,28 +121,13 @@ class Abstraction {
     if (e->kind == ExprKind::kIndex) {
       return MakeTernary(Tracked(e->args[0]), Cell(e), MakeNondet(e->type), e->type);
     }
-    return Map(e, [this](const ExprPtr& a) { return Read(a); });
+    return MapOperands(e, [this](const ExprPtr& a) { return Read(a); });
   }
 
   // e with every cell read made the cell's scalar (where the reads index by the tracked index).
   ExprPtr ReadTracked(const ExprPtr& e) {
     if (e->kind == ExprKind::kIndex) return Cell(e);
-    return Map(e, [this](const ExprPtr& a) { return ReadTracked(a); });
-  }
-
-  // e with f applied to its operands, rebuilt only where one changes.
-  template <typename F>
-  static ExprPtr Map(const ExprPtr& e, F f) {
-    std::vector<ExprPtr> args;
-    bool changed = false;
-    for (const ExprPtr& a : e->args) {
-      args.push_back(f(a));
-      changed = changed || args.back() != a;
-    }
-    if (!changed) return e;
-    auto out = std::make_shared<Expr>(*e);
-    out->args = std::move(args);
-    return out;
+    return MapOperands(e, [this](const ExprPtr& a) { return ReadTracked(a); });
   }
 
   // An assertion: as it is without cell reads, else checked only where its one index is the tracked one.

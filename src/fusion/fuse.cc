@@ -7,14 +7,19 @@
 #include "fusion/normalize.h"
 #include "fusion/printer.h"
 #include "fusion/rate.h"
+#include "fusion/recurrence.h"
 #include "fusion/split.h"
 #include "fusion/unroll.h"
 
 namespace fusion {
 
 Variant Transform(const Program& prog, FusionMode mode) {
-  const char* names[] = {"aligned", "guess", "aligned+guess", "split+guess"};
+  const char* names[] = {"aligned", "guess", "aligned+guess", "split+guess", "recurrences"};
   Variant v{names[static_cast<int>(mode)], prog, {}};
+  if (mode == FusionMode::kRecurrences) {
+    if (std::optional<Program> scalar = ScalarizeRecurrences(prog, v.transformations)) v.prog = std::move(*scalar);
+    return v;
+  }
   v.prog.body = UnrollConstantLoops(v.prog, v.transformations);
   bool split = false;  // whether index-set splitting applied (kSplit)
   const auto fuse = [mode, &split](Program& p, std::vector<std::string>& applied) {
@@ -68,7 +73,8 @@ Variant Transform(const Program& prog, FusionMode mode) {
 std::vector<Variant> FusedVariants(const Program& prog) {
   std::vector<Variant> out;
   std::set<std::string> seen;
-  for (FusionMode mode : {FusionMode::kAll, FusionMode::kAligned, FusionMode::kGuess, FusionMode::kSplit}) {
+  for (FusionMode mode :
+       {FusionMode::kAll, FusionMode::kAligned, FusionMode::kGuess, FusionMode::kSplit, FusionMode::kRecurrences}) {
     Variant v = Transform(prog, mode);
     if (v.transformations.empty()) continue;
     if (seen.insert(PrintProgram(v.prog)).second) out.push_back(std::move(v));

@@ -204,6 +204,19 @@ ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& n
   return copy;
 }
 
+ExprPtr MapOperands(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f) {
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const ExprPtr& a : e->args) {
+    args.push_back(f(a));
+    changed = changed || args.back() != a;
+  }
+  if (!changed) return e;
+  auto out = std::make_shared<Expr>(*e);
+  out->args = std::move(args);
+  return out;
+}
+
 StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>& f) {
   if (!s) return s;
   auto copy = std::make_shared<Stmt>(*s);
@@ -265,11 +278,12 @@ std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& cou
   }
   if (x->kind == ExprKind::kVar) return x->name == counter ? std::optional<Int128>(0) : std::nullopt;
   if (x->kind != ExprKind::kBinary || (x->op != "+" && x->op != "-") || !x->type.is_signed) return std::nullopt;
-  const ExprPtr k = x->args[1];
-  if (k->kind != ExprKind::kConst) return std::nullopt;
+  // The constant as the parser leaves it, converted to the sum's type: `i - (long long)1`.
+  const std::optional<Int128> k = FoldConstant(x->args[1]);
+  if (!k) return std::nullopt;
   auto inner = OffsetFromCounter(x->args[0], counter);
   if (!inner) return std::nullopt;
-  return x->op == "+" ? *inner + k->value : *inner - k->value;
+  return x->op == "+" ? *inner + *k : *inner - *k;
 }
 
 namespace {

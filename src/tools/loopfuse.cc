@@ -193,6 +193,7 @@ fusion::FusionMode ModeNamed(const std::string& mode) {
   return mode == "aligned" ? fusion::FusionMode::kAligned
          : mode == "guess" ? fusion::FusionMode::kGuess
          : mode == "split" ? fusion::FusionMode::kSplit
+         : mode == "recurrences" ? fusion::FusionMode::kRecurrences
                            : fusion::FusionMode::kAll;
 }
 
@@ -222,8 +223,8 @@ int main(int argc, char** argv) {
   bool fuse_json = false, fuse_cells = false, fuse_lift = false;
   auto* fuse = app.add_subcommand("fuse", "print the fused program as C");
   fuse->add_option("file", fuse_file, "C file")->required();
-  fuse->add_option("--mode", mode, "aligned, guess, all or split")
-      ->check(CLI::IsMember({"aligned", "guess", "all", "split"}));
+  fuse->add_option("--mode", mode, "aligned, guess, all, split or recurrences")
+      ->check(CLI::IsMember({"aligned", "guess", "all", "split", "recurrences"}));
   AddHalfOption(*fuse, fuse_half);
   AddDataModelOption(*fuse, fuse_model, "LP64");
   AddCellsAndLiftFlags(*fuse, fuse_cells, fuse_lift);
@@ -247,8 +248,8 @@ int main(int argc, char** argv) {
   bool horn_json = false, horn_cells = false, horn_lift = false, horn_affine = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
-  horn->add_option("--mode", horn_mode, "none, aligned, guess, all or split")
-      ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split"}));
+  horn->add_option("--mode", horn_mode, "none, aligned, guess, all, split or recurrences")
+      ->check(CLI::IsMember({"none", "aligned", "guess", "all", "split", "recurrences"}));
   AddHalfOption(*horn, horn_half);
   AddDataModelOption(*horn, horn_model, "LP64");
   AddCellsAndLiftFlags(*horn, horn_cells, horn_lift);

@@ -160,6 +160,22 @@ TEST(Cli, ProvesACFileWithMacrosAndADivisorSetOnce) {
   EXPECT_NE(text.find("% 2u"), std::string::npos) << text;
 }
 
+TEST(Cli, ProvesAPolynomialFilledInByRecurrences) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 30 " + kExamples + "recurrence.c", j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  EXPECT_EQ(j["solved_by"].get<std::string>().rfind("recurrences", 0), 0u) << j.dump();
+  // The program it proves, as C that gcc takes: the ghost of i*i updated linearly.
+  const std::string printed = "/tmp/loopfuse_cli_recurrence.c";
+  std::string out;
+  EXPECT_EQ(RunCommand(kBin + " fuse --mode recurrences " + kExamples + "recurrence.c > " + printed, out), 0);
+  std::string text;
+  EXPECT_EQ(RunCommand("cat " + printed, text), 0);
+  EXPECT_NE(text.find("i_sq = ((i_sq + (2LL * ((__int128)i))) + 1LL)"), std::string::npos) << text;
+  EXPECT_NE(text.find("b[i] = (b_prev + a_prev);"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand("gcc -c -o /dev/null " + printed + " 2>&1", out), 0) << out;
+}
+
 TEST(Cli, TheTaskFilesDataModelSizesLong) {
   // x + 1 wraps to 0 where long has 32 bits (ILP32), not where it has 64.
   const std::string program = WriteTemp("wrap.c", R"(extern void __VERIFIER_assert(int);

@@ -1,12 +1,14 @@
 // Each transformation on small programs, including the cases where a naive fusion would be unsound.
 #include <gtest/gtest.h>
 
+#include "fusion/aligned.h"
 #include "fusion/cells.h"
 #include "fusion/fuse.h"
 #include "fusion/interpreter.h"
 #include "fusion/loop_ir.h"
 #include "fusion/printer.h"
 #include "fusion/rate.h"
+#include "fusion/recurrence.h"
 #include "fusion/reverse.h"
 #include "fusion/split.h"
 #include "fusion/unroll.h"
@@ -85,6 +87,110 @@ TEST(AlignedFusion, KeepsABugAndItsBehaviour) {
   ASSERT_EQ(v.transformations.size(), 1u);
   ExpectSameBehaviour(p, v.prog);
   EXPECT_EQ(SolveAny(v.prog), SolveStatus::kUnsafe);
+}
+
+TEST(AlignedFusion, EarlierCellsWhereEveryReadKeepsItsValue) {
+  // The second loop reads a cell the first finished an iteration before: fused with earlier_cells, not without.
+  const std::string fill = R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 1 || n > 100) return 0;
+    int a[n + 1]; int b[n + 1]; int i; a[0] = 0;
+    for (i = 1; i < n; i++) a[i] = a[i - 1] + 2;
+    for (i = 1; i < n; i++) b[i] = a[i - 1] + 1;
+    for (i = 1; i < n; i++) __VERIFIER_assert(b[i] == 2 * i - 1);
+    return 0; })";
+  const Program p = ParseText(fill);
+  std::vector<std::string> lines;
+  AlignedFusion(p.body, lines);
+  EXPECT_EQ(lines, std::vector<std::string>{"aligned fusion of the loops at lines 5 and 6"});  // in step only
+  lines.clear();
+  Program q = p;
+  q.body = AlignedFusion(p.body, lines, true);
+  EXPECT_EQ(lines, (std::vector<std::string>{"aligned fusion of the loops at lines 4 and 5",
+                                             "aligned fusion of the loops at lines 4 and 6"}));
+  ExpectSameBehaviour(p, q);
+  EXPECT_EQ(SolveAny(q), SolveStatus::kSafe);
+  // A cell the first loop writes later (a[i + 1]), or an array both write (a[i + 1] = 5: fused, the first
+  // loop's a[i - 1] would read the 5 instead of its own value): not fused.
+  for (const char* second : {"b[i] = a[i + 1] + 1;", "a[i + 1] = 5;"}) {
+    std::string text = fill;
+    text.replace(text.find("b[i] = a[i - 1] + 1;"), 20, second);
+    lines.clear();
+    AlignedFusion(ParseText(text).body, lines, true);
+    for (const auto& l : lines) EXPECT_EQ(l.find("lines 4 and"), std::string::npos) << second << ": " << l;
+  }
+}
+
+// array-fpi's recurrences (recurrence.h): `a[i] = a[i-1] + 4` and `b[i] = b[i-1] + a[i-1]` from 1 with
+// a[0] = 4 and b[0] = 1 set before (eqn2), or from 0 with the first cells set inside (`if (i == 0)`, ifeqn),
+// and the closed form asserted in a loop from 0.
+Program EqnProgram(const std::string& closed_form, bool if_first) {
+  const std::string fills = if_first ? R"(
+    for (i = 0; i < n; i++) { if (i == 0) { a[0] = 4; } else { a[i] = a[i - 1] + 4; } }
+    for (i = 0; i < n; i++) { if (i == 0) { b[0] = 1; } else { b[i] = b[i - 1] + a[i - 1]; } })"
+                                     : R"(
+    a[0] = 4; b[0] = 1;
+    for (i = 1; i < n; i++) a[i] = a[i - 1] + 4;
+    for (i = 1; i < n; i++) b[i] = b[i - 1] + a[i - 1];)";
+  return ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n <= 0 || n > 100000) return 0;
+    long long i; long long *a = malloc(sizeof(long long) * n); long long *b = malloc(sizeof(long long) * n);)" +
+                   fills + "\n    for (i = 0; i < n; i++) __VERIFIER_assert(b[i] == " + closed_form + ");\n" +
+                   "    return 0; }");
+}
+
+TEST(Recurrences, ProveThePolynomialClosedForm) {
+  for (bool if_first : {false, true}) {
+    const Program p = EqnProgram("2 * i * i + 2 * i + 1", if_first);
+    const Variant v = Transform(p, FusionMode::kRecurrences);
+    std::string lines;
+    for (const auto& t : v.transformations) lines += t + "\n";
+    EXPECT_NE(lines.find("a[i-1] as a_prev, b[i-1] as b_prev"), std::string::npos) << lines;
+    EXPECT_NE(lines.find("ghost scalars i_sq"), std::string::npos) << lines;
+    EXPECT_EQ(CountLoops(v.prog.body), 1) << PrintProgram(v.prog);
+    ExpectSameBehaviour(p, v.prog);
+    EXPECT_EQ(SolveAny(v.prog), SolveStatus::kSafe) << if_first;
+    const Verdict verdict = Verify(p, VerifyOptions{30, true});
+    EXPECT_EQ(verdict.verdict, "true") << verdict.reason;
+    EXPECT_EQ(verdict.solved_by.rfind("recurrences", 0), 0u) << verdict.solved_by;
+  }
+}
+
+TEST(Recurrences, NeverProveAWrongClosedForm) {
+  for (const char* wrong : {"2 * i * i + 2 * i + 2", "2 * i * i + 3 * i + 1", "i * i * i + 1", "2 * i * i + 1"}) {
+    for (bool if_first : {false, true}) {
+      const Variant v = Transform(EqnProgram(wrong, if_first), FusionMode::kRecurrences);
+      ASSERT_FALSE(v.transformations.empty()) << wrong;
+      EXPECT_EQ(SolveAny(v.prog, 5), SolveStatus::kUnsafe) << wrong << " " << if_first;
+    }
+  }
+}
+
+TEST(Recurrences, LeaveWhatIsNoRecurrenceOfTheCellBefore) {
+  const auto scalarized = [](const std::string& loop) {
+    std::vector<std::string> lines;
+    const auto out = ScalarizeRecurrences(ParseText(R"(int main() {
+      int n = __VERIFIER_nondet_int(); if (n <= 0 || n > 1000) return 0;
+      int a[n + 2]; int i; a[0] = 1; a[1] = 1;
+      )" + loop + R"(
+      __VERIFIER_assert(a[0] == 1);
+      return 0; })"), lines);
+    return out.has_value();
+  };
+  EXPECT_TRUE(scalarized("for (i = 1; i < n; i++) a[i] = a[i - 1] + 1;"));
+  EXPECT_FALSE(scalarized("for (i = 1; i < n; i++) a[i] = a[i + 1] + 1;"));                // a cell ahead
+  EXPECT_FALSE(scalarized("for (i = 2; i < n; i++) a[i] = a[i - 2] + 1;"));                // two cells before
+  EXPECT_FALSE(scalarized("for (i = 1; i < n; i++) { a[i] = a[i - 1]; a[i + 1] = 0; }"));  // two cells written
+  EXPECT_FALSE(scalarized("for (i = 1; i < n; i++) { a[i] = a[i - 1]; if (a[i] > 5) break; }"));  // a jump
+  // A loop from 1 next to one from 0 starts with it only where its counter's final value is dead.
+  std::vector<std::string> lines;
+  ScalarizeRecurrences(ParseText(R"(int main() {
+      int n = __VERIFIER_nondet_int(); if (n <= 0 || n > 1000) return 0;
+      int a[n]; int i; a[0] = 0;
+      for (i = 1; i < n; i++) a[i] = a[i - 1] + 1;
+      __VERIFIER_assert(i >= 1);
+      for (i = 0; i < n; i++) __VERIFIER_assert(a[i] == i);
+      return 0; })"), lines);
+  for (const auto& l : lines) EXPECT_EQ(l.find("start with it"), std::string::npos) << l;
 }
 
 TEST(LoopReversal, AlignsALoopThatCountsDown) {
