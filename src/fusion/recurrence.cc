@@ -58,11 +58,11 @@ bool SetBeforeRead(const std::vector<StmtPtr>& items, size_t k, const std::strin
   return false;
 }
 
-// Step 2a on one block: of two adjacent counted loops over the same counter and bound, one starting one above
-// the other, the later-starting one starts with the other, its body skipped in the added iteration:
-// `for (i = 1; i < N; i++) B` as `for (i = 0; i < N; i++) if (i == 0) {} else B` (eqn2: `a[0] = 4` before a loop
-// from 1, the assertions in a loop from 0). The same iterations run B; only the counter's final value differs,
-// when the range is empty (0 against 1), so only where the counter is set again before anything reads it.
+// Step 2, first half, on one block: of two adjacent counted loops over the same counter and bound, one starting one
+// above the other, the later-starting one starts with the other, its body skipped in the added iteration: `for (i = 1;
+// i < N; i++) B` as `for (i = 0; i < N; i++) if (i == 0) {} else B` (eqn2: `a[0] = 4` before a loop from 1, the
+// assertions in a loop from 0). The same iterations run B; only the counter's final value differs, when the range is
+// empty (0 against 1), so only where the counter is set again before anything reads it.
 std::vector<StmtPtr> AlignStarts(std::vector<StmtPtr> items, bool& changed) {
   for (bool again = true; again;) {
     again = false;

@@ -3,7 +3,9 @@
 // polynomial closed form, `b[i] == 3*i*i + 3*i + 1`. The cell abstraction cannot carry a recurrence (cell k
 // needs cell k-1, which needs k-2, ...), and no invariant in linear arithmetic states the closed form. Here:
 //  1. inside `if (i == 0)`, an index 0 is the counter (`a[0] = 6` is `a[i] = 6` there);
-//  2. aligned fusion that lets a later loop read cells an earlier one has finished (aligned.h, earlier_cells);
+//  2. a loop from 1 next to one from 0 (over the same counter and bound) starts at 0, its first iteration
+//     empty, where its counter's final value is dead; then aligned fusion that lets a later loop read cells
+//     an earlier one has finished (aligned.h, earlier_cells);
 //  3. in a counted loop that writes an array only at the counter and reads it there and one cell before, the
 //     cell before is a scalar `a_prev`, set to the cell at the end of each iteration (exact: the loop writes
 //     no other cell); the first iteration is peeled, so that `a_prev` holds a cell the loop wrote;
