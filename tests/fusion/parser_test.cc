@@ -31,6 +31,19 @@ Program AgreesWithGcc(const std::string& source, const std::vector<std::vector<l
   return p;
 }
 
+// What parsing text fails with: "unsupported: <message>" for a construct outside the subset, "error: <message>"
+// for any other input error, or "no error".
+std::string ParseFailure(const std::string& text) {
+  try {
+    ParseText(text);
+  } catch (const UnsupportedError& e) {
+    return "unsupported: " + std::string(e.what());
+  } catch (const common::InputError& e) {
+    return "error: " + std::string(e.what());
+  }
+  return "no error";
+}
+
 TEST(Parser, MakesConversionsExplicit) {
   Program p = ParseText("int main() { unsigned int u = 3; int i = -1; if (i < u) return 1; return 0; }");
   // In C, i < u compares as unsigned: -1 becomes 4294967295, so the branch is not taken.
@@ -129,35 +142,29 @@ int main() {
 // What a struct cannot be here is refused where it is used, with the reason; the headers' structs of
 // pointers and unions are no error until then.
 TEST(Parser, StructsOutsideTheSubsetAreRefusedWithTheReason) {
-  const auto message = [](const std::string& text) {
-    try {
-      ParseText(text);
-    } catch (const common::InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const std::string s = "struct S { int n; int m; };\n";
-  EXPECT_EQ(message(s + "int main() { struct S v; v = v; return 0; }"),
-            "t.c:2:26: unsupported use of struct 'v' as a whole (only its members)");
-  EXPECT_EQ(message(s + "int main() { struct S v[2]; v[0].n = v.n; return 0; }"),
-            "t.c:2:38: unsupported use of array of structs 'v' without an index");
-  EXPECT_EQ(message(s + "int main() { struct S *p; p->n = 1; return 0; }"),
-            "t.c:2:27: unsupported use of 'p', a pointer to struct S");
-  EXPECT_EQ(message(s + "int main() { struct S v; v.k = 1; return 0; }"), "t.c:2:28: no member named 'k' in struct S");
-  EXPECT_EQ(message(s + "int main() { struct S v[1]; v->n = 1; return 0; }"),
-            "t.c:2:30: unsupported operator '->' (pointers)");
-  EXPECT_EQ(message(s + "int main() { struct S v = {1, 2}; return 0; }"),
-            "t.c:2:25: unsupported initialiser of 'v' (of struct S)");
-  EXPECT_EQ(message(s + "int f(struct S v) { return v.n; }\nint main() { return f(0); }"),
-            "t.c:2:7: unsupported struct parameter of 'f'");
-  EXPECT_EQ(message("struct L { int v; struct L *next; };\nint main() { struct L l; l.v = 1; return 0; }"),
-            "t.c:2:26: unsupported use of 'l', a variable of struct L, which has a pointer member");
-  EXPECT_EQ(message("struct T;\nint main() { struct T t; t.x = 1; return 0; }"),
-            "t.c:2:26: unsupported use of 't', a variable of incomplete type 'struct T'");
-  EXPECT_EQ(message("struct D { int a; int a; };\nint main() { return 0; }"),
-            "t.c:1:23: duplicate member 'a' in struct D");
-  EXPECT_EQ(message(s + "int main() { struct S v; return sizeof(struct S); }"), "t.c:2:33: unsupported sizeof operand");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S v; v = v; return 0; }"),
+            "unsupported: t.c:2:26: unsupported use of struct 'v' as a whole (only its members)");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S v[2]; v[0].n = v.n; return 0; }"),
+            "unsupported: t.c:2:38: unsupported use of array of structs 'v' without an index");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S *p; p->n = 1; return 0; }"),
+            "unsupported: t.c:2:27: unsupported use of 'p', a pointer to struct S");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S v; v.k = 1; return 0; }"),
+            "error: t.c:2:28: no member named 'k' in struct S");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S v[1]; v->n = 1; return 0; }"),
+            "unsupported: t.c:2:30: unsupported operator '->' (pointers)");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S v = {1, 2}; return 0; }"),
+            "unsupported: t.c:2:25: unsupported initialiser of 'v' (of struct S)");
+  EXPECT_EQ(ParseFailure(s + "int f(struct S v) { return v.n; }\nint main() { return f(0); }"),
+            "unsupported: t.c:2:7: unsupported struct parameter of 'f'");
+  EXPECT_EQ(ParseFailure("struct L { int v; struct L *next; };\nint main() { struct L l; l.v = 1; return 0; }"),
+            "unsupported: t.c:2:26: unsupported use of 'l', a variable of struct L, which has a pointer member");
+  EXPECT_EQ(ParseFailure("struct T;\nint main() { struct T t; t.x = 1; return 0; }"),
+            "unsupported: t.c:2:26: unsupported use of 't', a variable of incomplete type 'struct T'");
+  EXPECT_EQ(ParseFailure("struct D { int a; int a; };\nint main() { return 0; }"),
+            "error: t.c:1:23: duplicate member 'a' in struct D");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S v; return sizeof(struct S); }"),
+            "unsupported: t.c:2:33: unsupported sizeof operand");
 }
 
 // `L: goto L;` keeps a run there forever, so it reaches no error: the statement, and a `goto L` elsewhere in the
@@ -331,38 +338,30 @@ int main() { int n = __VERIFIER_nondet_int(); assume_abort_if_not(n < 10); __VER
 }
 
 TEST(Parser, CallsThatCannotBeInlinedAreRefusedWithTheReason) {
-  const auto message = [](const std::string& text) {
-    try {
-      ParseText(text);
-    } catch (const UnsupportedError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_EQ(message("void f(int n) { if (n > 0) f(n - 1); }\nint main() { f(3); return 0; }"),
-            "t.c:1:28: unsupported recursive call of 'f'");
-  EXPECT_EQ(message("int f(int n) { while (n) { return 1; } }\nint main() { int x = f(3); return 0; }"),
-            "t.c:2:22: unsupported 'f' ends without returning a value");
+  EXPECT_EQ(ParseFailure("void f(int n) { if (n > 0) f(n - 1); }\nint main() { f(3); return 0; }"),
+            "unsupported: t.c:1:28: unsupported recursive call of 'f'");
+  EXPECT_EQ(ParseFailure("int f(int n) { while (n) { return 1; } }\nint main() { int x = f(3); return 0; }"),
+            "unsupported: t.c:2:22: unsupported 'f' ends without returning a value");
   const std::string in_expression =
       "unsupported call of 'f' inside an expression (inlined there only where the function's body is one "
       "'return', elsewhere where C evaluates the call for certain in an if's condition, a declaration or an "
       "expression statement)";
-  EXPECT_EQ(message("int f(int n) { n = n + 1; return n; }\nint main() { int x = 1 && f(1); return 0; }"),
-            "t.c:2:27: " + in_expression);
-  EXPECT_EQ(message("int f(int n) { n = n + 1; return n; }\nint main() { while (f(1) < 3) {} return 0; }"),
-            "t.c:2:21: " + in_expression);
-  EXPECT_EQ(message("int f(int n) { n = n + 1; return n; }\nint main() { int x = 2 ? 1 : f(1); return 0; }"),
-            "t.c:2:30: " + in_expression);
-  EXPECT_EQ(message("int f(int n) { return n + n; }\nint main() { int x = f(__VERIFIER_nondet_int()) + 1; }"),
-            "t.c:2:22: unsupported argument of 'f' that reads an input, inside an expression");
-  EXPECT_EQ(message("void f(int *p) { }\nint main() { int x; f(x); return 0; }"),
-            "t.c:2:21: unsupported argument 1 of 'f': an array parameter takes an array's name only");
-  EXPECT_EQ(message("void f(int p) { }\nint main() { int a[2]; f(a); return 0; }"),
-            "t.c:2:24: unsupported argument 1 of 'f': an integer parameter given an array");
-  EXPECT_EQ(message("void f(char p[]) { }\nint main() { int a[2]; f(a); return 0; }"),
-            "t.c:2:24: unsupported argument 1 of 'f': an array of another cell type");
-  EXPECT_EQ(message("int *f(void) { return 0; }\nint main() { f(); return 0; }"),
-            "t.c:2:14: unsupported call of 'f': it returns a pointer");
+  EXPECT_EQ(ParseFailure("int f(int n) { n = n + 1; return n; }\nint main() { int x = 1 && f(1); return 0; }"),
+            "unsupported: t.c:2:27: " + in_expression);
+  EXPECT_EQ(ParseFailure("int f(int n) { n = n + 1; return n; }\nint main() { while (f(1) < 3) {} return 0; }"),
+            "unsupported: t.c:2:21: " + in_expression);
+  EXPECT_EQ(ParseFailure("int f(int n) { n = n + 1; return n; }\nint main() { int x = 2 ? 1 : f(1); return 0; }"),
+            "unsupported: t.c:2:30: " + in_expression);
+  EXPECT_EQ(ParseFailure("int f(int n) { return n + n; }\nint main() { int x = f(__VERIFIER_nondet_int()) + 1; }"),
+            "unsupported: t.c:2:22: unsupported argument of 'f' that reads an input, inside an expression");
+  EXPECT_EQ(ParseFailure("void f(int *p) { }\nint main() { int x; f(x); return 0; }"),
+            "unsupported: t.c:2:21: unsupported argument 1 of 'f': an array parameter takes an array's name only");
+  EXPECT_EQ(ParseFailure("void f(int p) { }\nint main() { int a[2]; f(a); return 0; }"),
+            "unsupported: t.c:2:24: unsupported argument 1 of 'f': an integer parameter given an array");
+  EXPECT_EQ(ParseFailure("void f(char p[]) { }\nint main() { int a[2]; f(a); return 0; }"),
+            "unsupported: t.c:2:24: unsupported argument 1 of 'f': an array of another cell type");
+  EXPECT_EQ(ParseFailure("int *f(void) { return 0; }\nint main() { f(); return 0; }"),
+            "unsupported: t.c:2:14: unsupported call of 'f': it returns a pointer");
   // A function that no call reaches is never parsed.
   EXPECT_NO_THROW(ParseText("int f(int *p) { return *p; } int main() { return 0; }"));
   EXPECT_THROW(ParseText("void f(int a) { } int main() { f(1, 2); return 0; }"), common::InputError);
@@ -528,16 +527,7 @@ TEST(Parser, PreprocessorConditionsUseCsArithmetic) {
 }
 
 TEST(Parser, DirectivesBeyondThePreprocessorAreRefusedWithTheReason) {
-  const auto message = [](const std::string& text) {
-    try {
-      ParseText(text + "int main() { return 0; }\n");
-    } catch (const UnsupportedError& e) {
-      return "unsupported: " + std::string(e.what());
-    } catch (const common::InputError& e) {
-      return "error: " + std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](const std::string& text) { return ParseFailure(text + "int main() { return 0; }\n"); };
   EXPECT_EQ(message("#define F(x) (x + 1)\n"),
             "unsupported: t.c:1:9: unsupported function-like macro 'F' (preprocess the file first: gcc -E)");
   EXPECT_EQ(message("#include \"task.h\"\n"), "unsupported: t.c:1:2: unsupported #include of a file other than a "
