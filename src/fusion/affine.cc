@@ -95,10 +95,6 @@ std::optional<z3::model> ModelOrPop(z3::solver& s) {
   return s.get_model();
 }
 
-}  // namespace
-
-namespace {
-
 // coeffs · args.
 z3::expr LinearTerm(z3::context& ctx, const std::vector<mpz_class>& coeffs, const std::vector<z3::expr>& args) {
   z3::expr_vector terms(ctx);
