@@ -145,11 +145,20 @@ std::optional<Polynomial> AsPolynomial(const ExprPtr& e, const std::string& coun
   }
 }
 
-// The loop counter's ghost monomials (step 4): i_sq == i*i and i_cube == i*i*i, in kWide (no range to leave).
+// The loop counter's ghost monomials (step 4): i_sq == i*i and i_cube == i*i*i, in kWide (no range to leave),
+// each declared when a polynomial first needs it (the cube's update reads the square, so it needs both).
 struct Ghosts {
-  ExprPtr counter;  // the counter in kWide
-  ExprPtr sq, cube;
-  bool uses_sq = false, uses_cube = false;
+  Program& prog;
+  std::string name;  // the counter's
+  ExprPtr counter;   // the counter in kWide
+  ExprPtr sq, cube;  // null while no polynomial needs them
+  // The ghost of counter^k, k = 2 or 3.
+  const ExprPtr& Power(int k) {
+    if (k == 3) Power(2);
+    ExprPtr& g = k == 2 ? sq : cube;
+    if (!g) g = MakeVar(prog.AddVar(name + (k == 2 ? "_sq" : "_cube"), kWide), kWide);
+    return g;
+  }
 };
 
 // e with every polynomial of degree 2 or 3 in the counter read from the ghosts.
@@ -157,13 +166,11 @@ ExprPtr Ghosted(const ExprPtr& e, const std::string& counter, Ghosts& g) {
   if (!e) return e;
   if (const std::optional<Polynomial> p = AsPolynomial(e, counter); p && ((*p)[2] != 0 || (*p)[3] != 0)) {
     ExprPtr sum = MakeConst((*p)[0], kWide);
-    const ExprPtr powers[] = {nullptr, g.counter, g.sq, g.cube};
-    for (size_t k = 1; k < 4; ++k) {
+    for (int k = 1; k < 4; ++k) {
       if ((*p)[k] == 0) continue;
-      sum = MakeBinary("+", sum, MakeBinary("*", MakeConst((*p)[k], kWide), powers[k], kWide), kWide);
+      const ExprPtr& power = k == 1 ? g.counter : g.Power(k);
+      sum = MakeBinary("+", sum, MakeBinary("*", MakeConst((*p)[k], kWide), power, kWide), kWide);
     }
-    g.uses_sq = g.uses_sq || (*p)[2] != 0 || (*p)[3] != 0;
-    g.uses_cube = g.uses_cube || (*p)[3] != 0;
     // Not converted back to e's type: the conversion would wrap a value past its range, which the original's
     // signed arithmetic, whose overflow is not modelled (docs/loopfuse.md, Semantics), never does.
     return sum;
@@ -246,10 +253,7 @@ class Recurrences {
     const StmtPtr first = SubstituteStmt(MakeBlock(peeled), c->counter, MakeConst(*start, c->counter_type));
     out = first_prev;
     out.push_back(MakeIf(loop->cond, MakeBlock({first, c->increment})));
-    Ghosts g;
-    g.counter = MakeCast(kWide, MakeVar(c->counter, c->counter_type));
-    g.sq = MakeVar(prog_.AddVar(c->counter + "_sq", kWide), kWide);
-    g.cube = MakeVar(prog_.AddVar(c->counter + "_cube", kWide), kWide);
+    Ghosts g{prog_, c->counter, MakeCast(kWide, MakeVar(c->counter, c->counter_type)), nullptr, nullptr};
     // After the peeled iteration the counter is past the start: `if (i == 0)` takes its else branch.
     const StmtPtr later = MapStmts(body, [&](const StmtPtr& s) -> StmtPtr {
       if (s->kind != StmtKind::kIf) return s;
@@ -258,13 +262,10 @@ class Recurrences {
       return s->body.size() > 1 && s->body[1] ? s->body[1] : MakeBlock({});
     });
     const StmtPtr ghosted = MapExprs(later, [&](const ExprPtr& e) { return Ghosted(e, c->counter, g); });
-    std::erase_if(prog_.vars, [&](const Var& v) {
-      return (v.name == g.sq->name && !g.uses_sq) || (v.name == g.cube->name && !g.uses_cube);
-    });
     std::vector<StmtPtr> step = next_prev;
     const Int128 second = *start + 1;
     const ExprPtr one = MakeConst(1, kWide);
-    if (g.uses_cube) {
+    if (g.cube) {
       out.push_back(MakeAssign(g.cube, MakeConst(second * second * second, kWide)));
       const ExprPtr three = MakeConst(3, kWide);
       step.push_back(MakeAssign(
@@ -272,7 +273,7 @@ class Recurrences {
                                              MakeBinary("*", three, g.counter, kWide), kWide),
                              one, kWide)));
     }
-    if (g.uses_sq) {
+    if (g.sq) {
       out.push_back(MakeAssign(g.sq, MakeConst(second * second, kWide)));
       step.push_back(MakeAssign(
           g.sq, MakeBinary("+", MakeBinary("+", g.sq, MakeBinary("*", MakeConst(2, kWide), g.counter, kWide), kWide),
@@ -288,9 +289,9 @@ class Recurrences {
     }
     applied_.push_back("recurrences of the loop at line " + std::to_string(loop->loc.line) +
                        " as scalars, its first iteration peeled: " + arrays);
-    if (g.uses_sq) {
+    if (g.sq) {
       applied_.push_back("polynomials in " + c->counter + " read from ghost scalars " + g.sq->name +
-                         (g.uses_cube ? " and " + g.cube->name : ""));
+                         (g.cube ? " and " + g.cube->name : ""));
     }
     any_ = true;
     return true;
