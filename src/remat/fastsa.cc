@@ -119,6 +119,10 @@ uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s) {
   return static_cast<uint64_t>(std::max(1e4, std::min(enough, affordable)));
 }
 
+double RoundExcessPower(int round, bool budget_reachable) {
+  return budget_reachable ? kExcessPowers[round % kExcessPowers.size()] : kExcessPowers.front();
+}
+
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress) {
   CheckSoftPeak(options);
   FastsaResult result;
@@ -179,12 +183,13 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   const Grouping grouping = GroupNodes(graph);
   result.groups = grouping.graph.nodes.size();
   const int rounds = std::clamp(options.rounds, 1, 16);
+  const bool budget_reachable = options.budget >= graph.PeakLowerBound();
   const uint64_t rest = total_moves - reorder_moves;
   // Round r gets 2^r shares of the 2^rounds - 1; the last also takes what the division left.
   const uint64_t share = rest / ((uint64_t{1} << rounds) - 1);
   for (int round = 0; round < rounds; ++round) {
     const uint64_t round_moves = round + 1 == rounds ? rest - share * ((uint64_t{1} << round) - 1) : share << round;
-    const double power = kExcessPowers[round % kExcessPowers.size()];
+    const double power = RoundExcessPower(round, budget_reachable);
     const OverBudget over_budget{.excess_power = power, .soft_peak = result.soft_peak};
     SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, over_budget);
     const uint64_t grouped_moves = static_cast<uint64_t>(kGroupedShare * static_cast<double>(round_moves));

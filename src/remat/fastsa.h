@@ -55,6 +55,13 @@ struct FastsaResult {
 // so a run that the time limit cuts short ends hotter than planned, and depends on the machine's speed.
 uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s);
 
+// The power of the peak's excess over the budget that round `round` (from 0) anneals: 2 and 1 alternately,
+// or 2 in every round where the budget is not reachable (below Graph::PeakLowerBound). Power 1 trades a point
+// of peak for a point of cost, which finds cheaper schedules near a budget that can be met; below the lower
+// bound the best schedule is the one of the lowest peak, and rounds of power 1 settle far above it
+// (efficientnet_b0 at batch 4, 25 %: 47.8 % of the reference peak with them, 39.1 % without; docs/remat.md).
+double RoundExcessPower(int round, bool budget_reachable);
+
 // Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. Each
 // round's schedule is pruned (SlotState::PruneCopies) and its stale views re-made (RefreshViews) before it is
 // ranked. The same graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the

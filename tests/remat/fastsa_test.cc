@@ -404,6 +404,16 @@ TEST(RematFastsa, EveryRoundCountGivesValidRepeatableSchedules) {
   }
 }
 
+// Power 1 alternates with 2 only where the budget can be met; below the lower bound every round anneals the
+// square, which does not trade a point of peak for a point of cost.
+TEST(RematFastsa, RoundsBelowTheLowerBoundAnnealTheSquareOfTheExcess) {
+  EXPECT_EQ(RoundExcessPower(0, true), 2);
+  EXPECT_EQ(RoundExcessPower(1, true), 1);
+  EXPECT_EQ(RoundExcessPower(2, true), 2);
+  EXPECT_EQ(RoundExcessPower(3, true), 1);
+  for (int round = 0; round < 4; ++round) EXPECT_EQ(RoundExcessPower(round, false), 2) << round;
+}
+
 // --soft-peak: the walk follows a soft maximum over time; the schedules are still valid, repeatable, and
 // meet reachable budgets.
 TEST(RematFastsa, SoftPeakGivesValidRepeatableSchedulesThatMeetReachableBudgets) {
