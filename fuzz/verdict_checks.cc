@@ -59,7 +59,7 @@ struct Operand {
 };
 
 // target = rhs, possibly under `if (guard_a rel guard_b)`. rhs by form: 0 a, 1 target + a, 2 target - a,
-// 3 a + b, 4 a - b.
+// 3 a + b, 4 a - b, 5 a % b, 6 a / b (5 and 6 where b != 0, else a: horn.cc's division by a variable).
 struct Assignment {
   Operand target;
   int form = 0;
@@ -127,7 +127,8 @@ std::string AssignmentText(const Assignment& s, const Loop& loop, const Generate
   const std::string t = OperandText(s.target, loop, g);
   const std::string a = OperandText(s.a, loop, g);
   const std::string b = OperandText(s.b, loop, g);
-  const std::string rhs[] = {a, t + " + " + a, t + " - " + a, a + " + " + b, a + " - " + b};
+  const std::string rhs[] = {a, t + " + " + a, t + " - " + a, a + " + " + b, a + " - " + b,
+                             fmt::format("({1} != 0 ? {0} % {1} : {0})", a, b), fmt::format("({1} != 0 ? {0} / {1} : {0})", a, b)};
   std::string text = fmt::format("{} = {};", t, rhs[s.form]);
   if (s.a.source == Source::kNondet) text += " " + g.AssumeInRange(t);
   if (!s.guarded) return text;
@@ -312,7 +313,11 @@ class Generator {
     const unsigned t = in_.Next();
     s.target = has_array_ && t % 4 == 0 ? Operand{Source::kCell, 0, t / 4 % 2 == 1}
                                         : Operand{Source::kData, Data(loop, t / 4)};
-    s.form = static_cast<int>(in_.Next() % 5);
+    // A quarter of the sums and differences become a remainder or a quotient, decided by the same draw, so that
+    // the inputs of fuzz/regressions/loopfuse_verdicts make the programs they made before forms 5 and 6.
+    const unsigned form = in_.Next();
+    s.form = static_cast<int>(form % 5);
+    if (s.form >= 3 && form / 5 % 4 == 3) s.form += 2;
     // Forms 1 and 2 read the target cell: only where an operand could read it (the reversed cell in the
     // first loop may not be written yet, and an unwritten cell is an input the enumeration does not bound).
     const bool reads_target = s.form == 1 || s.form == 2;
@@ -355,7 +360,7 @@ class Generator {
       for (int it = 0; it < loop.max_bound && fits; ++it) {
         for (const Assignment& s : loop.body) {
           const long long a = Magnitude(s.a), b = Magnitude(s.b), t = Magnitude(s.target);
-          const long long value = s.form == 0 ? a : s.form <= 2 ? t + a : a + b;
+          const long long value = s.form == 0 || s.form >= 5 ? a : s.form <= 2 ? t + a : a + b;
           long long& target = s.target.source == Source::kCell ? cell_magnitude_ : magnitude_[s.target.value];
           target = std::max(target, value);
           fits = fits && target <= kMagnitudeLimit;

@@ -483,6 +483,34 @@ class Encoder {
     return z3::ite((a >= 0) == (b >= 0), q, -q);
   }
 
+  // C's a / b (or a % b, `remainder`) where b is not a numeral, which Spacer's linear arithmetic refuses: a
+  // fresh value with linear facts that hold wherever b != 0 (a division by zero is undefined: any value).
+  // Exact where |a| < 3|b| or |b| = 1 (the quotient is 0, ±1 or ±2, or ±a); elsewhere the quotient's sign and
+  // 2|q| <= |a|, the remainder's sign (a's) and |r| < |b|, |r| <= |a|. An over-approximation proves only what
+  // holds; an error it lets Spacer reach is reported only once its inputs, run on the original program,
+  // reach it (Verify).
+  z3::expr DivideByVariable(const z3::expr& a, const z3::expr& b, bool remainder, std::vector<z3::expr>& path) {
+    const auto abs = [](const z3::expr& x) { return z3::ite(x >= 0, x, -x); };
+    const z3::expr abs_a = abs(a), abs_b = abs(b);
+    const z3::expr same_sign = (a > 0) == (b > 0);  // of a nonzero quotient
+    const z3::expr below_once = abs_a < abs_b, below_twice = abs_a < 2 * abs_b, below_thrice = abs_a < 3 * abs_b;
+    const z3::expr x = Fresh(remainder ? "remainder" : "quotient", ctx_.int_sort());
+    const z3::expr facts =
+        remainder
+            ? z3::implies(below_once, x == a) &&
+                  z3::implies(!below_once && below_twice, x == z3::ite(same_sign, a - b, a + b)) &&
+                  z3::implies(!below_twice && below_thrice, x == z3::ite(same_sign, a - 2 * b, a + 2 * b)) &&
+                  z3::implies(abs_b == 1, x == 0) && z3::implies(a >= 0, x >= 0) && z3::implies(a <= 0, x <= 0) &&
+                  abs(x) < abs_b && abs(x) <= abs_a
+            : z3::implies(below_once, x == 0) &&
+                  z3::implies(!below_once && below_twice, x == z3::ite(same_sign, Num(1), Num(-1))) &&
+                  z3::implies(!below_twice && below_thrice, x == z3::ite(same_sign, Num(2), Num(-2))) &&
+                  z3::implies(b == 1, x == a) && z3::implies(b == -1, x == -a) && z3::implies(same_sign, x >= 0) &&
+                  z3::implies(!same_sign, x <= 0) && z3::implies(abs_b >= 2, 2 * abs(x) <= abs_a) && abs(x) <= abs_a;
+    path.push_back(z3::implies(b != 0, facts));
+    return x;
+  }
+
   // The integer value of e.
   z3::expr Int(const ExprPtr& e, State& st, std::vector<z3::expr>& path) {
     switch (e->kind) {
@@ -508,8 +536,9 @@ class Encoder {
         const auto [alo, ahi] = RangeOf(e->args[0]);
         const auto [blo, bhi] = RangeOf(e->args[1]);
         if (op == "/" || op == "%") {
-          const z3::expr q = Divide(a, b, alo >= 0);
-          const z3::expr r = op == "/" ? q : a - b * q;
+          const z3::expr r = !b.simplify().is_numeral() ? DivideByVariable(a, b, op == "%", path)
+                             : op == "/"                   ? Divide(a, b, alo >= 0)
+                                                           : a - b * Divide(a, b, alo >= 0);
           if (e->type.is_signed) return r;
           return WrapTo(e->type, r, MinOf(e->type), MaxOf(e->type), path);
         }

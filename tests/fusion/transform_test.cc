@@ -448,6 +448,72 @@ TEST(SymbolicConstants, KeepABugAtTheConstantAndProveWithoutCounting) {
   }
 }
 
+// A division or remainder by a variable is encoded by linear facts (horn.cc, DivideByVariable): exact where
+// the dividend is under three times the divisor, bounded elsewhere. Every true assertion below follows from
+// those facts; every false one fails on some inputs, and no fact may prove it (a fact too strong would).
+TEST(DivisionByAVariable, ProvesWhatTheLinearFactsGiveAndNothingFalse) {
+  const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
+int main() {
+  int n = __VERIFIER_nondet_int();
+  int m = __VERIFIER_nondet_int();
+  if (n < 1 || n > 1000 || m < -3000 || m > 3000) return 0;
+  __VERIFIER_assert(%s);
+  return 0;
+})";
+  for (const char* holds : {"n % n == 0", "(-n) % n == 0", "(2 * n) % n == 0", "(n + 1) % n == 1 || n == 1",
+                            "(n + 1) % (-n) == 1 || n == 1", "(n + 1) / (-n) == -1 || n == 1",
+                            "(2 * n + 1) / n == 2 || n == 1", "n <= 5 || (-5) % n == -5", "m / n == 0 || m <= -n || m >= n",
+                            "n != 1 || m / n == m", "m % n < n && m % n > -n", "m < 0 || m % n >= 0",
+                            "m < 0 || m / n >= 0"}) {
+    EXPECT_EQ(SolveAny(ParseFilled(kProgram, holds), 5), SolveStatus::kSafe) << holds;
+  }
+  // Each fails only inside one range of the dividend (under once, twice, three times the divisor; each sign),
+  // so that a wrong fact for that range, which proves nothing false elsewhere, is caught.
+  const std::pair<const char*, std::vector<long long>> kFails[] = {
+      {"(n + 1) % n == 1", {1, 0}},
+      {"m % n >= 0", {2, -3}},
+      {"m / n == m", {2, 4}},
+      {"(-5) % n == 5", {7, 0}},
+      {"m < 0 || m >= n || m % n != 3", {5, 3}},
+      {"m > 0 || m <= -n || m % n != -3", {5, -3}},
+      {"m < n || m >= 2 * n || m % n != 2", {5, 7}},
+      {"m > -n || m <= -2 * n || m % n != -2", {5, -7}},
+      {"m < n || m >= 2 * n || m / n != 1", {5, 7}},
+      {"m > -n || m <= -2 * n || m / n != -1", {5, -7}},
+      {"m < 2 * n || m >= 3 * n || m % n != 2", {5, 12}},
+      {"m > -2 * n || m <= -3 * n || m % n != -2", {5, -12}},
+      {"m < 2 * n || m >= 3 * n || m / n != 2", {5, 12}},
+      {"m > -2 * n || m <= -3 * n || m / n != -2", {5, -12}},
+      {"m < n || m >= 2 * n || m % (-n) != 2", {5, 7}},
+      {"m < n || m >= 2 * n || m / (-n) != -1", {5, 7}},
+      {"m < 2 * n || m >= 3 * n || m / (-n) != -2", {5, 12}},
+      {"m < 3 * n || m % n != 1", {5, 16}},
+      {"m < 3 * n || m / n != 3", {5, 16}},
+      {"n != 2 || m != 8 || m / n != 4", {2, 8}}};
+  for (const auto& [fails, inputs] : kFails) {
+    const Program p = ParseFilled(kProgram, fails);
+    EXPECT_EQ(InterpretOn(p, inputs), Outcome::kError) << fails;
+    EXPECT_NE(SolveAny(p, 5), SolveStatus::kSafe) << fails;
+  }
+}
+
+// Spacer still refuses a remainder by a symbolic UINT_MAX + 1 (an unsigned product wrapped under the symbolic
+// encoding): its message, which carries the clause over hundreds of lines, becomes one line that says so.
+TEST(DivisionByAVariable, SpacersRefusalOfARemainderBySymbolicUintMaxIsOneLine) {
+  const Program p = ParseText(R"(extern unsigned int __VERIFIER_nondet_uint(void);
+int main() {
+  unsigned int s = __VERIFIER_nondet_uint();
+  unsigned int t = s * 3u;
+  __VERIFIER_assert(t != 7u);
+  return 0;
+})");
+  HornProblem problem(p, 10, true);
+  const SolveResult r = problem.Solve(Portfolio()[0], 10);
+  EXPECT_EQ(r.status, SolveStatus::kUnknown);
+  EXPECT_EQ(r.reason.rfind(std::string("solver: ") + kDivisionRefusal, 0), 0u) << r.reason;
+  EXPECT_EQ(r.reason.find('\n'), std::string::npos) << r.reason;
+}
+
 TEST(SymbolicConstants, CarryTheirResiduesModuloTheProgramsDivisors) {
   // j ends at K - K / 2, which is at most K / 2 only for an even K: with K >= 1 alone, Spacer finds the odd K a
   // counterexample; with K mod 2 == 0 (2 divides in the program) it proves the bound. With 1000001 the
