@@ -93,6 +93,10 @@ int RunPlan(const RematCommand& command) {
       PlanJointly(graph, command.budget, lower_bound, command.plan, command.quiet || command.json);
   const remat::RematResult& result = joint.schedule;
   const alloc::PlanResult& arena = joint.arena;
+  if (command.validate) {
+    CheckResult(graph, result);
+    ValidatePlans(joint.buffers, {arena});
+  }
   if (!command.output_path.empty()) {
     common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
   }
@@ -206,6 +210,9 @@ void AddRematCommands(CLI::App& app, CommandResult& result) {
   CLI::App* plan = app.add_subcommand("plan", "Recompute to fit a budget, then give every buffer an offset");
   AddPlanningOptions(plan, *plan_command);
   plan->add_option("--svg", plan_command->svg_path, "Draw the memory curve before and after as SVG");
+  plan->add_flag("--validate", plan_command->validate,
+                 "Check the schedule and its arena with the independent validators (the schedule of every try is "
+                 "checked anyway)");
   plan->callback([plan_command, &result] { result.exit_status = RunPlan(*plan_command); });
 }
 

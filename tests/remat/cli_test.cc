@@ -134,7 +134,7 @@ TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
 }
 
 TEST_F(RematCli, PlanSaysSizesInBytesAndBinaryUnits) {
-  const Outcome run = Memplan("plan " + kExample + " --budget 80% --time-limit 1");
+  const Outcome run = Memplan("plan " + kExample + " --budget 80% --time-limit 1 --validate");
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("reference peak "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find(" B ("), std::string::npos) << run.out;   // the arena height and budget, exactly
@@ -235,7 +235,7 @@ TEST_F(RematCli, PlanIsReproducibleUnderItsTimeLimit) {
 // whose arena fits when the budget is met.
 TEST_F(RematCli, PlanListsEveryScheduleItPlanned) {
   const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
-  const Outcome run = Memplan("plan " + graph + " --budget 60% --time-limit 4 --json");
+  const Outcome run = Memplan("plan " + graph + " --budget 60% --time-limit 4 --json --validate");
   ASSERT_LE(run.status, 1) << run.out;
   const nlohmann::json summary = nlohmann::json::parse(run.out);
   const nlohmann::json& schedules = summary["schedules"];
