@@ -52,6 +52,7 @@ int RunRemat(const RematCommand& command) {
   const remat::RematResult result =
       Plan(graph, command.budget, lower_bound, command.plan, command.quiet || command.json);
   if (command.validate) CheckResult(graph, result);
+  NoteMissedBudget(result, lower_bound, command.plan);
   if (!command.output_path.empty()) {
     common::WriteFileAtomically(command.output_path, remat::FormatSchedule(graph, result));
   }

@@ -106,6 +106,17 @@ remat::Bytes BudgetFor(const remat::Graph& graph, const std::string& budget_text
 
 }  // namespace
 
+void NoteMissedBudget(const remat::RematResult& result, remat::Bytes lower_bound, const remat::RematOptions& options) {
+  if (result.budget_met || result.method != "fastsa" || result.status != "moves" || result.budget < lower_bound) {
+    return;
+  }
+  fmt::print(stderr,
+             "memplan: note: the budget was not met, and the lower bound ({}) does not rule it out: FastSA ended by "
+             "its moves ({}); {} may meet it, as may another --seed\n",
+             lower_bound, result.moves,
+             options.moves > 0 ? "more --moves" : "a longer --time-limit, which sizes the default moves,");
+}
+
 remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,
                         const remat::RematOptions& options, bool quiet) {
   common::Progress progress(common::ProgressWanted(quiet));

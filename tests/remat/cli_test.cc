@@ -133,6 +133,23 @@ TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
             std::string::npos);
 }
 
+// A budget missed by FastSA's moves, which the lower bound does not rule out, gets a note saying how to go
+// further; one below the bound gets the warning instead, and a met budget neither.
+TEST_F(RematCli, AMissedBudgetAboveTheLowerBoundGetsANoteOnMoves) {
+  const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
+  const Outcome few = Memplan("remat " + graph + " --budget 70% --moves 10000");
+  EXPECT_EQ(few.status, 1) << few.out;
+  EXPECT_NE(few.out.find("memplan: note: the budget was not met, and the lower bound"), std::string::npos) << few.out;
+  EXPECT_NE(few.out.find("more --moves may meet it"), std::string::npos) << few.out;
+  const Outcome enough = Memplan("remat " + graph + " --budget 70% --moves 30000");
+  EXPECT_EQ(enough.status, 0) << enough.out;
+  EXPECT_EQ(enough.out.find("memplan: note"), std::string::npos) << enough.out;
+  const Outcome below = Memplan("remat " + graph + " --budget 40% --moves 10000");
+  EXPECT_EQ(below.status, 1) << below.out;
+  EXPECT_EQ(below.out.find("memplan: note"), std::string::npos) << below.out;
+  EXPECT_NE(below.out.find("memplan: warning: budget"), std::string::npos) << below.out;
+}
+
 TEST_F(RematCli, PlanSaysSizesInBytesAndBinaryUnits) {
   const Outcome run = Memplan("plan " + kExample + " --budget 80% --time-limit 1 --validate");
   ASSERT_EQ(run.status, 0) << run.out;
