@@ -1234,6 +1234,35 @@ class Parser {
     return MakeTernary(nonnegative, MakeBinary("/", x, power, t), below, t);
   }
 
+  // a & m for a constant mask m of the low k bits (2^k - 1, 0, or all bits), as the arithmetic it is: a's
+  // residue modulo 2^k, non-negative as two's complement makes it (for a signed a, (a % 2^k + 2^k) % 2^k).
+  // Either operand may be the mask; any other & is unsupported (the integers carry no bits).
+  ExprPtr Mask(const Token& op, const ExprPtr& a, const ExprPtr& b) {
+    const IntType t = CommonType(a->type, b->type);
+    const Int128 all = t.is_signed ? Int128(-1) : MaxOf(t);
+    // The mask's value in t, if e is one.
+    const auto mask_of = [&](const ExprPtr& e) -> std::optional<Int128> {
+      if (e->kind != ExprKind::kConst) return std::nullopt;
+      const Int128 m = Wrap(t, e->value);
+      // For a signed t the largest mask is 2^(bits-2) - 1, so that a % 2^k + 2^k stays within t.
+      const Int128 largest = t.is_signed ? (Int128(1) << (t.bits - 2)) - 1 : all;
+      if (m == all || (m >= 0 && m <= largest && ((m + 1) & m) == 0)) return m;
+      return std::nullopt;
+    };
+    const std::optional<Int128> b_mask = mask_of(b);
+    const std::optional<Int128> mask = b_mask ? b_mask : mask_of(a);
+    if (!mask) {
+      FailUnsupported(file_, op.loc, "bitwise operator '&' but with a constant mask of the low bits (1, 3, 7, ...)");
+    }
+    const ExprPtr x = MakeCast(t, b_mask ? a : b);
+    if (*mask == all) return x;
+    if (*mask == 0) return MakeConst(0, t);
+    const ExprPtr power = MakeConst(*mask + 1, t);
+    const ExprPtr residue = MakeBinary("%", x, power, t);
+    if (!t.is_signed) return residue;
+    return MakeBinary("%", MakeBinary("+", residue, power, t), power, t);  // x read once: it may be an input
+  }
+
   // Comparison a op b: both operands converted to their common type; the result is int.
   ExprPtr Compare(const std::string& op, ExprPtr a, ExprPtr b) {
     const IntType t = CommonType(a->type, b->type);
@@ -1266,9 +1295,7 @@ class Parser {
       const int prec = BinaryPrecedence(op);
       if (prec == 0 || prec <= min_prec) break;
       if (depth_ + chain > kMaxDepth) FailTooDeep(op.loc);
-      if (op.text == "|" || op.text == "^" || op.text == "&") {
-        FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");
-      }
+      if (op.text == "|" || op.text == "^") FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");
       Next();
       const bool maybe_unevaluated = op.text == "&&" || op.text == "||";
       unevaluated_ += maybe_unevaluated;
@@ -1276,6 +1303,8 @@ class Parser {
       unevaluated_ -= maybe_unevaluated;
       if (op.text == "<<" || op.text == ">>") {
         lhs = Shift(op, lhs, rhs);
+      } else if (op.text == "&") {
+        lhs = Mask(op, lhs, rhs);
       } else if (op.text == "&&") {
         lhs = MakeAnd(lhs, rhs);
       } else if (op.text == "||") {

@@ -148,6 +148,26 @@ int main() {
   EXPECT_EQ(j["verdict"], "false");
 }
 
+TEST(Cli, ProvesALoopThatCountsByParityWithAMask) {
+  // i & 1 is i's residue modulo 2, which Spacer's linear arithmetic takes.
+  const std::string file = WriteTemp("parity.c", R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int);
+int main() {
+  int n = __VERIFIER_nondet_int();
+  int even = 0, odd = 0;
+  if (n < 0 || n > 100000) return 0;
+  for (int i = 0; i < n; i++) {
+    if ((i & 1) == 0) even++; else odd++;
+  }
+  __VERIFIER_assert(even == odd || even == odd + 1);
+  return 0;
+}
+)");
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + file, j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+}
+
 TEST(Cli, ProvesACFileWithMacrosAndADivisorSetOnce) {
   // Without the preprocessor SIZE is undeclared; without the constant, i % m is a remainder by a variable.
   nlohmann::json j;

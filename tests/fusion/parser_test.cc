@@ -433,6 +433,46 @@ int main() {
   EXPECT_EQ(testing::InterpretOn(p, {1, 3}), Outcome::kError);
 }
 
+// x & m for a mask of the low bits is x's residue modulo 2^k as two's complement makes it, for negative x too,
+// either operand the mask; the input it reads is read once. Other masks, and & of two variables, stay unsupported.
+TEST(Parser, AMaskOfTheLowBitsMeansWhatGccMakesOfIt) {
+  const std::string source = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int);
+int main() {
+  int x = __VERIFIER_nondet_int();
+  unsigned u = __VERIFIER_nondet_int();
+  char c = __VERIFIER_nondet_int();
+  long long w = __VERIFIER_nondet_int();
+  __VERIFIER_assert((x & 1) == (x % 2 == 0 ? 0 : 1));
+  __VERIFIER_assert((x & 7) != 1);
+  __VERIFIER_assert((255 & x) >= 0 && (x & 0) == 0 && (x & -1) == x && (x & 0x3fffffff) >= 0);
+  __VERIFIER_assert((u & 0xffffffffu) == u && (u & 15u) < 16u && (u & 3) != 2);
+  __VERIFIER_assert((c & 0x7f) >= 0 && (w & 1023) <= 1023);
+  __VERIFIER_assert((__VERIFIER_nondet_int() & 3) != 3);
+  return 0;
+}
+)";
+  std::vector<std::vector<long long>> runs;
+  for (long long x : {0LL, 1LL, -1LL, 9LL, -7LL, -8LL, 2147483647LL, -2147483648LL}) {
+    for (long long u : {0LL, 6LL, 4294967295LL}) runs.push_back({x, u, x, x, 0});
+  }
+  runs.push_back({2, 5, -3, -5, 3});
+  runs.push_back({2, 5, -3, -5, -1});
+  AgreesWithGcc(source, runs);
+  const Program p = ParseText(source);
+  EXPECT_EQ(testing::InterpretOn(p, {9, 0, 0, 0, 0}), Outcome::kError);    // 9 & 7 == 1
+  EXPECT_EQ(testing::InterpretOn(p, {-7, 0, 0, 0, 0}), Outcome::kError);   // -7 & 7 == 1
+  EXPECT_EQ(testing::InterpretOn(p, {2, 6, 0, 0, 0}), Outcome::kError);    // 6 & 3 == 2
+  EXPECT_EQ(testing::InterpretOn(p, {2, 5, 0, 0, -1}), Outcome::kError);   // -1 & 3 == 3: the input read once
+  EXPECT_EQ(testing::InterpretOn(p, {2, 5, 0, 0, 2}), Outcome::kFinished);
+  for (const char* mask : {"x & 2", "x & y", "x & 0x7fffffff", "x | 1", "x ^ 1"}) {
+    EXPECT_EQ(ParseFailure(std::string("int main() { int x = 1; int y = 3; x = ") + mask + "; return 0; }")
+                  .rfind("unsupported: ", 0),
+              0u)
+        << mask;
+  }
+}
+
 // SV-COMP tasks say whether long and pointers have 32 or 64 bits; a wrap-around of a 32-bit long is a bug
 // that 64 bits would hide.
 TEST(Parser, TheDataModelSizesLongSizeTAndPointers) {
