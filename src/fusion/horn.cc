@@ -536,9 +536,13 @@ class Encoder {
         const auto [alo, ahi] = RangeOf(e->args[0]);
         const auto [blo, bhi] = RangeOf(e->args[1]);
         if (op == "/" || op == "%") {
-          const z3::expr r = !b.simplify().is_numeral() ? DivideByVariable(a, b, op == "%", path)
-                             : op == "/"                   ? Divide(a, b, alo >= 0)
-                                                           : a - b * Divide(a, b, alo >= 0);
+          const z3::expr divisor = b.simplify();
+          // A division by zero is undefined: any value (what the interpreter stops at). Spacer refuses z3's
+          // division by the numeral 0 as it does a division by a variable.
+          const z3::expr r = !divisor.is_numeral()                   ? DivideByVariable(a, b, op == "%", path)
+                             : (divisor == 0).simplify().is_true() ? Fresh("undefined", ctx_.int_sort())
+                             : op == "/"                             ? Divide(a, b, alo >= 0)
+                                                                     : a - b * Divide(a, b, alo >= 0);
           if (e->type.is_signed) return r;
           return WrapTo(e->type, r, MinOf(e->type), MaxOf(e->type), path);
         }

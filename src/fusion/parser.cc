@@ -1212,26 +1212,59 @@ class Parser {
     return e;
   }
 
-  // a << k and a >> k for a constant k, as the arithmetic they are (the integers carry no bits): a times 2^k,
-  // wrapping as the product does; a divided by 2^k, rounded down as gcc's arithmetic shift of a negative
-  // value is (division rounds towards zero, hence the second branch). The type is a's, promoted.
+  // a << k and a >> k: by a constant k, the arithmetic they are (ShiftByConstant); by any other k, the choice
+  // among those arithmetic forms that k's value makes, `k == 0 ? a : k == 1 ? ... : a / 0`: a shift by k < 0 or
+  // k >= the width is undefined in C, as a division by zero is (the interpreter stops such a run, the encoding
+  // gives it any value). The chain repeats a and k once per bit, so neither may read an input (it would read
+  // one per copy) and their size is bounded.
   ExprPtr Shift(const Token& op, const ExprPtr& a, const ExprPtr& k) {
     const IntType t = Promote(a->type);
-    if (k->kind != ExprKind::kConst || k->value < 0 || k->value >= t.bits) {
-      FailUnsupported(file_, op.loc, "shift '" + op.text + "' by anything but a constant from 0 to " +
-                                         std::to_string(t.bits - 1));
+    if (k->kind == ExprKind::kConst) {
+      if (k->value < 0 || k->value >= t.bits) {
+        FailUnsupported(file_, op.loc, "shift '" + op.text + "' by a constant outside 0 to " +
+                                           std::to_string(t.bits - 1) + " (undefined)");
+      }
+      return ShiftByConstant(op, a, static_cast<int>(k->value));
     }
+    if (HasNondet(a) || HasNondet(k)) {
+      FailUnsupported(file_, op.loc, "shift '" + op.text + "' by a variable of an operand that reads an input");
+    }
+    constexpr size_t kMaxShiftedNodes = 64;
+    if (NodeCount(a) + NodeCount(k) > kMaxShiftedNodes) {
+      FailUnsupported(file_, op.loc, "shift '" + op.text + "' by a variable of operands over " +
+                                         std::to_string(kMaxShiftedNodes) + " nodes");
+    }
+    const ExprPtr amount = MakeCast(Promote(k->type), k);
+    ExprPtr chain = MakeBinary("/", MakeCast(t, a), MakeConst(0, t), t);
+    for (int n = t.bits - 1; n >= 0; --n) {
+      chain = MakeTernary(Compare("==", amount, MakeConst(n, amount->type)), ShiftByConstant(op, a, n), chain, t);
+    }
+    return chain;
+  }
+
+  // a << k and a >> k for a constant k from 0 to the width - 1, as the arithmetic they are (the integers carry
+  // no bits): a times 2^k, wrapping as the product does; a divided by 2^k, rounded down as gcc's arithmetic shift
+  // of a negative value is (division rounds towards zero, hence the second branch). The type is a's, promoted.
+  ExprPtr ShiftByConstant(const Token& op, const ExprPtr& a, int k) {
+    const IntType t = Promote(a->type);
     const ExprPtr x = MakeCast(t, a);
-    const ExprPtr power = MakeConst(Wrap(t, Int128(1) << static_cast<int>(k->value)), t);
+    const ExprPtr power = MakeConst(Wrap(t, Int128(1) << k), t);
     if (op.text == "<<") return MakeBinary("*", x, power, t);
     if (!t.is_signed) return MakeBinary("/", x, power, t);
     const ExprPtr one = MakeConst(1, t);
     const ExprPtr nonnegative = Compare(">=", x, MakeConst(0, t));
     // 2^(bits-1) is no value of t: the sign is all that is left.
-    if (k->value == t.bits - 1) return MakeTernary(nonnegative, MakeConst(0, t), MakeConst(-1, t), t);
+    if (k == t.bits - 1) return MakeTernary(nonnegative, MakeConst(0, t), MakeConst(-1, t), t);
     const ExprPtr below = MakeBinary(
         "-", MakeUnary("-", MakeBinary("/", MakeUnary("-", MakeBinary("+", x, one, t), t), power, t), t), one, t);
     return MakeTernary(nonnegative, MakeBinary("/", x, power, t), below, t);
+  }
+
+  // The nodes of e's tree.
+  static size_t NodeCount(const ExprPtr& e) {
+    size_t n = 1;
+    for (const ExprPtr& arg : e->args) n += NodeCount(arg);
+    return n;
   }
 
   // a & m for a constant mask m of the low k bits (2^k - 1, 0, or all bits), as the arithmetic it is: a's

@@ -168,6 +168,29 @@ int main() {
   EXPECT_EQ(j["verdict"], "true");
 }
 
+TEST(Cli, ProvesAndRefutesAShiftByAVariable) {
+  // string-2's `found = (j > nc_B - 1) << i`: b << i is 2 for b = 1, i = 1.
+  const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int);
+int main() {
+  int i = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  if (i < 0 || i > 4 || b < 0 || b > 1) return 0;
+  int f = b << i;
+  __VERIFIER_assert(%s);
+  return 0;
+}
+)";
+  char text[1024];
+  std::snprintf(text, sizeof text, kProgram, "f >= 0 && f <= 16 && (b == 0) == (f == 0)");
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("shift.c", text), j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  std::snprintf(text, sizeof text, kProgram, "f == 0 || f == 1");
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("shift_bug.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+}
+
 TEST(Cli, ProvesACFileWithMacrosAndADivisorSetOnce) {
   // Without the preprocessor SIZE is undeclared; without the constant, i % m is a remainder by a variable.
   nlohmann::json j;

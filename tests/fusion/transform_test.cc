@@ -497,6 +497,23 @@ int main() {
   }
 }
 
+// A division by zero is undefined: any value in the clauses (the interpreter stops the run there), which Spacer
+// takes, where z3's division by the numeral 0 was refused like a division by a variable.
+TEST(DivisionByAVariable, ADivisionByZeroIsAnyValue) {
+  const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
+int main() {
+  int x = __VERIFIER_nondet_int();
+  int y = 0;
+  if (%s) y = x / 0 + x %% 0;
+  __VERIFIER_assert(y == 0);
+  return 0;
+})";
+  EXPECT_EQ(SolveAny(ParseFilled(kProgram, "x > 5 && x < 3"), 5), SolveStatus::kSafe);
+  const Program reached = ParseFilled(kProgram, "x > 5");
+  EXPECT_NE(SolveAny(reached, 5), SolveStatus::kSafe);
+  EXPECT_EQ(InterpretOn(reached, {6}), Outcome::kUndefined);
+}
+
 // Spacer still refuses a remainder by a symbolic UINT_MAX + 1 (an unsigned product wrapped under the symbolic
 // encoding): its message, which carries the clause over hundreds of lines, becomes one line that says so.
 TEST(DivisionByAVariable, SpacersRefusalOfARemainderBySymbolicUintMaxIsOneLine) {
