@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "common/annealing.h"
 #include "common/progress.h"
@@ -38,6 +39,9 @@ struct FastsaOptions {
   // Over the budget, the rounds anneal a soft maximum of memory over time (remat::OverBudget::soft_peak; 0:
   // the peak) when the moves allow kSoftPeakMinMovesPerNode. The reordering stage always anneals the peak.
   double soft_peak = kDefaultSoftPeak;
+  // The graph's Graph::PeakLowerBound where the caller has it (it can take about a second of FastSA's clock);
+  // computed here otherwise.
+  std::optional<Bytes> lower_bound = std::nullopt;
 };
 
 // A FastSA run.

@@ -45,7 +45,8 @@ FastsaOptions ToFastsa(const RematOptions& options) {
           .seed = options.seed,
           .reorder_only = options.reorder_only,
           .moves = options.moves,
-          .soft_peak = options.soft_peak};
+          .soft_peak = options.soft_peak,
+          .lower_bound = options.lower_bound};
 }
 
 // Takes FastSA's schedule and figures into `result`.

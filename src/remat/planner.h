@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct RematOptions {
   bool reorder_only = false;      // FastSA without recomputation
   uint64_t moves = 0;             // FastSA's move budget; 0: DefaultFastsaMoves
   double soft_peak = kDefaultSoftPeak;  // FastsaOptions::soft_peak
+  std::optional<Bytes> lower_bound = std::nullopt;  // FastsaOptions::lower_bound
 };
 
 // A schedule and its figures.

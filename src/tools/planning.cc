@@ -89,6 +89,7 @@ namespace {
 remat::RematResult PlanFor(const remat::Graph& graph, remat::Bytes budget, remat::Bytes lower_bound,
                            remat::RematOptions options, common::Progress& progress) {
   options.budget = budget;
+  options.lower_bound = lower_bound;
   if (options.budget < lower_bound) {
     fmt::print(stderr,
                "memplan: warning: budget {} is below what any schedule can reach ({}: graph inputs plus the "

@@ -414,6 +414,24 @@ TEST(RematFastsa, RoundsBelowTheLowerBoundAnnealTheSquareOfTheExcess) {
   for (int round = 0; round < 4; ++round) EXPECT_EQ(RoundExcessPower(round, false), 2) << round;
 }
 
+// A caller's lower bound (FastsaOptions::lower_bound) stands in for the graph's: the same one gives the same
+// schedule, and one above the budget makes every round anneal the square of the excess.
+TEST(RematFastsa, TakesTheCallersLowerBound) {
+  int changed = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const Graph graph = testing::RandomGraph(40, seed);
+    const Bytes budget = std::max(graph.PeakLowerBound(), Simulate(graph, graph.order).peak * 6 / 10);
+    FastsaOptions options{.budget = budget, .time_limit_s = 20, .seed = seed, .moves = 100000};
+    common::Progress progress(false);
+    const Sequence own = RunFastsa(graph, options, progress).sequence;
+    options.lower_bound = graph.PeakLowerBound();
+    EXPECT_EQ(RunFastsa(graph, options, progress).sequence, own) << "seed " << seed;
+    options.lower_bound = budget + 1;
+    if (RunFastsa(graph, options, progress).sequence != own) ++changed;
+  }
+  EXPECT_GT(changed, 0);
+}
+
 // --soft-peak: the walk follows a soft maximum over time; the schedules are still valid, repeatable, and
 // meet reachable budgets.
 TEST(RematFastsa, SoftPeakGivesValidRepeatableSchedulesThatMeetReachableBudgets) {
