@@ -39,6 +39,12 @@ class Machine {
     return Flow::kStop;
   }
 
+  // Notes that the run read a nondeterministic value; its CPU time limit counts from the first.
+  void NoteRead() {
+    if (!result_.read_input) cpu_start_ = cpu_.Seconds();
+    result_.read_input = true;
+  }
+
   Int128 Input(IntType t, const InputSite& site) {
     const Int128 v = Wrap(t, inputs_(t, site));
     result_.inputs.push_back(v);
@@ -63,20 +69,28 @@ class Machine {
         return e->value;
       case ExprKind::kVar: {
         auto it = scalars_.find(e->name);
-        if (it != scalars_.end()) return it->second;
-        return scalars_[e->name] = Input(e->type, InputSite{{}, e->name});
+        if (it != scalars_.end()) {
+          if (it->second.unread_havoc) {
+            NoteRead();
+            it->second.unread_havoc = false;
+          }
+          return it->second.value;
+        }
+        NoteRead();
+        return (scalars_[e->name] = {Input(e->type, InputSite{{}, e->name}), false}).value;
       }
       case ExprKind::kIndex: {
         auto& cells = arrays_[e->name];
         const long long i = static_cast<long long>(Eval(e->args[0]));
         auto it = cells.find(i);
         if (it != cells.end()) return it->second;
+        NoteRead();
         return cells[i] = CellInput(e->name, i, e->type);
       }
       case ExprKind::kUnary: {
         const Int128 a = Eval(e->args[0]);
         if (e->op == "!") return a == 0;
-        return e->type.is_signed ? -a : Wrap(e->type, -a);
+        return e->type.is_signed ? Signed(e->type, -a) : Wrap(e->type, -a);
       }
       case ExprKind::kBinary:
         return Binary(e);
@@ -85,6 +99,7 @@ class Machine {
       case ExprKind::kCast:
         return Wrap(e->type, Eval(e->args[0]));
       case ExprKind::kNondet:
+        NoteRead();
         return Input(e->type, InputSite{e->loc, ""});
     }
     return 0;
@@ -117,9 +132,17 @@ class Machine {
         undefined_ = true;
         return 0;
       }
+      // INT_MIN / -1 overflows, and so, in C11, does INT_MIN % -1.
+      if (e->type.is_signed && b == -1 && a == MinOf(e->type)) result_.signed_overflow = true;
       r = op == "/" ? a / b : a % b;  // C and C++ both truncate toward zero
     }
-    return e->type.is_signed ? r : Wrap(e->type, r);
+    return e->type.is_signed ? Signed(e->type, r) : Wrap(e->type, r);
+  }
+
+  // A signed result, noting when it is out of its type's range (kWide has no range to leave).
+  Int128 Signed(IntType t, Int128 r) {
+    if (t != kWide && (r < MinOf(t) || r > MaxOf(t))) result_.signed_overflow = true;
+    return r;
   }
 
   // Evaluates a condition; false when the evaluation was undefined (the caller then stops).
@@ -131,7 +154,8 @@ class Machine {
     ++result_.steps;
     if (result_.steps > max_steps_) return true;
     if ((result_.steps & 0xfff) != 0) return false;
-    return clock_.Seconds() > max_seconds_ || (max_cpu_seconds_ > 0 && cpu_.Seconds() - cpu_start_ > max_cpu_seconds_) ||
+    return clock_.Seconds() > max_seconds_ ||
+           (max_cpu_seconds_ > 0 && result_.read_input && cpu_.Seconds() - cpu_start_ > max_cpu_seconds_) ||
            (cancel_ && cancel_->load(std::memory_order_relaxed));
   }
 
@@ -147,7 +171,7 @@ class Machine {
       case StmtKind::kAssign: {
         const Int128 v = Eval(s->rhs);
         if (s->lhs->kind == ExprKind::kVar) {
-          scalars_[s->lhs->name] = v;
+          scalars_[s->lhs->name] = {v, false};
         } else {
           const long long i = static_cast<long long>(Eval(s->lhs->args[0]));
           arrays_[s->lhs->name][i] = v;
@@ -158,7 +182,7 @@ class Machine {
         if (prog_.VarNamed(s->name).is_array) {
           arrays_[s->name].clear();  // fresh cells: each is read as a new input
         } else {
-          scalars_[s->name] = Input(prog_.VarNamed(s->name).type, InputSite{{}, s->name});
+          scalars_[s->name] = {Input(prog_.VarNamed(s->name).type, InputSite{{}, s->name}), true};
         }
         return Flow::kNormal;
       case StmtKind::kAssume: {
@@ -222,7 +246,12 @@ class Machine {
   double cpu_start_ = cpu_.Seconds();
   RunResult result_;
   bool undefined_ = false;
-  std::unordered_map<std::string, Int128> scalars_;
+  // A scalar's value, and whether it is a havoc's not yet read.
+  struct Scalar {
+    Int128 value = 0;
+    bool unread_havoc = false;
+  };
+  std::unordered_map<std::string, Scalar> scalars_;
   std::unordered_map<std::string, std::unordered_map<long long, Int128>> arrays_;
 };
 

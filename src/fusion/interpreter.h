@@ -26,6 +26,13 @@ struct RunResult {
   Outcome outcome = Outcome::kFinished;
   std::vector<Int128> inputs;
   long steps = 0;
+  // Whether the run read a nondeterministic value. An uninitialised variable's value (a havoc) is drawn and
+  // logged among the inputs when it is declared, but one that is overwritten before any read makes no
+  // difference to the run: without any other, every run of the program is this one.
+  bool read_input = false;
+  // A signed operation left its type's range (undefined behaviour in C). The run computes on as the integers
+  // do, which is what the clauses assume, but what the compiled program does there is anyone's guess.
+  bool signed_overflow = false;
 };
 
 // Supplies the next nondeterministic value of a type read at a site (uninitialised variables and array cells
@@ -38,8 +45,10 @@ using InputSource = std::function<Int128(IntType, const InputSite&)>;
 using CellSource = std::function<std::optional<Int128>(const std::string&, long long)>;
 
 // Runs the program with at most max_steps statements executed, for at most max_seconds of wall-clock time
-// and (when max_cpu_seconds > 0) of the calling thread's CPU time; a run also ends (kStepLimit) soon after
-// *cancel becomes true, so that a verifier thread can stop it. Cells that `cells` knows take its values (and
+// and (when max_cpu_seconds > 0) max_cpu_seconds of the calling thread's CPU time counted from the first
+// nondeterministic value it reads (until then every run repeats the same steps: a run stopped there leaves
+// its time to others that would stop there too); a run also ends (kStepLimit) soon after *cancel becomes
+// true, so that a verifier thread can stop it. Cells that `cells` knows take its values (and
 // are logged among the inputs like any other).
 RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds = 1e9,
                     const std::atomic<bool>* cancel = nullptr, double max_cpu_seconds = 0,

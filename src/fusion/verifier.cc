@@ -50,8 +50,8 @@ Int128 Draw(std::mt19937_64& rng, IntType t, int mode) {
 
 }  // namespace
 
-bool FindCounterexample(const Program& prog, double budget_s, double wall_s, unsigned seed,
-                        std::vector<Int128>& inputs, const std::atomic<bool>* cancel) {
+RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s, unsigned seed,
+                             std::vector<Int128>& inputs, const std::atomic<bool>* cancel) {
   // CPU time, as for the solver runs: on the loaded shared machine a run over 100000 cells took more than
   // a third of 0.4 wall-clock seconds, and the buggy tasks went unrefuted.
   common::Stopwatch clock;
@@ -77,7 +77,13 @@ bool FindCounterexample(const Program& prog, double budget_s, double wall_s, uns
         kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, std::max(0.01, std::min(budget_s / 3, cpu_left)));
     if (r.outcome == Outcome::kError) {
       inputs = r.inputs;
-      return true;
+      return RunSearch::kError;
+    }
+    // A run that read nothing is the program's only run. Where it overflowed a signed value the compiled
+    // program may do anything, and the clauses, which assume no overflow, are left to decide.
+    if (!r.read_input && (r.outcome == Outcome::kFinished || r.outcome == Outcome::kBlocked) &&
+        !r.signed_overflow) {
+      return RunSearch::kOnlyRun;
     }
     const bool same_point = r.inputs.size() == prefix.size() + 1;
     if (r.outcome == Outcome::kBlocked && !r.inputs.empty() && (!same_point || ++redraws < kRedraws)) {
@@ -87,11 +93,11 @@ bool FindCounterexample(const Program& prog, double budget_s, double wall_s, uns
       prefix.clear();
       redraws = 0;
     }
-    // A run that drew no value is the only run there is; otherwise a few hundred runs are plenty for the
+    // A run that read no value is the only run there is; otherwise a few hundred runs are plenty for the
     // shallow bugs this search is for (deep ones are Spacer's).
-    if (r.inputs.empty() || run > 300) break;
+    if (!r.read_input || run > 300) break;
   }
-  return false;
+  return RunSearch::kNothing;
 }
 
 namespace {
@@ -304,11 +310,20 @@ class PortfolioRun {
     // (The bugs of the tasks show within 0.15 s on an idle machine, but a run over 100000 cells takes a
     // good part of a second on the loaded shared one with the solvers running next to it; a proof found
     // meanwhile cancels the search.)
-    if (FindCounterexample(prog_, std::min(2.0, options_.timeout_s / 2.5), 0.9 * options_.timeout_s, 1, inputs,
-                           &stop_)) {
+    const RunSearch search =
+        FindCounterexample(prog_, std::min(2.0, options_.timeout_s / 2.5), 0.9 * options_.timeout_s, 1, inputs, &stop_);
+    if (search == RunSearch::kError) {
       std::lock_guard<std::mutex> lock(mutex_);
       // Concrete evidence wins over a proof found at the same moment (a sound proof cannot exist then).
       SetFalse(inputs, "a concrete run of the original program reaches an error", "interpreter");
+    } else if (search == RunSearch::kOnlyRun) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (verdict_.verdict.empty()) {
+        verdict_.verdict = "true";
+        verdict_.reason = "the program reads no nondeterministic value, and its only run, made concretely, reaches no error";
+        verdict_.solved_by = "interpreter (the only run)";
+        stop_ = true;
+      }
     }
     for (auto& w : workers) w.join();
     std::lock_guard<std::mutex> lock(mutex_);
@@ -497,7 +512,7 @@ class PortfolioRun {
         const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
         std::vector<Int128> inputs;
         if (FindCounterexample(prog_, budget, std::max(0.1, 0.9 * options_.timeout_s - clock_.Seconds()), 7, inputs,
-                               &stop_)) {
+                               &stop_) == RunSearch::kError) {
           lock.lock();
           if (verdict_.verdict.empty()) {
             SetFalse(inputs, "Spacer found the error reachable; a concrete run of the original program confirms it",

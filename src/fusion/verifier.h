@@ -34,10 +34,19 @@ struct Verdict {
 // Verifies that no error is reachable in prog.
 Verdict Verify(const Program& prog, const VerifyOptions& options);
 
+// What a search of concrete runs found.
+enum class RunSearch {
+  kNothing,  // no run that it made reached an error
+  kError,    // a run reached an error
+  // The program read no nondeterministic value, so it has one run, and that run ended without an error or
+  // a signed overflow: the error is unreachable.
+  kOnlyRun,
+};
+
 // Runs the program on generated inputs for up to budget_s seconds of the calling thread's CPU time (and
-// wall_s of wall-clock time), or until soon after *cancel becomes true; returns the inputs of the first run
-// that reaches an error (seed picks the generated inputs), or nothing.
-bool FindCounterexample(const Program& prog, double budget_s, double wall_s, unsigned seed,
-                        std::vector<Int128>& inputs, const std::atomic<bool>* cancel = nullptr);
+// wall_s of wall-clock time), or until soon after *cancel becomes true; on kError, `inputs` are those of the
+// first run that reached the error (seed picks the generated inputs).
+RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s, unsigned seed,
+                             std::vector<Int128>& inputs, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace fusion

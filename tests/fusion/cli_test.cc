@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -188,6 +189,21 @@ int main() {
   EXPECT_EQ(j["verdict"], "true");
   std::snprintf(text, sizeof text, kProgram, "f == 0 || f == 1");
   EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("shift_bug.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+}
+
+TEST(Cli, ProvesAProgramThatReadsNothingByItsOnlyRun) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + kExamples + "only_run.c", j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  EXPECT_EQ(j["solved_by"], "interpreter (the only run)");
+  // The same sort checked against the wrong order: its only run fails.
+  std::ifstream in(kExamples + "only_run.c");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("a[i] == i");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 9, "a[i] == 7 - i");
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("only_run_bug.c", text), j), 1) << j.dump();
   EXPECT_EQ(j["verdict"], "false");
 }
 

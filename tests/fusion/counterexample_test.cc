@@ -2,10 +2,12 @@
 // program to the error, also from a symbolic encoding of a half of the wrap-around split, and with the cells
 // of uninitialised arrays, and from a fused program, site by site; none for a safe program; and the
 // verifier's `false` from them where the concrete search alone finds nothing. And the concrete search itself
-// past many assumes.
+// past many assumes, and its `true` for a program that reads nothing.
 #include <gtest/gtest.h>
 #include <z3++.h>
 
+#include <regex>
+#include <string>
 #include <vector>
 
 #include "fusion/counterexample.h"
@@ -152,7 +154,7 @@ TEST(Counterexample, ASafeProgramHasNone) {
 TEST(Counterexample, TheVerifierRefutesWithThemWhereTheSearchFindsNothing) {
   const Program p = ParseText(kDeep);
   std::vector<Int128> found;
-  EXPECT_FALSE(FindCounterexample(p, 1.0, 10.0, 1, found));
+  EXPECT_EQ(FindCounterexample(p, 1.0, 10.0, 1, found), RunSearch::kNothing);
   const Verdict v = Verify(p, VerifyOptions{30, true});
   EXPECT_EQ(v.verdict, "false") << v.reason;
   EXPECT_NE(v.solved_by.find("+ replay"), std::string::npos) << v.solved_by;
@@ -171,10 +173,48 @@ TEST(ConcreteSearch, PassesManyAssumesOneValueAtATime) {
       return 0; })");
   for (unsigned seed = 1; seed <= 3; ++seed) {
     std::vector<Int128> found;
-    ASSERT_TRUE(FindCounterexample(p, 10.0, 60.0, seed, found)) << "seed " << seed;
+    ASSERT_EQ(FindCounterexample(p, 10.0, 60.0, seed, found), RunSearch::kError) << "seed " << seed;
     ASSERT_EQ(found.size(), 12u);
     EXPECT_EQ(RunOn(p, found), Outcome::kError);
   }
+}
+
+// A program that reads no nondeterministic value has one run: when it ends without an error, so does every
+// run. 100 000 steps of x = 7x mod 1000003 are beyond what Spacer unrolls or summarises in a few seconds.
+TEST(ConcreteSearch, AProgramThatReadsNothingHasOneRun) {
+  const auto search = [](const std::string& text) {
+    std::vector<Int128> found;
+    return FindCounterexample(ParseText(text), 10.0, 60.0, 1, found);
+  };
+  const std::string power = R"(int main() {
+      int x = 1, i = 0;
+      while (i < 100000) { x = x * 7 % 1000003; i++; }
+      if (x != RESULT) reach_error();
+      return 0; })";
+  const auto with = [&](const std::string& result) {
+    return std::regex_replace(power, std::regex("RESULT"), result);
+  };
+  EXPECT_EQ(search(with("960130")), RunSearch::kOnlyRun);
+  EXPECT_EQ(search(with("960131")), RunSearch::kError);
+  const Verdict proved = Verify(ParseText(with("960130")), VerifyOptions{30, true});
+  EXPECT_EQ(proved.verdict, "true") << proved.reason;
+  EXPECT_EQ(proved.solved_by, "interpreter (the only run)");
+  // A run that stops at abort() reaches no error either; unsigned arithmetic wraps as defined.
+  EXPECT_EQ(search("int main() { int x = 3; if (x > 2) abort(); reach_error(); return 0; }"), RunSearch::kOnlyRun);
+  EXPECT_EQ(search("int main() { unsigned u = 4294967295u; u = u + 1; if (u != 0) reach_error(); return 0; }"),
+            RunSearch::kOnlyRun);
+  // An uninitialised variable is a nondeterministic value: one run proves nothing.
+  EXPECT_EQ(search("int main() { int y; if (y == 123456) reach_error(); return 0; }"), RunSearch::kNothing);
+  // A signed overflow is undefined behaviour: the run is no proof (it computes on past the range, and 2^31 is
+  // not 0, but a compiled program may well make it 0).
+  EXPECT_EQ(search("int main() { int x = 2147483647; x = x + 1; if (x == 0) reach_error(); return 0; }"),
+            RunSearch::kNothing);
+  EXPECT_EQ(search("int main() { int x = -2147483647 - 1; x = -x; if (x < 0) reach_error(); return 0; }"),
+            RunSearch::kNothing);
+  EXPECT_EQ(search("int main() { int x = -2147483647 - 1; int y = x / -1; if (y < 0) reach_error(); return 0; }"),
+            RunSearch::kNothing);
+  EXPECT_EQ(search("int main() { long long x = 3037000500LL; x = x * x; if (x < 0) reach_error(); return 0; }"),
+            RunSearch::kNothing);
 }
 
 }  // namespace

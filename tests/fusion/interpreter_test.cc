@@ -51,10 +51,28 @@ TEST(Interpreter, StopsAtTheStepLimit) {
 
 TEST(Interpreter, StopsAtTheCpuTimeLimit) {
   // No step or wall-clock limit that this run could reach: only its thread's CPU time ends it.
-  const Program p = ParseText("int main() { while (1) {} return 0; }");
+  const Program p = ParseText("int main() { int x = __VERIFIER_nondet_int(); while (1) {} return 0; }");
   const RunResult r = Interpret(p, [](IntType, const InputSite&) { return Int128(0); }, 1L << 62, 1e9, nullptr, 0.05);
   EXPECT_EQ(r.outcome, Outcome::kStepLimit);
   EXPECT_LT(r.steps, 1L << 62);
+}
+
+TEST(Interpreter, CountsCpuTimeFromTheFirstValueRead) {
+  // 0.05 s of CPU time is not enough for a million iterations here, so the first run stops at the limit.
+  // The second reads nothing (the havoc of i is overwritten): the limit does not apply to it, its steps do.
+  const auto run = [](const char* text) {
+    return Interpret(ParseText(text), [](IntType, const InputSite&) { return Int128(1000000); }, 20'000'000, 1e9,
+                     nullptr, 0.05);
+  };
+  const RunResult reads =
+      run("int main() { int n = __VERIFIER_nondet_int(); int i = 0; while (i < n) i++; return 0; }");
+  EXPECT_EQ(reads.outcome, Outcome::kStepLimit);
+  EXPECT_TRUE(reads.read_input);
+  const RunResult alone = run("int main() { int i; i = 0; while (i < 1000000) i++; return 0; }");
+  EXPECT_EQ(alone.outcome, Outcome::kFinished);
+  EXPECT_FALSE(alone.read_input);
+  EXPECT_EQ(alone.inputs.size(), 1u);  // the havoc of i, logged, never read
+  EXPECT_EQ(run("int main() { while (1) {} return 0; }").outcome, Outcome::kStepLimit);
 }
 
 TEST(Interpreter, RecordsTheInputsItConsumed) {
