@@ -945,6 +945,13 @@ class Parser {
       ExprPtr rhs = ParseExpr();
       return MakeAssign(lhs, Arith(op.text.substr(0, 1), lhs, rhs, op.loc));
     }
+    if (op.text == "&=" || op.text == "|=" || op.text == "^=") {
+      Next();
+      Token bitwise = op;
+      bitwise.text = op.text.substr(0, 1);
+      ExprPtr rhs = ParseExpr();
+      return MakeAssign(lhs, Bitwise(bitwise, lhs, rhs));
+    }
     FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
   }
 
@@ -1267,33 +1274,104 @@ class Parser {
     return n;
   }
 
-  // a & m for a constant mask m of the low k bits (2^k - 1, 0, or all bits), as the arithmetic it is: a's
-  // residue modulo 2^k, non-negative as two's complement makes it (for a signed a, (a % 2^k + 2^k) % 2^k).
-  // Either operand may be the mask; any other & is unsupported (the integers carry no bits).
-  ExprPtr Mask(const Token& op, const ExprPtr& a, const ExprPtr& b) {
-    const IntType t = CommonType(a->type, b->type);
-    const Int128 all = t.is_signed ? Int128(-1) : MaxOf(t);
-    // The mask's value in t, if e is one.
-    const auto mask_of = [&](const ExprPtr& e) -> std::optional<Int128> {
-      if (e->kind != ExprKind::kConst) return std::nullopt;
-      const Int128 m = Wrap(t, e->value);
-      // For a signed t the largest mask is 2^(bits-2) - 1, so that a % 2^k + 2^k stays within t.
-      const Int128 largest = t.is_signed ? (Int128(1) << (t.bits - 2)) - 1 : all;
-      if (m == all || (m >= 0 && m <= largest && ((m + 1) & m) == 0)) return m;
-      return std::nullopt;
-    };
-    const std::optional<Int128> b_mask = mask_of(b);
-    const std::optional<Int128> mask = b_mask ? b_mask : mask_of(a);
-    if (!mask) {
-      FailUnsupported(file_, op.loc, "bitwise operator '&' but with a constant mask of the low bits (1, 3, 7, ...)");
+  // The value of an expression of numerals (`1 << 3`, `-8`, `(unsigned)255`), as C computes it; nothing where
+  // it reads a variable or an input, or divides by zero.
+  static std::optional<Int128> ConstantValue(const ExprPtr& e) {
+    std::vector<Int128> args;
+    for (const ExprPtr& arg : e->args) {
+      const std::optional<Int128> v = ConstantValue(arg);
+      if (!v) return std::nullopt;
+      args.push_back(*v);
     }
-    const ExprPtr x = MakeCast(t, b_mask ? a : b);
-    if (*mask == all) return x;
-    if (*mask == 0) return MakeConst(0, t);
-    const ExprPtr power = MakeConst(*mask + 1, t);
-    const ExprPtr residue = MakeBinary("%", x, power, t);
-    if (!t.is_signed) return residue;
-    return MakeBinary("%", MakeBinary("+", residue, power, t), power, t);  // x read once: it may be an input
+    const auto typed = [&](Int128 v) { return e->type.is_signed ? v : Wrap(e->type, v); };
+    switch (e->kind) {
+      case ExprKind::kConst: return e->value;
+      case ExprKind::kCast: return Wrap(e->type, args[0]);
+      case ExprKind::kUnary: return e->op == "-" ? typed(-args[0]) : Int128(args[0] == 0);
+      case ExprKind::kTernary: return args[0] != 0 ? args[1] : args[2];
+      case ExprKind::kBinary:
+        if (e->op == "+") return typed(args[0] + args[1]);
+        if (e->op == "-") return typed(args[0] - args[1]);
+        if (e->op == "*") return typed(args[0] * args[1]);
+        if ((e->op == "/" || e->op == "%") && args[1] != 0) {
+          return typed(e->op == "/" ? args[0] / args[1] : args[0] % args[1]);
+        }
+        return std::nullopt;
+      default: return std::nullopt;
+    }
+  }
+
+  // a & c, a | c and a ^ c for a constant c (either operand), as the arithmetic they are, since the integers
+  // carry no bits: the bits of x from lo to hi are res(x, 2^(hi+1)) - res(x, 2^lo), where res is the residue
+  // that two's complement makes non-negative ((x % m + m) % m for a signed x), so x & c sums that over the runs
+  // of ones in c (a mask of the low bits, `i & 1`, `x & 0xff`, is one residue and reads x once); a negative c
+  // is x - (x & ~c); x | c = (x - (x & c)) + c and x ^ c = (x - (x & c)) + (c - (x & c)), whose every partial
+  // sum stays within the type. Where x is copied it may not read an input (it would read one per copy), nor
+  // be large; for a signed x the constant keeps within -2^(bits-2) to 2^(bits-2) - 1, so that x % m + m cannot
+  // overflow. Bitwise operators between two variables are unsupported.
+  ExprPtr Bitwise(const Token& op, const ExprPtr& a, const ExprPtr& b) {
+    const IntType t = CommonType(a->type, b->type);
+    const std::optional<Int128> b_value = ConstantValue(b);
+    const std::optional<Int128> a_value = b_value ? std::nullopt : ConstantValue(a);
+    if (!b_value && !a_value) {
+      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' between two variables (one operand must be a constant)");
+    }
+    const bool b_constant = b_value.has_value();
+    const Int128 c = Wrap(t, b_constant ? *b_value : *a_value);
+    const ExprPtr x = MakeCast(t, b_constant ? a : b);
+    const Int128 all = t.is_signed ? Int128(-1) : MaxOf(t);
+    if (c == 0) return op.text == "&" ? MakeConst(0, t) : x;
+    if (c == all && op.text != "^") return op.text == "&" ? x : MakeConst(all, t);
+    const Int128 limit = Int128(1) << (t.bits - 2);
+    if (t.is_signed && (c < -limit || c >= limit)) {
+      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' with a constant outside -2^" +
+                                         std::to_string(t.bits - 2) + " to 2^" + std::to_string(t.bits - 2) +
+                                         " - 1 (of a signed operand)");
+    }
+    // The runs of ones in the non-negative constant that x & c reduces to.
+    const Int128 ones = c < 0 ? -c - 1 : c;
+    std::vector<std::pair<int, int>> runs;
+    for (int bit = 0; bit < t.bits; ++bit) {
+      if (((ones >> bit) & 1) == 0) continue;
+      if (!runs.empty() && runs.back().second == bit - 1) {
+        runs.back().second = bit;
+      } else {
+        runs.push_back({bit, bit});
+      }
+    }
+    const bool once = op.text == "&" && c > 0 && runs.size() == 1 && runs[0].first == 0;
+    constexpr size_t kMaxCopiedNodes = 64;
+    constexpr size_t kMaxRuns = 8;
+    if (!once && HasNondet(x)) {
+      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' (other than a mask of the low bits) of an operand that reads an input");
+    }
+    if (!once && NodeCount(x) > kMaxCopiedNodes) {
+      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' of an operand over " +
+                                         std::to_string(kMaxCopiedNodes) + " nodes");
+    }
+    if (runs.size() > kMaxRuns) {
+      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' with a constant of over " +
+                                         std::to_string(kMaxRuns) + " runs of ones");
+    }
+    // res(x, 2^k); x itself for 2^k beyond the type (unsigned only: a signed constant is below 2^(bits-2)).
+    const auto residue = [&](int k) -> ExprPtr {
+      if (k >= t.bits) return x;
+      const ExprPtr power = MakeConst(Int128(1) << k, t);
+      const ExprPtr r = MakeBinary("%", x, power, t);
+      return t.is_signed ? MakeBinary("%", MakeBinary("+", r, power, t), power, t) : r;
+    };
+    ExprPtr masked;
+    for (const auto& [lo, hi] : runs) {
+      ExprPtr bits = residue(hi + 1);
+      if (lo > 0) bits = MakeBinary("-", bits, residue(lo), t);
+      masked = masked ? MakeBinary("+", masked, bits, t) : bits;
+    }
+    if (c < 0) masked = masked ? MakeBinary("-", x, masked, t) : x;  // c = -1 has all bits: x & -1 is x
+    if (op.text == "&") return masked;
+    const ExprPtr cleared = MakeBinary("-", x, masked, t);
+    const ExprPtr constant = MakeConst(c, t);
+    if (op.text == "|") return MakeBinary("+", cleared, constant, t);
+    return MakeBinary("+", cleared, MakeBinary("-", constant, masked, t), t);
   }
 
   // Comparison a op b: both operands converted to their common type; the result is int.
@@ -1328,7 +1406,6 @@ class Parser {
       const int prec = BinaryPrecedence(op);
       if (prec == 0 || prec <= min_prec) break;
       if (depth_ + chain > kMaxDepth) FailTooDeep(op.loc);
-      if (op.text == "|" || op.text == "^") FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "'");
       Next();
       const bool maybe_unevaluated = op.text == "&&" || op.text == "||";
       unevaluated_ += maybe_unevaluated;
@@ -1336,8 +1413,8 @@ class Parser {
       unevaluated_ -= maybe_unevaluated;
       if (op.text == "<<" || op.text == ">>") {
         lhs = Shift(op, lhs, rhs);
-      } else if (op.text == "&") {
-        lhs = Mask(op, lhs, rhs);
+      } else if (op.text == "&" || op.text == "|" || op.text == "^") {
+        lhs = Bitwise(op, lhs, rhs);
       } else if (op.text == "&&") {
         lhs = MakeAnd(lhs, rhs);
       } else if (op.text == "||") {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 
 #include "fusion/errors.h"
 #include "fusion/printer.h"
@@ -465,11 +466,60 @@ int main() {
   EXPECT_EQ(testing::InterpretOn(p, {2, 6, 0, 0, 0}), Outcome::kError);    // 6 & 3 == 2
   EXPECT_EQ(testing::InterpretOn(p, {2, 5, 0, 0, -1}), Outcome::kError);   // -1 & 3 == 3: the input read once
   EXPECT_EQ(testing::InterpretOn(p, {2, 5, 0, 0, 2}), Outcome::kFinished);
-  for (const char* mask : {"x & 2", "x & y", "x & 0x7fffffff", "x | 1", "x ^ 1"}) {
-    EXPECT_EQ(ParseFailure(std::string("int main() { int x = 1; int y = 3; x = ") + mask + "; return 0; }")
+}
+
+// x & c, x | c and x ^ c for any other constant c (either operand, compound assignments too) mean what gcc
+// makes of them: each program reads x and the value that C++ computes for the expression here, and fails
+// exactly when they agree, under gcc and under the interpreter alike. Between two variables, with a signed
+// constant of 2^30 or more in magnitude, of an operand that reads an input, or with a constant of over 8 runs
+// of ones they are refused.
+TEST(Parser, BitwiseOperatorsWithAConstantMeanWhatGccMakesOfThem) {
+  struct Case {
+    const char* type;
+    const char* expr;
+    std::function<long long(long long)> value;  // of x as read (the input converted to the type)
+  };
+  const std::vector<Case> cases = {
+      {"int", "x & 5", [](long long x) { return static_cast<int>(x) & 5; }},
+      {"int", "6 & x", [](long long x) { return 6 & static_cast<int>(x); }},
+      {"int", "x & -8", [](long long x) { return static_cast<int>(x) & -8; }},
+      {"int", "x & 0x3ff0f0f0", [](long long x) { return static_cast<int>(x) & 0x3ff0f0f0; }},
+      {"int", "x | 1", [](long long x) { return static_cast<int>(x) | 1; }},
+      {"int", "x | -16", [](long long x) { return static_cast<int>(x) | -16; }},
+      {"int", "x ^ 5", [](long long x) { return static_cast<int>(x) ^ 5; }},
+      {"int", "x ^ -1", [](long long x) { return static_cast<int>(x) ^ -1; }},
+      {"unsigned", "x & 0xf0f0f0f0u", [](long long x) { return static_cast<unsigned>(x) & 0xf0f0f0f0u; }},
+      {"unsigned", "x | 0x80000001u", [](long long x) { return static_cast<unsigned>(x) | 0x80000001u; }},
+      {"unsigned", "x ^ 0xffffffffu", [](long long x) { return static_cast<unsigned>(x) ^ 0xffffffffu; }},
+      {"signed char", "x & 0x1a", [](long long x) { return static_cast<signed char>(x) & 0x1a; }},
+      {"long long", "x ^ (1LL << 40)", [](long long x) { return x ^ (1LL << 40); }},
+      {"int", "x; y &= 12; y |= 3; y ^= 6", [](long long x) { return ((static_cast<int>(x) & 12) | 3) ^ 6; }},
+  };
+  for (const Case& c : cases) {
+    const std::string source = std::string(R"(extern long long __VERIFIER_nondet_long(void);
+extern void __VERIFIER_assert(int);
+int main() {
+  )") + c.type + " x = __VERIFIER_nondet_long();\n  long long r = __VERIFIER_nondet_long();\n  " + c.type +
+                               " y = " + c.expr + ";\n  __VERIFIER_assert(y != r);\n  return 0;\n}\n";
+    std::vector<std::vector<long long>> runs;
+    for (long long x : {0LL, 1LL, -1LL, 5LL, 13LL, -6LL, 255LL, -129LL, 2147483647LL, -2147483648LL,
+                        4294967295LL, 1234567890123LL, -987654321LL}) {
+      runs.push_back({x, c.value(x)});
+      runs.push_back({x, c.value(x) + 1});
+    }
+    const Program p = AgreesWithGcc(source, runs);
+    for (const std::vector<long long>& run : runs) {
+      EXPECT_EQ(testing::InterpretOn(p, run), run[1] == c.value(run[0]) ? Outcome::kError : Outcome::kFinished)
+          << c.expr << " for x = " << run[0];
+    }
+  }
+  for (const char* bitwise : {"x & y", "x | y", "x ^ y", "x & 0x7fffffff", "x | -1073741825",
+                              "__VERIFIER_nondet_int() | 1", "__VERIFIER_nondet_int() & 6", "x & 0x55555"}) {
+    EXPECT_EQ(ParseFailure(std::string("extern int __VERIFIER_nondet_int(void);\nint main() { int x = 1; int y = 3; "
+                                       "x = ") + bitwise + "; return 0; }")
                   .rfind("unsupported: ", 0),
               0u)
-        << mask;
+        << bitwise;
   }
 }
 
