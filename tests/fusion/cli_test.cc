@@ -169,6 +169,30 @@ int main() {
   EXPECT_EQ(j["verdict"], "true");
 }
 
+TEST(Cli, ProvesAndRefutesFlagsSetWithBitwiseOperators) {
+  // After sv-benchmarks' loop-invariants/bin-suffix-5: x keeps its low bits 101 (x & 5 == 5) through x += 8,
+  // and sets bit 3 with |= 8 (after which x & 8 is 8, not 0).
+  const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int);
+int main() {
+  unsigned int x = 5;
+  while (__VERIFIER_nondet_int()) x += 8;
+  __VERIFIER_assert((x & 5) == 5);
+  x |= 8;
+  __VERIFIER_assert(%s);
+  return 0;
+}
+)";
+  char text[1024];
+  std::snprintf(text, sizeof text, kProgram, "(x & (1 << 3)) == 8");
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("flags.c", text), j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  std::snprintf(text, sizeof text, kProgram, "(x & 8) == 0");
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("flags_bug.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+}
+
 TEST(Cli, ProvesAndRefutesAShiftByAVariable) {
   // string-2's `found = (j > nc_B - 1) << i`: b << i is 2 for b = 1, i = 1.
   const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
