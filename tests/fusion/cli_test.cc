@@ -37,6 +37,19 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+// Verifies `program` with `proved` in place of its %s, then with `refuted`: `true` (exit 0), then `false` (1),
+// each written to a file named after `name`.
+void ExpectProvedThenRefuted(const char* program, const std::string& name, const char* proved, const char* refuted) {
+  char text[1024];
+  std::snprintf(text, sizeof text, program, proved);
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp(name + ".c", text), j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  std::snprintf(text, sizeof text, program, refuted);
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp(name + "_bug.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+}
+
 // loop-invgen/up.i: without the affine invariants Spacer proves the original in none of the option sets
 // (each given 3 s), the fused program in a fraction of a second.
 constexpr const char* kUp = R"(extern int __VERIFIER_nondet_int(void);
@@ -183,14 +196,7 @@ int main() {
   return 0;
 }
 )";
-  char text[1024];
-  std::snprintf(text, sizeof text, kProgram, "(x & (1 << 3)) == 8");
-  nlohmann::json j;
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("flags.c", text), j), 0) << j.dump();
-  EXPECT_EQ(j["verdict"], "true");
-  std::snprintf(text, sizeof text, kProgram, "(x & 8) == 0");
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("flags_bug.c", text), j), 1) << j.dump();
-  EXPECT_EQ(j["verdict"], "false");
+  ExpectProvedThenRefuted(kProgram, "flags", "(x & (1 << 3)) == 8", "(x & 8) == 0");
 }
 
 TEST(Cli, ProvesAndRefutesAShiftByAVariable) {
@@ -206,14 +212,7 @@ int main() {
   return 0;
 }
 )";
-  char text[1024];
-  std::snprintf(text, sizeof text, kProgram, "f >= 0 && f <= 16 && (b == 0) == (f == 0)");
-  nlohmann::json j;
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("shift.c", text), j), 0) << j.dump();
-  EXPECT_EQ(j["verdict"], "true");
-  std::snprintf(text, sizeof text, kProgram, "f == 0 || f == 1");
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("shift_bug.c", text), j), 1) << j.dump();
-  EXPECT_EQ(j["verdict"], "false");
+  ExpectProvedThenRefuted(kProgram, "shift", "f >= 0 && f <= 16 && (b == 0) == (f == 0)", "f == 0 || f == 1");
 }
 
 TEST(Cli, ProvesAProgramThatReadsNothingByItsOnlyRun) {
