@@ -1314,7 +1314,8 @@ class Parser {
     const std::optional<Int128> b_value = ConstantValue(b);
     const std::optional<Int128> a_value = b_value ? std::nullopt : ConstantValue(a);
     if (!b_value && !a_value) {
-      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' between two variables (one operand must be a constant)");
+      FailUnsupported(file_, op.loc,
+                      "bitwise operator '" + op.text + "' between two variables (one operand must be a constant)");
     }
     const bool b_constant = b_value.has_value();
     const Int128 c = Wrap(t, b_constant ? *b_value : *a_value);
@@ -1343,7 +1344,8 @@ class Parser {
     constexpr size_t kMaxCopiedNodes = 64;
     constexpr size_t kMaxRuns = 8;
     if (!once && HasNondet(x)) {
-      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' (other than a mask of the low bits) of an operand that reads an input");
+      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text +
+                                         "' (other than a mask of the low bits) of an operand that reads an input");
     }
     if (!once && NodeCount(x) > kMaxCopiedNodes) {
       FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' of an operand over " +
@@ -1459,7 +1461,16 @@ class Parser {
       return MakeCast(Promote(a->type), a);
     }
     if (Accept("!")) return MakeNot(ParseUnary());
-    if (Is("~") || Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");
+    if (Accept("~")) {
+      // Two's complement: ~a is -a - 1, or the largest value less a for an unsigned a.
+      ExprPtr a = ParseUnary();
+      const IntType ty = Promote(a->type);
+      const ExprPtr x = MakeCast(ty, a);
+      if (a->kind == ExprKind::kConst) return MakeConst(Wrap(ty, -a->value - 1), ty);
+      if (!ty.is_signed) return MakeBinary("-", MakeConst(MaxOf(ty), ty), x, ty);
+      return MakeBinary("-", MakeUnary("-", x, ty), MakeConst(1, ty), ty);
+    }
+    if (Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");
     if (Is("++") || Is("--")) FailUnsupported(file_, t.loc, "assignment inside an expression");
     if (Accept("sizeof")) return ParseSizeof(t.loc);
     if (Is("(") && IsTypeStart(1)) {  // a cast

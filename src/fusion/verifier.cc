@@ -320,7 +320,8 @@ class PortfolioRun {
       std::lock_guard<std::mutex> lock(mutex_);
       if (verdict_.verdict.empty()) {
         verdict_.verdict = "true";
-        verdict_.reason = "the program reads no nondeterministic value, and its only run, made concretely, reaches no error";
+        verdict_.reason =
+            "the program reads no nondeterministic value, and its only run, made concretely, reaches no error";
         verdict_.solved_by = "interpreter (the only run)";
         stop_ = true;
       }

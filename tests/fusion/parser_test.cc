@@ -468,7 +468,7 @@ int main() {
   EXPECT_EQ(testing::InterpretOn(p, {2, 5, 0, 0, 2}), Outcome::kFinished);
 }
 
-// x & c, x | c and x ^ c for any other constant c (either operand, compound assignments too) mean what gcc
+// x & c, x | c and x ^ c for any other constant c (either operand, compound assignments too), and ~x, mean what gcc
 // makes of them: each program reads x and the value that C++ computes for the expression here, and fails
 // exactly when they agree, under gcc and under the interpreter alike. Between two variables, with a signed
 // constant of 2^30 or more in magnitude, of an operand that reads an input, or with a constant of over 8 runs
@@ -494,6 +494,9 @@ TEST(Parser, BitwiseOperatorsWithAConstantMeanWhatGccMakesOfThem) {
       {"signed char", "x & 0x1a", [](long long x) { return static_cast<signed char>(x) & 0x1a; }},
       {"long long", "x ^ (1LL << 40)", [](long long x) { return x ^ (1LL << 40); }},
       {"int", "x; y &= 12; y |= 3; y ^= 6", [](long long x) { return ((static_cast<int>(x) & 12) | 3) ^ 6; }},
+      {"int", "x & ~7", [](long long x) { return static_cast<int>(x) & ~7; }},
+      {"int", "~x", [](long long x) { return ~static_cast<int>(x); }},
+      {"unsigned", "~x | (~0u << 30)", [](long long x) { return ~static_cast<unsigned>(x) | (~0u << 30); }},
   };
   for (const Case& c : cases) {
     const std::string source = std::string(R"(extern long long __VERIFIER_nondet_long(void);
