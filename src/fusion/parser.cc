@@ -844,10 +844,11 @@ class Parser {
     const std::string unique = Declare(name, type, true, loc, base);
     if (!n && !initialised) FailSyntax(file_, loc, "array '" + name + "' has no size");
     if (!initialised && !zeroed) return {MakeHavoc(unique, ArrayBytes(n, type))};
-    if (n && n->kind != ExprKind::kConst) {
-      FailUnsupported(file_, loc, "initialised or global array '" + name + "' whose size is not a number");
+    const std::optional<Int128> n_value = n ? ConstantValue(n) : std::nullopt;
+    if (n && !n_value) {
+      FailUnsupported(file_, loc, "initialised or global array '" + name + "' whose size is not a constant");
     }
-    const Int128 size = n ? n->value : static_cast<Int128>(values.size());
+    const Int128 size = n ? *n_value : static_cast<Int128>(values.size());
     if (size < 0) FailSyntax(file_, loc, "array '" + name + "' has a negative size");
     if (size < static_cast<Int128>(values.size())) FailSyntax(file_, loc, "too many initialisers for '" + name + "'");
     if (values.size() > kMaxInitialisedCells || size > MaxOf(kInt)) {
@@ -1226,21 +1227,14 @@ class Parser {
   // one per copy) and their size is bounded.
   ExprPtr Shift(const Token& op, const ExprPtr& a, const ExprPtr& k) {
     const IntType t = Promote(a->type);
-    if (k->kind == ExprKind::kConst) {
-      if (k->value < 0 || k->value >= t.bits) {
+    if (const std::optional<Int128> amount = ConstantValue(k)) {
+      if (*amount < 0 || *amount >= t.bits) {
         FailUnsupported(file_, op.loc, "shift '" + op.text + "' by a constant outside 0 to " +
                                            std::to_string(t.bits - 1) + " (undefined)");
       }
-      return ShiftByConstant(op, a, static_cast<int>(k->value));
+      return ShiftByConstant(op, a, static_cast<int>(*amount));
     }
-    if (HasNondet(a) || HasNondet(k)) {
-      FailUnsupported(file_, op.loc, "shift '" + op.text + "' by a variable of an operand that reads an input");
-    }
-    constexpr size_t kMaxShiftedNodes = 64;
-    if (NodeCount(a) + NodeCount(k) > kMaxShiftedNodes) {
-      FailUnsupported(file_, op.loc, "shift '" + op.text + "' by a variable of operands over " +
-                                         std::to_string(kMaxShiftedNodes) + " nodes");
-    }
+    RequireCopyable(op, "shift '" + op.text + "' by a variable", {a, k});
     const ExprPtr amount = MakeCast(Promote(k->type), k);
     ExprPtr chain = MakeBinary("/", MakeCast(t, a), MakeConst(0, t), t);
     for (int n = t.bits - 1; n >= 0; --n) {
@@ -1272,6 +1266,20 @@ class Parser {
     size_t n = 1;
     for (const ExprPtr& arg : e->args) n += NodeCount(arg);
     return n;
+  }
+
+  // Fails unless the operands of `what` may be repeated in the arithmetic that stands for it: none reads an
+  // input (each copy would read one more) and together they are small.
+  void RequireCopyable(const Token& op, const std::string& what, std::initializer_list<ExprPtr> operands) {
+    constexpr size_t kMaxCopiedNodes = 64;
+    size_t nodes = 0;
+    for (const ExprPtr& e : operands) {
+      if (HasNondet(e)) FailUnsupported(file_, op.loc, what + " of an operand that reads an input");
+      nodes += NodeCount(e);
+    }
+    if (nodes > kMaxCopiedNodes) {
+      FailUnsupported(file_, op.loc, what + " of operands over " + std::to_string(kMaxCopiedNodes) + " nodes");
+    }
   }
 
   // The value of an expression of numerals (`1 << 3`, `-8`, `(unsigned)255`), as C computes it; nothing where
@@ -1341,16 +1349,8 @@ class Parser {
       }
     }
     const bool once = op.text == "&" && c > 0 && runs.size() == 1 && runs[0].first == 0;
-    constexpr size_t kMaxCopiedNodes = 64;
     constexpr size_t kMaxRuns = 8;
-    if (!once && HasNondet(x)) {
-      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text +
-                                         "' (other than a mask of the low bits) of an operand that reads an input");
-    }
-    if (!once && NodeCount(x) > kMaxCopiedNodes) {
-      FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' of an operand over " +
-                                         std::to_string(kMaxCopiedNodes) + " nodes");
-    }
+    if (!once) RequireCopyable(op, "bitwise operator '" + op.text + "' (other than a mask of the low bits)", {x});
     if (runs.size() > kMaxRuns) {
       FailUnsupported(file_, op.loc, "bitwise operator '" + op.text + "' with a constant of over " +
                                          std::to_string(kMaxRuns) + " runs of ones");
@@ -1453,7 +1453,7 @@ class Parser {
     if (Accept("-")) {
       ExprPtr a = ParseUnary();
       const IntType ty = Promote(a->type);
-      if (a->kind == ExprKind::kConst) return MakeConst(Wrap(ty, -a->value), ty);
+      if (const std::optional<Int128> v = ConstantValue(a)) return MakeConst(Wrap(ty, -*v), ty);
       return MakeUnary("-", MakeCast(ty, a), ty);
     }
     if (Accept("+")) {
@@ -1466,7 +1466,7 @@ class Parser {
       ExprPtr a = ParseUnary();
       const IntType ty = Promote(a->type);
       const ExprPtr x = MakeCast(ty, a);
-      if (a->kind == ExprKind::kConst) return MakeConst(Wrap(ty, -a->value - 1), ty);
+      if (const std::optional<Int128> v = ConstantValue(a)) return MakeConst(Wrap(ty, -*v - 1), ty);
       if (!ty.is_signed) return MakeBinary("-", MakeConst(MaxOf(ty), ty), x, ty);
       return MakeBinary("-", MakeUnary("-", x, ty), MakeConst(1, ty), ty);
     }

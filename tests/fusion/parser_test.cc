@@ -405,6 +405,7 @@ extern void *malloc(unsigned long);
 int zeros[3];
 int primes[] = {2, 3, 5, 7,};
 int big[10000] = {4, 5};
+int sized[2 * 3 + (1 << 2)] = {9};
 int *heap;
 int main() {
   int a[4] = {1, 2};
@@ -417,7 +418,7 @@ int main() {
   __VERIFIER_assert(big[1] == 5 && big[9999] == 0 && big[u % 10000] == (u % 10000 == 0 ? 4 : u % 10000 == 1 ? 5 : 0));
   heap = malloc(sizeof(int) * 4);
   heap[3] = 8;
-  __VERIFIER_assert(heap[3] == 8);
+  __VERIFIER_assert(heap[3] == 8 && sized[0] == 9 && sized[9] == 0);
   __VERIFIER_assert((x >> 1) != -4);
   __VERIFIER_assert((u >> 3) * 8 + u % 8 == u);
   __VERIFIER_assert((x << 2) != 12);
@@ -560,6 +561,11 @@ int main() {
   EXPECT_EQ(testing::InterpretOn(p, {0, 3, 0, 12}), Outcome::kError);       // 12 << 3 == 96
   EXPECT_EQ(testing::InterpretOn(p, {0, 8, 0, -1}), Outcome::kError);       // -1 << 40
   EXPECT_EQ(testing::InterpretOn(p, {0, 2, 0, 0}), Outcome::kFinished);
+  // A shift by an expression of numerals is a shift by a constant: its operand may read an input.
+  const Program by_numerals = ParseText(
+      "int main() { int x = __VERIFIER_nondet_int() << (1 + 1); __VERIFIER_assert(x != 12); return 0; }");
+  EXPECT_EQ(testing::InterpretOn(by_numerals, {3}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(by_numerals, {4}), Outcome::kFinished);
   const Program undefined = ParseText(
       "int main() { int x = __VERIFIER_nondet_int(); int k = __VERIFIER_nondet_int(); x = 1 << k; return 0; }");
   EXPECT_EQ(testing::InterpretOn(undefined, {0, 31}), Outcome::kFinished);
