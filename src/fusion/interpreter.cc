@@ -1,8 +1,10 @@
 #include "fusion/interpreter.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "common/stopwatch.h"
+#include "fusion/acceleration.h"
 #include "fusion/cpu_clock.h"
 
 namespace fusion {
@@ -160,7 +162,8 @@ class Machine {
   bool OutOfBudget() {
     ++result_.steps;
     if (result_.steps > max_steps_) return true;
-    if ((result_.steps & 0xfff) != 0) return false;
+    if (result_.steps < next_clock_check_) return false;
+    next_clock_check_ = result_.steps + 0x1000;
     return clock_.Seconds() > max_seconds_ ||
            (max_cpu_seconds_ > 0 && result_.read_input && cpu_.Seconds() - cpu_start_ > max_cpu_seconds_) ||
            (cancel_ && cancel_->load(std::memory_order_relaxed));
@@ -222,9 +225,11 @@ class Machine {
   }
 
   Flow Loop(const StmtPtr& s) {
+    Acceleration& acceleration = accelerations_.try_emplace(s.get(), *s).first->second;
     bool first = true;
     while (true) {
       if (!(first && s->do_while)) {
+        if (acceleration.planner.possible() && --acceleration.wait <= 0) Jump(acceleration);
         const bool c = Test(s->cond);
         if (undefined_) return Stop(Outcome::kUndefined);
         if (!c) return Flow::kNormal;
@@ -241,6 +246,42 @@ class Machine {
     }
   }
 
+  // A loop's jumps (acceleration.h), and how many iterations to run before the next try: after a try that
+  // found no jump, twice as many as after the one before, up to 256, which bounds the cost of trying on a
+  // loop whose iterations never repeat a path.
+  struct Acceleration {
+    explicit Acceleration(const Stmt& loop) : planner(loop) {}
+    LoopAccelerator planner;
+    long wait = 0;
+    long backoff = 1;
+  };
+
+  // Jumps over the coming iterations of a loop where they repeat one path as a translation of the state;
+  // the jump counts as the steps of one iteration.
+  void Jump(Acceleration& acceleration) {
+    const std::optional<LoopJump> jump = acceleration.planner.Plan(
+        [&](const std::string& name) -> std::optional<Int128> {
+          const auto it = scalars_.find(name);
+          if (it == scalars_.end() || it->second.unread_havoc) return std::nullopt;
+          return it->second.value;
+        },
+        [&](const std::string& array, long long index) -> std::optional<Int128> {
+          const auto cells = arrays_.find(array);
+          if (cells == arrays_.end()) return std::nullopt;
+          const auto it = cells->second.find(index);
+          if (it == cells->second.end()) return std::nullopt;
+          return it->second;
+        });
+    if (!jump) {
+      acceleration.backoff = std::min(2 * acceleration.backoff, 256L);
+      acceleration.wait = acceleration.backoff;
+      return;
+    }
+    acceleration.backoff = 1;
+    for (const auto& [name, move] : jump->moves) scalars_[name].value += jump->iterations * move;
+    result_.steps += jump->statements;
+  }
+
   const Program& prog_;
   const InputSource& inputs_;
   const CellSource& cells_;
@@ -251,6 +292,7 @@ class Machine {
   common::Stopwatch clock_;
   ThreadCpuClock cpu_;
   double cpu_start_ = cpu_.Seconds();
+  long next_clock_check_ = 0x1000;
   RunResult result_;
   bool undefined_ = false;
   // A scalar's value, and whether it is a havoc's not yet read.
@@ -260,6 +302,7 @@ class Machine {
   };
   std::unordered_map<std::string, Scalar> scalars_;
   std::unordered_map<std::string, std::unordered_map<long long, Int128>> arrays_;
+  std::unordered_map<const Stmt*, Acceleration> accelerations_;
 };
 
 }  // namespace
