@@ -230,6 +230,21 @@ TEST(Cli, ProvesAProgramThatReadsNothingByItsOnlyRun) {
   EXPECT_EQ(j["verdict"], "false");
 }
 
+TEST(Cli, ProvesAndRefutesLoopsOfMillionsOfIterations) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + kExamples + "long_run.c", j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  EXPECT_EQ(j["solved_by"], "interpreter (the only run)");
+  std::ifstream in(kExamples + "long_run.c");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("z == 45000000");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 13, "z == 45000001");
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("long_run_bug.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+  EXPECT_EQ(j["solved_by"], "interpreter");
+}
+
 TEST(Cli, ProvesACFileWithMacrosAndADivisorSetOnce) {
   // Without the preprocessor SIZE is undeclared; without the constant, i % m is a remainder by a variable.
   nlohmann::json j;
