@@ -41,10 +41,12 @@ class Machine {
     return Flow::kStop;
   }
 
-  // Notes that the run read a nondeterministic value; its CPU time limit counts from the first.
-  void NoteRead() {
+  // Notes that the run read a nondeterministic value (an uninitialised one, or a __VERIFIER_nondet_* call's);
+  // its CPU time limit counts from the first.
+  void NoteRead(bool uninitialised = true) {
     if (!result_.read_input) cpu_start_ = cpu_.Seconds();
     result_.read_input = true;
+    result_.read_uninitialised = result_.read_uninitialised || uninitialised;
   }
 
   Int128 Input(IntType t, const InputSite& site) {
@@ -101,7 +103,7 @@ class Machine {
       case ExprKind::kCast:
         return Wrap(e->type, Eval(e->args[0]));
       case ExprKind::kNondet:
-        NoteRead();
+        NoteRead(false);
         return Input(e->type, InputSite{e->loc, ""});
     }
     return 0;

@@ -31,6 +31,8 @@ struct RunResult {
   // logged among the inputs when it is declared, but one that is overwritten before any read makes no
   // difference to the run: without any other, every run of the program is this one.
   bool read_input = false;
+  // Whether one of those values was an uninitialised variable's or cell's (not a __VERIFIER_nondet_* call's).
+  bool read_uninitialised = false;
   // A signed operation left its type's range (undefined behaviour in C). The run computes on as the integers
   // do, which is what the clauses assume, but what the compiled program does there is anyone's guess.
   bool signed_overflow = false;

@@ -17,6 +17,7 @@
 #include "fusion/cells.h"
 #include "fusion/cpu_clock.h"
 #include "fusion/fuse.h"
+#include "fusion/input_domains.h"
 #include "fusion/interpreter.h"
 #include "fusion/lift.h"
 #include "fusion/normalize.h"
@@ -50,13 +51,71 @@ Int128 Draw(std::mt19937_64& rng, IntType t, int mode) {
 
 }  // namespace
 
+namespace {
+
+// Combinations of input values that FindCounterexample runs, at most.
+constexpr size_t kMaxEnumeratedRuns = 100'000;
+
+// Runs the program on every combination of the values of its bounded inputs (input_domains.h) while the
+// budget lasts: kError at the first run that reaches an error, kEveryRun when every run ends without one
+// (and without a signed overflow, an undefined operation, the step limit or a read of any other value),
+// else kNothing with the runs made.
+RunSearch EveryRun(const Program& prog, const std::vector<std::vector<Int128>>& values, double budget_s,
+                   double wall_s, const std::atomic<bool>* cancel) {
+  common::Stopwatch clock;
+  const ThreadCpuClock cpu;
+  const double cpu_start = cpu.Seconds();
+  RunSearch search;
+  std::vector<size_t> choice(values.size(), 0);
+  const bool none = std::any_of(values.begin(), values.end(), [](const auto& v) { return v.empty(); });
+  while (!none) {
+    const double cpu_left = budget_s - (cpu.Seconds() - cpu_start);
+    if (cpu_left <= 0 || clock.Seconds() >= wall_s || (cancel && cancel->load())) return search;
+    size_t next = 0;
+    bool beyond = false;  // the run read a __VERIFIER_nondet_* value past the bounded ones
+    const RunResult r = Interpret(
+        prog,
+        [&](IntType, const InputSite& site) -> Int128 {
+          if (!site.name.empty()) return 0;  // an uninitialised value: the run must not read it
+          if (next < choice.size()) {
+            ++next;
+            return values[next - 1][choice[next - 1]];
+          }
+          beyond = true;
+          return 0;
+        },
+        kMaxSteps, wall_s - clock.Seconds(), cancel, cpu_left);
+    ++search.runs;
+    if (r.outcome == Outcome::kError) {
+      search.kind = RunSearch::kError;
+      search.inputs = r.inputs;
+      return search;
+    }
+    if (beyond || r.read_uninitialised || r.signed_overflow ||
+        (r.outcome != Outcome::kFinished && r.outcome != Outcome::kBlocked)) {
+      return search;
+    }
+    size_t k = choice.size();
+    while (k > 0 && ++choice[k - 1] == values[k - 1].size()) choice[--k] = 0;
+    if (k == 0) break;
+  }
+  search.kind = RunSearch::kEveryRun;
+  return search;
+}
+
+}  // namespace
+
 RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s, unsigned seed,
-                             std::vector<Int128>& inputs, const std::atomic<bool>* cancel) {
+                             const std::atomic<bool>* cancel) {
   // CPU time, as for the solver runs: on the loaded shared machine a run over 100000 cells took more than
   // a third of 0.4 wall-clock seconds, and the buggy tasks went unrefuted.
   common::Stopwatch clock;
   const ThreadCpuClock cpu;
   const double cpu_start = cpu.Seconds();
+  if (const auto values = BoundedInputs(prog, kMaxEnumeratedRuns)) {
+    const RunSearch every = EveryRun(prog, *values, budget_s, wall_s, cancel);
+    if (every.kind != RunSearch::kNothing) return every;
+  }
   std::mt19937_64 rng(seed);
   // The values a blocked run read before its last one. An assume that blocks a run most often tests the
   // value just read (`x = nondet(); assume(x >= 0 && x <= 1);`), so the next run keeps the values before it
@@ -75,15 +134,12 @@ RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s
     const RunResult r = Interpret(
         prog, [&](IntType t, const InputSite&) { return next < prefix.size() ? prefix[next++] : Draw(rng, t, mode); },
         kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, std::max(0.01, std::min(budget_s / 3, cpu_left)));
-    if (r.outcome == Outcome::kError) {
-      inputs = r.inputs;
-      return RunSearch::kError;
-    }
+    if (r.outcome == Outcome::kError) return {RunSearch::kError, r.inputs, run + 1};
     // A run that read nothing is the program's only run. Where it overflowed a signed value the compiled
     // program may do anything, and the clauses, which assume no overflow, are left to decide.
     if (!r.read_input && (r.outcome == Outcome::kFinished || r.outcome == Outcome::kBlocked) &&
         !r.signed_overflow) {
-      return RunSearch::kOnlyRun;
+      return {RunSearch::kOnlyRun, {}, 1};
     }
     const bool same_point = r.inputs.size() == prefix.size() + 1;
     if (r.outcome == Outcome::kBlocked && !r.inputs.empty() && (!same_point || ++redraws < kRedraws)) {
@@ -97,7 +153,7 @@ RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s
     // shallow bugs this search is for (deep ones are Spacer's).
     if (!r.read_input || run > 300) break;
   }
-  return RunSearch::kNothing;
+  return {};
 }
 
 namespace {
@@ -306,23 +362,30 @@ class PortfolioRun {
     std::vector<std::thread> workers;
     for (unsigned i = 0; i < n; ++i) workers.emplace_back([this, &server, i] { Work(server, i); });
     // A concrete run that reaches an error settles the verdict without any solver.
-    std::vector<Int128> inputs;
     // (The bugs of the tasks show within 0.15 s on an idle machine, but a run over 100000 cells takes a
     // good part of a second on the loaded shared one with the solvers running next to it; a proof found
     // meanwhile cancels the search.)
     const RunSearch search =
-        FindCounterexample(prog_, std::min(2.0, options_.timeout_s / 2.5), 0.9 * options_.timeout_s, 1, inputs, &stop_);
-    if (search == RunSearch::kError) {
+        FindCounterexample(prog_, std::min(2.0, options_.timeout_s / 2.5), 0.9 * options_.timeout_s, 1, &stop_);
+    if (search.kind == RunSearch::kError) {
       std::lock_guard<std::mutex> lock(mutex_);
       // Concrete evidence wins over a proof found at the same moment (a sound proof cannot exist then).
-      SetFalse(inputs, "a concrete run of the original program reaches an error", "interpreter");
-    } else if (search == RunSearch::kOnlyRun) {
+      SetFalse(search.inputs, "a concrete run of the original program reaches an error", "interpreter");
+    } else if (search.kind == RunSearch::kOnlyRun || search.kind == RunSearch::kEveryRun) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (verdict_.verdict.empty()) {
         verdict_.verdict = "true";
-        verdict_.reason =
-            "the program reads no nondeterministic value, and its only run, made concretely, reaches no error";
-        verdict_.solved_by = "interpreter (the only run)";
+        if (search.kind == RunSearch::kOnlyRun) {
+          verdict_.reason =
+              "the program reads no nondeterministic value, and its only run, made concretely, reaches no error";
+          verdict_.solved_by = "interpreter (the only run)";
+        } else {
+          verdict_.reason = fmt::format(
+              "the program's inputs take {} combinations of values past its first checks, and the run on each, "
+              "made concretely, reaches no error",
+              search.runs);
+          verdict_.solved_by = fmt::format("interpreter (every run: {})", search.runs);
+        }
         stop_ = true;
       }
     }
@@ -511,12 +574,12 @@ class PortfolioRun {
         spacer_found_error_ = who;
         lock.unlock();
         const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
-        std::vector<Int128> inputs;
-        if (FindCounterexample(prog_, budget, std::max(0.1, 0.9 * options_.timeout_s - clock_.Seconds()), 7, inputs,
-                               &stop_) == RunSearch::kError) {
+        const RunSearch search =
+            FindCounterexample(prog_, budget, std::max(0.1, 0.9 * options_.timeout_s - clock_.Seconds()), 7, &stop_);
+        if (search.kind == RunSearch::kError) {
           lock.lock();
           if (verdict_.verdict.empty()) {
-            SetFalse(inputs, "Spacer found the error reachable; a concrete run of the original program confirms it",
+            SetFalse(search.inputs, "Spacer found the error reachable; a concrete run of the original program confirms it",
                      who + " + interpreter");
           }
         }

@@ -35,18 +35,27 @@ struct Verdict {
 Verdict Verify(const Program& prog, const VerifyOptions& options);
 
 // What a search of concrete runs found.
-enum class RunSearch {
-  kNothing,  // no run that it made reached an error
-  kError,    // a run reached an error
-  // The program read no nondeterministic value, so it has one run, and that run ended without an error or
-  // a signed overflow: the error is unreachable.
-  kOnlyRun,
+struct RunSearch {
+  enum Kind {
+    kNothing,  // no run that it made reached an error
+    kError,    // a run reached an error
+    // The program read no nondeterministic value, so it has one run, and that run ended without an error or
+    // a signed overflow: the error is unreachable.
+    kOnlyRun,
+    // The program's inputs take finitely many values past its first checks (input_domains.h), and the run
+    // on each ended without an error, a signed overflow or another read: the error is unreachable.
+    kEveryRun,
+  };
+  Kind kind = kNothing;
+  std::vector<Int128> inputs;  // kError: those of the first run that reached the error
+  long runs = 0;               // the runs made
 };
 
-// Runs the program on generated inputs for up to budget_s seconds of the calling thread's CPU time (and
-// wall_s of wall-clock time), or until soon after *cancel becomes true; on kError, `inputs` are those of the
-// first run that reached the error (seed picks the generated inputs).
+// Runs the program for up to budget_s seconds of the calling thread's CPU time (and wall_s of wall-clock
+// time), or until soon after *cancel becomes true: on every combination of its input values where
+// input_domains.h finds few enough, else (or where one of those runs reads more) on generated inputs
+// (seed picks them).
 RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s, unsigned seed,
-                             std::vector<Int128>& inputs, const std::atomic<bool>* cancel = nullptr);
+                             const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace fusion

@@ -153,8 +153,7 @@ TEST(Counterexample, ASafeProgramHasNone) {
 
 TEST(Counterexample, TheVerifierRefutesWithThemWhereTheSearchFindsNothing) {
   const Program p = ParseText(kDeep);
-  std::vector<Int128> found;
-  EXPECT_EQ(FindCounterexample(p, 1.0, 10.0, 1, found), RunSearch::kNothing);
+  EXPECT_EQ(FindCounterexample(p, 1.0, 10.0, 1).kind, RunSearch::kNothing);
   const Verdict v = Verify(p, VerifyOptions{30, true});
   EXPECT_EQ(v.verdict, "false") << v.reason;
   EXPECT_NE(v.solved_by.find("+ replay"), std::string::npos) << v.solved_by;
@@ -172,20 +171,17 @@ TEST(ConcreteSearch, PassesManyAssumesOneValueAtATime) {
       if (s >= 2) reach_error();
       return 0; })");
   for (unsigned seed = 1; seed <= 3; ++seed) {
-    std::vector<Int128> found;
-    ASSERT_EQ(FindCounterexample(p, 10.0, 60.0, seed, found), RunSearch::kError) << "seed " << seed;
-    ASSERT_EQ(found.size(), 12u);
-    EXPECT_EQ(RunOn(p, found), Outcome::kError);
+    const RunSearch found = FindCounterexample(p, 10.0, 60.0, seed);
+    ASSERT_EQ(found.kind, RunSearch::kError) << "seed " << seed;
+    ASSERT_EQ(found.inputs.size(), 12u);
+    EXPECT_EQ(RunOn(p, found.inputs), Outcome::kError);
   }
 }
 
 // A program that reads no nondeterministic value has one run: when it ends without an error, so does every
 // run. 100 000 steps of x = 7x mod 1000003 are beyond what Spacer unrolls or summarises in a few seconds.
 TEST(ConcreteSearch, AProgramThatReadsNothingHasOneRun) {
-  const auto search = [](const std::string& text) {
-    std::vector<Int128> found;
-    return FindCounterexample(ParseText(text), 10.0, 60.0, 1, found);
-  };
+  const auto search = [](const std::string& text) { return FindCounterexample(ParseText(text), 10.0, 60.0, 1).kind; };
   const std::string power = R"(int main() {
       int x = 1, i = 0;
       while (i < 100000) { x = x * 7 % 1000003; i++; }
