@@ -34,6 +34,15 @@ constexpr double kVerifyTimeout = 1.5;
 // run, by killing its process. (Z3 4.8.12 aborts now and then when a run is interrupted in-process; solver
 // runs are processes of their own since, and this target runs the path where that happened.)
 constexpr unsigned kVerifyThreads = 2;
+// The verifier's options here: the generated programs bound their inputs where they read them, so that
+// making every run (what the enumeration below does) would prove or refute most of them before the clauses
+// could; the proofs by runs are checked on their own.
+fusion::VerifyOptions ClausesOnly(bool fusion_on) {
+  fusion::VerifyOptions options{kVerifyTimeout, fusion_on, kVerifyThreads};
+  options.proofs_by_runs = false;
+  return options;
+}
+
 // Statements one interpreted run may execute: far more than three loops of eight iterations need.
 constexpr long kMaxSteps = 100'000;
 // Largest number of input sequences the enumeration may visit (decides whether array cells can be
@@ -498,6 +507,17 @@ void CheckLoopfuseVerdicts(std::string_view data) {
                                                         truth.runs, ValuesText(truth.first_failing))
                                           : fmt::format("none of {} runs fails", truth.runs);
 
+  // The concrete search alone: a proof by its runs must mean that none fails, and a run it finds failing
+  // must be one the enumeration found.
+  const fusion::RunSearch search = fusion::FindCounterexample(prog, kVerifyTimeout, 10 * kVerifyTimeout, 1);
+  if (search.kind == fusion::RunSearch::kOnlyRun || search.kind == fusion::RunSearch::kEveryRun) {
+    Require(truth.failing == 0, fmt::format("proved by making its {} runs, but {}:\n{}", search.runs, found, text));
+  }
+  if (search.kind == fusion::RunSearch::kError) {
+    Require(truth.failing > 0, fmt::format("a run on inputs {} fails, but {}:\n{}", ValuesText(search.inputs), found,
+                                           text));
+  }
+
   const std::vector<fusion::Variant> variants = fusion::FusedVariants(prog);
   if (trace) {
     for (const fusion::Variant& v : variants) fmt::print(stderr, "variant: {}\n", v.name);
@@ -536,7 +556,7 @@ void CheckLoopfuseVerdicts(std::string_view data) {
   // of one must mean that no run of the original fails.
   const auto verify_alone = [&](const std::string& name, const fusion::Program& p, bool fusion_on) {
     try {
-      const fusion::Verdict alone = fusion::Verify(p, fusion::VerifyOptions{kVerifyTimeout, fusion_on, kVerifyThreads});
+      const fusion::Verdict alone = fusion::Verify(p, ClausesOnly(fusion_on));
       if (trace) fmt::print(stderr, "{} alone: verdict {} in {:.2f} s\n", name, alone.verdict, alone.seconds);
       Require(alone.verdict != "true" || truth.failing == 0,
               fmt::format("{} proved alone ({}), but {}:\n{}\n{}:\n{}", name, alone.solved_by, found, text, name,
@@ -555,7 +575,7 @@ void CheckLoopfuseVerdicts(std::string_view data) {
   for (const bool fusion_on : {true, false}) {
     fusion::Verdict v;
     try {
-      v = fusion::Verify(prog, fusion::VerifyOptions{kVerifyTimeout, fusion_on, kVerifyThreads});
+      v = fusion::Verify(prog, ClausesOnly(fusion_on));
     } catch (const fusion::UnsupportedError&) {
       continue;  // loopfuse's verdict is then unknown
     }

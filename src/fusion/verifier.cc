@@ -371,7 +371,8 @@ class PortfolioRun {
       std::lock_guard<std::mutex> lock(mutex_);
       // Concrete evidence wins over a proof found at the same moment (a sound proof cannot exist then).
       SetFalse(search.inputs, "a concrete run of the original program reaches an error", "interpreter");
-    } else if (search.kind == RunSearch::kOnlyRun || search.kind == RunSearch::kEveryRun) {
+    } else if ((search.kind == RunSearch::kOnlyRun || search.kind == RunSearch::kEveryRun) &&
+               options_.proofs_by_runs) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (verdict_.verdict.empty()) {
         verdict_.verdict = "true";

@@ -18,6 +18,9 @@ struct VerifyOptions {
   bool fusion = true;
   unsigned threads = 0;
   bool affine = true;
+  // Whether making every run of a program that has few (the only run, every run: FindCounterexample) may
+  // prove it; off, only the clauses prove (the loopfuse_verdicts fuzz target tests them so).
+  bool proofs_by_runs = true;
 };
 
 // The answer: SV-COMP verdict ("true", "false", "unknown"), why, and its evidence.

@@ -245,6 +245,23 @@ TEST(Cli, ProvesAndRefutesLoopsOfMillionsOfIterations) {
   EXPECT_EQ(j["solved_by"], "interpreter");
 }
 
+TEST(Cli, ProvesAProgramByEveryRunItsChecksAllow) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 20 " + kExamples + "bounded_inputs.c", j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  EXPECT_EQ(j["solved_by"], "interpreter (every run: 1000)");
+  // With a bug from one of the thousand values on: the first run that reaches the error is the counterexample.
+  std::ifstream in(kExamples + "bounded_inputs.c");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("sum = sum + i;");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 14, "sum = sum + (i == 777 ? 0 : i);");
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("bounded_inputs_bug.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+  ASSERT_EQ(j["counterexample"]["inputs"].size(), 1u);
+  EXPECT_EQ(j["counterexample"]["inputs"][0], 777);  // the first of the values that fail
+}
+
 TEST(Cli, ProvesACFileWithMacrosAndADivisorSetOnce) {
   // Without the preprocessor SIZE is undeclared; without the constant, i % m is a remainder by a variable.
   nlohmann::json j;
