@@ -1,6 +1,7 @@
 // Runs loopfuse's verifier on the 31 shared SV-COMP tasks, with and without fusion, each with and without
 // the affine invariants, and prints a Markdown table (expected verdict, verdict and time of each run) with a
-// summary. Unfused without the affine invariants is the baseline: Spacer alone on loopfuse's encoding.
+// summary. Unfused without the affine invariants, and without the proofs by concrete runs (the only run,
+// every run), is the baseline: Spacer alone on loopfuse's encoding.
 // Usage: loopfuse_bench [dir] [timeout seconds per run] [fused]
 // dir holds a MANIFEST.tsv (the shared set), or else SV-COMP task files (.yml, in any subfolder: a checkout of
 // sv-benchmarks' folders), each with an expected verdict for unreach-call; `fused` runs only the first
@@ -19,13 +20,16 @@
 
 namespace {
 
-// The four configurations: fusion on or off, affine invariants on or off.
+// The four configurations: fusion on or off, affine invariants on or off; the baseline proves by the clauses
+// only.
 struct Config {
   const char* name;
-  bool fusion, affine;
+  bool fusion, affine, proofs_by_runs;
 };
-constexpr Config kConfigs[] = {
-    {"fused", true, true}, {"unfused", false, true}, {"fused, no affine", true, false}, {"Spacer alone", false, false}};
+constexpr Config kConfigs[] = {{"fused", true, true, true},
+                               {"unfused", false, true, true},
+                               {"fused, no affine", true, false, true},
+                               {"Spacer alone", false, false, false}};
 
 // One row of the table: a task and its verdict in each configuration run.
 struct Row {
@@ -37,7 +41,7 @@ struct Row {
 fusion::Verdict Run(const std::string& file, fusion::DataModel model, double timeout, const Config& config) {
   try {
     return fusion::Verify(fusion::ParseFile(file, model),
-                          fusion::VerifyOptions{timeout, config.fusion, 0, config.affine});
+                          fusion::VerifyOptions{timeout, config.fusion, 0, config.affine, config.proofs_by_runs});
   } catch (const fusion::UnsupportedError& e) {
     fusion::Verdict v;
     v.reason = e.what();

@@ -49,10 +49,6 @@ Int128 Draw(std::mt19937_64& rng, IntType t, int mode) {
   return static_cast<Int128>(static_cast<long long>(rng()));
 }
 
-}  // namespace
-
-namespace {
-
 // Combinations of input values that FindCounterexample runs, at most.
 constexpr size_t kMaxEnumeratedRuns = 100'000;
 

@@ -215,49 +215,40 @@ int main() {
   ExpectProvedThenRefuted(kProgram, "shift", "f >= 0 && f <= 16 && (b == 0) == (f == 0)", "f == 0 || f == 1");
 }
 
-TEST(Cli, ProvesAProgramThatReadsNothingByItsOnlyRun) {
+// Verifies examples/fusion/`example`, which must be proved (by `solved_by`), then the example with `from`
+// replaced by `to`, which must be refuted; the second's JSON.
+nlohmann::json ExpectExampleProvedThenRefuted(const std::string& example, const std::string& solved_by,
+                                              const std::string& from, const std::string& to) {
   nlohmann::json j;
-  EXPECT_EQ(Verify("--timeout 20 " + kExamples + "only_run.c", j), 0) << j.dump();
+  EXPECT_EQ(Verify("--timeout 20 " + kExamples + example, j), 0) << j.dump();
   EXPECT_EQ(j["verdict"], "true");
-  EXPECT_EQ(j["solved_by"], "interpreter (the only run)");
-  // The same sort checked against the wrong order: its only run fails.
-  std::ifstream in(kExamples + "only_run.c");
+  EXPECT_EQ(j["solved_by"], solved_by);
+  std::ifstream in(kExamples + example);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t at = text.find("a[i] == i");
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, 9, "a[i] == 7 - i");
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("only_run_bug.c", text), j), 1) << j.dump();
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at == std::string::npos) return j;
+  text.replace(at, from.size(), to);
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("bug_" + example, text), j), 1) << j.dump();
   EXPECT_EQ(j["verdict"], "false");
+  return j;
+}
+
+TEST(Cli, ProvesAProgramThatReadsNothingByItsOnlyRun) {
+  // The same sort checked against the wrong order: its only run fails.
+  ExpectExampleProvedThenRefuted("only_run.c", "interpreter (the only run)", "a[i] == i", "a[i] == 7 - i");
 }
 
 TEST(Cli, ProvesAndRefutesLoopsOfMillionsOfIterations) {
-  nlohmann::json j;
-  EXPECT_EQ(Verify("--timeout 20 " + kExamples + "long_run.c", j), 0) << j.dump();
-  EXPECT_EQ(j["verdict"], "true");
-  EXPECT_EQ(j["solved_by"], "interpreter (the only run)");
-  std::ifstream in(kExamples + "long_run.c");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t at = text.find("z == 45000000");
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, 13, "z == 45000001");
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("long_run_bug.c", text), j), 1) << j.dump();
-  EXPECT_EQ(j["verdict"], "false");
+  const nlohmann::json j =
+      ExpectExampleProvedThenRefuted("long_run.c", "interpreter (the only run)", "z == 45000000", "z == 45000001");
   EXPECT_EQ(j["solved_by"], "interpreter");
 }
 
 TEST(Cli, ProvesAProgramByEveryRunItsChecksAllow) {
-  nlohmann::json j;
-  EXPECT_EQ(Verify("--timeout 20 " + kExamples + "bounded_inputs.c", j), 0) << j.dump();
-  EXPECT_EQ(j["verdict"], "true");
-  EXPECT_EQ(j["solved_by"], "interpreter (every run: 1000)");
   // With a bug from one of the thousand values on: the first run that reaches the error is the counterexample.
-  std::ifstream in(kExamples + "bounded_inputs.c");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t at = text.find("sum = sum + i;");
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, 14, "sum = sum + (i == 777 ? 0 : i);");
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("bounded_inputs_bug.c", text), j), 1) << j.dump();
-  EXPECT_EQ(j["verdict"], "false");
+  const nlohmann::json j = ExpectExampleProvedThenRefuted("bounded_inputs.c", "interpreter (every run: 1000)",
+                                                          "sum = sum + i;", "sum = sum + (i == 777 ? 0 : i);");
   ASSERT_EQ(j["counterexample"]["inputs"].size(), 1u);
   EXPECT_EQ(j["counterexample"]["inputs"][0], 777);  // the first of the values that fail
 }
