@@ -7,11 +7,11 @@ namespace {
 
 // No jump goes further (a run this long is beyond any time limit, were the iterations run one by one).
 constexpr Int128 kMaxIterations = Int128(1) << 40;
-// Bounds that keep the arithmetic of forms and velocities within Int128: a coefficient times a move (both
-// within 2^66) and a velocity times an iteration count.
+// Bounds that keep the arithmetic of forms and velocities within Int128: a coefficient (up to 2^40) times a
+// move (a difference of two values of at most 64 bits), and a velocity (up to 2^80) times an iteration count.
 constexpr Int128 kMaxCoefficient = Int128(1) << 40;
 constexpr Int128 kMaxVelocity = Int128(1) << 80;
-// The first iteration count at which nothing changes: no constraint limits the jump.
+// What FirstChange says of a constraint that holds for every jump.
 constexpr Int128 kNever = kMaxIterations + 1;
 
 // A value on the path as an affine function of the loop's written scalars at the start of the iteration:
