@@ -249,8 +249,8 @@ class Machine {
   }
 
   // A loop's jumps (acceleration.h), and how many iterations to run before the next try: after a try that
-  // found no jump, twice as many as after the one before, up to 256, which bounds the cost of trying on a
-  // loop whose iterations never repeat a path.
+  // found no jump, twice as many as after the one before, up to 4096, which bounds the cost of trying on a
+  // loop whose iterations never repeat a path (a try costs about as much as ten iterations).
   struct Acceleration {
     explicit Acceleration(const Stmt& loop) : planner(loop) {}
     LoopAccelerator planner;
@@ -275,7 +275,7 @@ class Machine {
           return it->second;
         });
     if (!jump) {
-      acceleration.backoff = std::min(2 * acceleration.backoff, 256L);
+      acceleration.backoff = std::min(2 * acceleration.backoff, 4096L);
       acceleration.wait = acceleration.backoff;
       return;
     }
