@@ -314,7 +314,9 @@ std::optional<LoopJump> LoopAccelerator::Plan(const ScalarValue& scalar, const C
   const std::optional<std::vector<Int128>> moves = pass.Moves();
   if (!moves || std::all_of(moves->begin(), moves->end(), [](Int128 m) { return m == 0; })) return std::nullopt;
   Int128 iterations = kMaxIterations;
-  for (const Constraint& c : pass.constraints()) iterations = std::min(iterations, c.FirstChange(Velocity(c.form, *moves)));
+  for (const Constraint& c : pass.constraints()) {
+    iterations = std::min(iterations, c.FirstChange(Velocity(c.form, *moves)));
+  }
   if (iterations < 2) return std::nullopt;
   LoopJump jump{iterations, {}, pass.statements() + 1};
   for (size_t i = 0; i < written_.size(); ++i) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "fusion/loop_ir.h"
+
 namespace fusion {
 namespace {
 
@@ -35,28 +37,13 @@ bool IsComparison(const std::string& op) {
   return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
 }
 
-void Flatten(const StmtPtr& s, std::vector<const Stmt*>& out) {
-  if (s->kind != StmtKind::kBlock) {
-    out.push_back(s.get());
-    return;
-  }
-  for (const StmtPtr& b : s->body) Flatten(b, out);
-}
-
 // Whether s ends the run at once: a return (from main) or an abort.
 bool IsExit(const StmtPtr& s) {
-  std::vector<const Stmt*> flat;
-  Flatten(s, flat);
+  const std::vector<StmtPtr> flat = Flatten(s);
   if (flat.empty()) return false;
   const Stmt& first = *flat.front();
   return first.kind == StmtKind::kReturn ||
          (first.kind == StmtKind::kAssume && first.cond->kind == ExprKind::kConst && first.cond->value == 0);
-}
-
-bool IsEmpty(const StmtPtr& s) {
-  std::vector<const Stmt*> flat;
-  Flatten(s, flat);
-  return flat.empty();
 }
 
 // Whether evaluating e can neither be undefined nor read an input: constants, variables, conversions,
@@ -80,20 +67,6 @@ bool IsPlain(const Expr& e) {
   return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return IsPlain(*a); });
 }
 
-// The value of a constant converted any number of times; nothing for anything else.
-std::optional<Int128> ConstantOf(const Expr& e) {
-  if (e.kind == ExprKind::kConst) return e.value;
-  if (e.kind != ExprKind::kCast) return std::nullopt;
-  const std::optional<Int128> v = ConstantOf(*e.args[0]);
-  return v ? std::optional<Int128>(Wrap(e.type, *v)) : std::nullopt;
-}
-
-// The variables that e reads.
-void VarsOf(const Expr& e, std::set<std::string>& out) {
-  if (e.kind == ExprKind::kVar) out.insert(e.name);
-  for (const ExprPtr& a : e.args) VarsOf(*a, out);
-}
-
 // A value read into a scalar, and the values that the checks since leave it.
 struct Read {
   std::string var;
@@ -105,9 +78,7 @@ class Analysis {
  public:
   // Reads the statements from the start of the program, as long as they are what the header allows.
   explicit Analysis(const Program& prog) {
-    std::vector<const Stmt*> flat;
-    Flatten(prog.body, flat);
-    for (const Stmt* s : flat) {
+    for (const StmtPtr& s : Flatten(prog.body)) {
       if (!Step(*s)) break;
     }
   }
@@ -146,8 +117,8 @@ class Analysis {
       case StmtKind::kAssume:
         return Check(s.cond, false);
       case StmtKind::kIf:
-        if (IsExit(s.body[0]) && IsEmpty(s.body[1])) return Check(s.cond, true);
-        if (IsEmpty(s.body[0]) && IsExit(s.body[1])) return Check(s.cond, false);
+        if (IsExit(s.body[0]) && Flatten(s.body[1]).empty()) return Check(s.cond, true);
+        if (Flatten(s.body[0]).empty() && IsExit(s.body[1])) return Check(s.cond, false);
         return false;
       default:
         return false;
@@ -170,37 +141,37 @@ class Analysis {
   // A check that the run goes on only where cond (negated: !cond) holds; false where evaluating it may be
   // undefined or read an input, so that a run might not stop at it.
   bool Check(const ExprPtr& cond, bool negated) {
-    std::vector<std::pair<const Expr*, bool>> conjuncts;
-    Conjuncts(*cond, negated, conjuncts);
+    std::vector<std::pair<ExprPtr, bool>> conjuncts;
+    Conjuncts(cond, negated, conjuncts);
     std::vector<std::pair<Read*, Intervals>> bounds;
     for (const auto& [e, negate] : conjuncts) {
       if (!IsPlain(*e)) return false;
-      if (auto b = Bounds(*e, negate)) bounds.push_back(std::move(*b));
+      if (auto b = Bounds(e, negate)) bounds.push_back(std::move(*b));
     }
     for (auto& [read, values] : bounds) read->values = Intersect(read->values, values);
     return true;
   }
 
   // The parts of `cond` (negated: !cond) that must all hold.
-  static void Conjuncts(const Expr& e, bool negated, std::vector<std::pair<const Expr*, bool>>& out) {
-    if (e.kind == ExprKind::kUnary && e.op == "!") return Conjuncts(*e.args[0], !negated, out);
-    if (e.kind == ExprKind::kBinary && e.op == (negated ? "||" : "&&")) {
-      Conjuncts(*e.args[0], negated, out);
-      Conjuncts(*e.args[1], negated, out);
+  static void Conjuncts(const ExprPtr& e, bool negated, std::vector<std::pair<ExprPtr, bool>>& out) {
+    if (e->kind == ExprKind::kUnary && e->op == "!") return Conjuncts(e->args[0], !negated, out);
+    if (e->kind == ExprKind::kBinary && e->op == (negated ? "||" : "&&")) {
+      Conjuncts(e->args[0], negated, out);
+      Conjuncts(e->args[1], negated, out);
       return;
     }
-    out.push_back({&e, negated});
+    out.push_back({e, negated});
   }
 
   // Where e (negated: !e) compares one read value, and only it, with constants: that read and the values
   // that pass. Its truth changes only next to the constants, so it is evaluated there and once between.
-  std::optional<std::pair<Read*, Intervals>> Bounds(const Expr& e, bool negated) {
-    std::set<std::string> vars;
-    VarsOf(e, vars);
-    if (vars.size() != 1) return std::nullopt;
-    Read* read = LiveRead(*vars.begin());
+  std::optional<std::pair<Read*, Intervals>> Bounds(const ExprPtr& e, bool negated) {
+    Effects reads;
+    AddReads(e, reads);
+    if (reads.reads.size() != 1 || !reads.array_reads.empty()) return std::nullopt;
+    Read* read = LiveRead(*reads.reads.begin());
     std::set<Int128> points;
-    if (!read || read->values.empty() || !Comparisons(e, read->var, points)) return std::nullopt;
+    if (!read || read->values.empty() || !Comparisons(*e, read->var, points)) return std::nullopt;
     const Int128 lo = read->values.front().first, hi = read->values.back().second;
     std::vector<Int128> samples{lo, hi};
     for (const Int128 p : points) {
@@ -210,7 +181,7 @@ class Analysis {
     samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
     Intervals pass;
     const auto add = [&](Int128 from, Int128 to) {
-      if (Truth(e, read->var, from) == negated) return;
+      if (Truth(*e, read->var, from) == negated) return;
       if (!pass.empty() && pass.back().second + 1 == from) {
         pass.back().second = to;
       } else {
@@ -233,7 +204,7 @@ class Analysis {
     }
     if (e.kind != ExprKind::kBinary || !IsComparison(e.op)) return false;
     for (int side = 0; side < 2; ++side) {
-      const std::optional<Int128> c = ConstantOf(*e.args[1 - side]);
+      const std::optional<Int128> c = FoldConstant(e.args[1 - side]);
       if (c && IsConverted(*e.args[side], var)) {
         points.insert({*c - 1, *c, *c + 1});
         return true;

@@ -844,7 +844,7 @@ class Parser {
     const std::string unique = Declare(name, type, true, loc, base);
     if (!n && !initialised) FailSyntax(file_, loc, "array '" + name + "' has no size");
     if (!initialised && !zeroed) return {MakeHavoc(unique, ArrayBytes(n, type))};
-    const std::optional<Int128> n_value = n ? ConstantValue(n) : std::nullopt;
+    const std::optional<Int128> n_value = n ? FoldConstant(n) : std::nullopt;
     if (n && !n_value) {
       FailUnsupported(file_, loc, "initialised or global array '" + name + "' whose size is not a constant");
     }
@@ -1227,7 +1227,7 @@ class Parser {
   // one per copy) and their size is bounded.
   ExprPtr Shift(const Token& op, const ExprPtr& a, const ExprPtr& k) {
     const IntType t = Promote(a->type);
-    if (const std::optional<Int128> amount = ConstantValue(k)) {
+    if (const std::optional<Int128> amount = FoldConstant(k)) {
       if (*amount < 0 || *amount >= t.bits) {
         FailUnsupported(file_, op.loc, "shift '" + op.text + "' by a constant outside 0 to " +
                                            std::to_string(t.bits - 1) + " (undefined)");
@@ -1282,33 +1282,6 @@ class Parser {
     }
   }
 
-  // The value of an expression of numerals (`1 << 3`, `-8`, `(unsigned)255`), as C computes it; nothing where
-  // it reads a variable or an input, or divides by zero.
-  static std::optional<Int128> ConstantValue(const ExprPtr& e) {
-    std::vector<Int128> args;
-    for (const ExprPtr& arg : e->args) {
-      const std::optional<Int128> v = ConstantValue(arg);
-      if (!v) return std::nullopt;
-      args.push_back(*v);
-    }
-    const auto typed = [&](Int128 v) { return e->type.is_signed ? v : Wrap(e->type, v); };
-    switch (e->kind) {
-      case ExprKind::kConst: return e->value;
-      case ExprKind::kCast: return Wrap(e->type, args[0]);
-      case ExprKind::kUnary: return e->op == "-" ? typed(-args[0]) : Int128(args[0] == 0);
-      case ExprKind::kTernary: return args[0] != 0 ? args[1] : args[2];
-      case ExprKind::kBinary:
-        if (e->op == "+") return typed(args[0] + args[1]);
-        if (e->op == "-") return typed(args[0] - args[1]);
-        if (e->op == "*") return typed(args[0] * args[1]);
-        if ((e->op == "/" || e->op == "%") && args[1] != 0) {
-          return typed(e->op == "/" ? args[0] / args[1] : args[0] % args[1]);
-        }
-        return std::nullopt;
-      default: return std::nullopt;
-    }
-  }
-
   // a & c, a | c and a ^ c for a constant c (either operand), as the arithmetic they are, since the integers
   // carry no bits: the bits of x from lo to hi are res(x, 2^(hi+1)) - res(x, 2^lo), where res is the residue
   // that two's complement makes non-negative ((x % m + m) % m for a signed x), so x & c sums that over the runs
@@ -1319,8 +1292,8 @@ class Parser {
   // overflow. Bitwise operators between two variables are unsupported.
   ExprPtr Bitwise(const Token& op, const ExprPtr& a, const ExprPtr& b) {
     const IntType t = CommonType(a->type, b->type);
-    const std::optional<Int128> b_value = ConstantValue(b);
-    const std::optional<Int128> a_value = b_value ? std::nullopt : ConstantValue(a);
+    const std::optional<Int128> b_value = FoldConstant(b);
+    const std::optional<Int128> a_value = b_value ? std::nullopt : FoldConstant(a);
     if (!b_value && !a_value) {
       FailUnsupported(file_, op.loc,
                       "bitwise operator '" + op.text + "' between two variables (one operand must be a constant)");
@@ -1453,7 +1426,7 @@ class Parser {
     if (Accept("-")) {
       ExprPtr a = ParseUnary();
       const IntType ty = Promote(a->type);
-      if (const std::optional<Int128> v = ConstantValue(a)) return MakeConst(Wrap(ty, -*v), ty);
+      if (const std::optional<Int128> v = FoldConstant(a)) return MakeConst(Wrap(ty, -*v), ty);
       return MakeUnary("-", MakeCast(ty, a), ty);
     }
     if (Accept("+")) {
@@ -1466,7 +1439,7 @@ class Parser {
       ExprPtr a = ParseUnary();
       const IntType ty = Promote(a->type);
       const ExprPtr x = MakeCast(ty, a);
-      if (const std::optional<Int128> v = ConstantValue(a)) return MakeConst(Wrap(ty, -*v - 1), ty);
+      if (const std::optional<Int128> v = FoldConstant(a)) return MakeConst(Wrap(ty, -*v - 1), ty);
       if (!ty.is_signed) return MakeBinary("-", MakeConst(MaxOf(ty), ty), x, ty);
       return MakeBinary("-", MakeUnary("-", x, ty), MakeConst(1, ty), ty);
     }
