@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fusion/loop_ir.h"
+
 namespace fusion {
 namespace {
 
@@ -278,31 +280,14 @@ class Pass {
   bool failed_ = false;
 };
 
-// Walks a loop's parts: collects the scalars it assigns; false where it does what no jump accounts for.
-bool Collect(const Stmt& s, std::vector<std::string>& written);
-
-bool Collect(const Expr& e) {
-  if (e.kind == ExprKind::kNondet) return false;
-  return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return Collect(*a); });
-}
-
-bool Collect(const Stmt& s, std::vector<std::string>& written) {
-  if (s.kind == StmtKind::kHavoc || s.kind == StmtKind::kLoop) return false;
-  if (s.kind == StmtKind::kAssign) {
-    if (s.lhs->kind != ExprKind::kVar) return false;
-    if (std::find(written.begin(), written.end(), s.lhs->name) == written.end()) written.push_back(s.lhs->name);
-  }
-  for (const ExprPtr& e : {s.rhs, s.cond}) {
-    if (e && !Collect(*e)) return false;
-  }
-  return std::all_of(s.body.begin(), s.body.end(), [&](const StmtPtr& b) { return !b || Collect(*b, written); });
-}
-
 }  // namespace
 
-LoopAccelerator::LoopAccelerator(const Stmt& loop) : loop_(loop) {
-  possible_ = Collect(*loop.cond) && Collect(*loop.body[0], written_) && (!loop.step || Collect(*loop.step, written_));
-  possible_ = possible_ && !written_.empty();
+LoopAccelerator::LoopAccelerator(const StmtPtr& loop) : loop_(*loop) {
+  const Effects effects = EffectsOf(loop);
+  bool reads_input = false;
+  ForEachExpr(loop, [&](const ExprPtr& e) { reads_input = reads_input || (e && HasNondet(e)); });
+  possible_ = effects.array_writes.empty() && !effects.nested_loop && !reads_input && !effects.writes.empty();
+  written_.assign(effects.writes.begin(), effects.writes.end());
 }
 
 std::optional<LoopJump> LoopAccelerator::Plan(const ScalarValue& scalar, const CellValue& cell) const {

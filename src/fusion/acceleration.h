@@ -34,10 +34,10 @@ using ScalarValue = std::function<std::optional<Int128>(const std::string&)>;
 using CellValue = std::function<std::optional<Int128>(const std::string&, long long)>;
 
 // Plans jumps over the iterations of one loop (kLoop). What the loop may do at all is worked out once: its
-// condition, body and step write no array cell, read no input, declare nothing and hold no loop.
+// condition, body and step write no array cell, read no input and hold no loop.
 class LoopAccelerator {
  public:
-  explicit LoopAccelerator(const Stmt& loop);
+  explicit LoopAccelerator(const StmtPtr& loop);
 
   // Whether any jump over this loop is possible.
   bool possible() const { return possible_; }
@@ -51,7 +51,7 @@ class LoopAccelerator {
  private:
   const Stmt& loop_;
   bool possible_ = true;
-  std::vector<std::string> written_;  // the scalars the loop assigns, in order of first appearance
+  std::vector<std::string> written_;  // the scalars the loop assigns
 };
 
 }  // namespace fusion

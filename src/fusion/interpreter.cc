@@ -227,7 +227,7 @@ class Machine {
   }
 
   Flow Loop(const StmtPtr& s) {
-    Acceleration& acceleration = accelerations_.try_emplace(s.get(), *s).first->second;
+    Acceleration& acceleration = accelerations_.try_emplace(s.get(), s).first->second;
     bool first = true;
     while (true) {
       if (!(first && s->do_while)) {
@@ -252,7 +252,7 @@ class Machine {
   // found no jump, twice as many as after the one before, up to 4096, which bounds the cost of trying on a
   // loop whose iterations never repeat a path (a try costs about as much as ten iterations).
   struct Acceleration {
-    explicit Acceleration(const Stmt& loop) : planner(loop) {}
+    explicit Acceleration(const StmtPtr& loop) : planner(loop) {}
     LoopAccelerator planner;
     long wait = 0;
     long backoff = 1;

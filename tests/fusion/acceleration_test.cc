@@ -157,16 +157,16 @@ TEST(Acceleration, NeverJumpsOverAnOverflowOrForever) {
 TEST(Acceleration, PlansAJumpToWhereThePathChanges) {
   const Program p = ParseText(R"(int main() { int x = 0; int z = 50; int n = __VERIFIER_nondet_int();
       while (x < n) { if (x >= 30) z--; x++; } return 0; })");
-  const std::function<const Stmt*(const Stmt&)> find_loop = [&](const Stmt& s) -> const Stmt* {
-    if (s.kind == StmtKind::kLoop) return &s;
-    for (const StmtPtr& b : s.body) {
-      if (const Stmt* found = find_loop(*b)) return found;
+  const std::function<StmtPtr(const StmtPtr&)> find_loop = [&](const StmtPtr& s) -> StmtPtr {
+    if (s->kind == StmtKind::kLoop) return s;
+    for (const StmtPtr& b : s->body) {
+      if (StmtPtr found = find_loop(b)) return found;
     }
     return nullptr;
   };
-  const Stmt* loop = find_loop(*p.body);
+  const StmtPtr loop = find_loop(p.body);
   ASSERT_NE(loop, nullptr);
-  const LoopAccelerator accelerator(*loop);
+  const LoopAccelerator accelerator(loop);
   ASSERT_TRUE(accelerator.possible());
   std::map<std::string, Int128> values;
   for (const Var& v : p.vars) values[v.name] = 0;
