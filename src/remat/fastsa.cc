@@ -183,7 +183,8 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   const Grouping grouping = GroupNodes(graph);
   result.groups = grouping.graph.nodes.size();
   const int rounds = std::clamp(options.rounds, 1, 16);
-  const bool budget_reachable = options.budget >= (options.lower_bound ? *options.lower_bound : graph.PeakLowerBound());
+  const Bytes lower_bound = options.lower_bound ? *options.lower_bound : graph.PeakLowerBound();
+  const bool budget_reachable = options.budget >= lower_bound;
   const uint64_t rest = total_moves - reorder_moves;
   // Round r gets 2^r shares of the 2^rounds - 1; the last also takes what the division left.
   const uint64_t share = rest / ((uint64_t{1} << rounds) - 1);
