@@ -181,7 +181,7 @@ class Analysis {
     samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
     Intervals pass;
     const auto add = [&](Int128 from, Int128 to) {
-      if (Truth(*e, read->var, from) == negated) return;
+      if ((*FoldConstant(e, {{read->var, from}}) != 0) == negated) return;
       if (!pass.empty() && pass.back().second + 1 == from) {
         pass.back().second = to;
       } else {
@@ -217,28 +217,6 @@ class Analysis {
   static bool IsConverted(const Expr& e, const std::string& var) {
     if (e.kind == ExprKind::kVar) return e.name == var;
     return e.kind == ExprKind::kCast && HoldsAll(e.type, e.args[0]->type) && IsConverted(*e.args[0], var);
-  }
-
-  // Whether e (of the form Comparisons accepts) holds where var has value x.
-  static bool Truth(const Expr& e, const std::string& var, Int128 x) { return Value(e, var, x) != 0; }
-
-  static Int128 Value(const Expr& e, const std::string& var, Int128 x) {
-    switch (e.kind) {
-      case ExprKind::kConst: return e.value;
-      case ExprKind::kVar: return x;
-      case ExprKind::kCast: return Wrap(e.type, Value(*e.args[0], var, x));
-      case ExprKind::kUnary: return Value(*e.args[0], var, x) == 0;
-      default: break;
-    }
-    if (e.op == "&&") return Truth(*e.args[0], var, x) && Truth(*e.args[1], var, x);
-    if (e.op == "||") return Truth(*e.args[0], var, x) || Truth(*e.args[1], var, x);
-    const Int128 a = Value(*e.args[0], var, x), b = Value(*e.args[1], var, x);
-    if (e.op == "<") return a < b;
-    if (e.op == "<=") return a <= b;
-    if (e.op == ">") return a > b;
-    if (e.op == ">=") return a >= b;
-    if (e.op == "==") return a == b;
-    return a != b;
   }
 
   std::vector<Read> reads_;
