@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "fusion/errors.h"
+#include "fusion/gotos.h"
 #include "fusion/lexer.h"
 #include "fusion/preprocessor.h"
 #include "fusion/loop_ir.h"
@@ -150,7 +151,8 @@ class Parser {
     if (!main_pos_) FailUnsupported(file_, Peek().loc, "program: no definition of main");
     pos_ = *main_pos_;
     std::vector<StmtPtr> all = globals_init_;
-    all.push_back(ParseBlock());
+    jump_marks_.emplace_back();
+    all.push_back(WithJumpsLowered(ParseBlock()));
     prog_.body = MakeBlock(std::move(all));
     return std::move(prog_);
   }
@@ -625,10 +627,16 @@ class Parser {
     const Token t = Peek();
     if (Is("{")) return ParseBlock();
     if (Accept(";")) return MakeBlock({});
-    if (t.kind == TokKind::kIdent && Is(":", 1) && !IsTypeStart()) {  // a label: harmless without goto
+    if (t.kind == TokKind::kIdent && Is(":", 1) && !IsTypeStart()) {
       Next();
       Next();
-      return ParseStatement();
+      JumpMarks& marks = jump_marks_.back();
+      for (const auto& [mark, label] : marks.labels) {
+        if (label == t.text) FailSyntax(file_, t.loc, "redefinition of label '" + t.text + "'");
+      }
+      const StmtPtr mark = MakeAssume(MakeConst(1));
+      marks.labels[mark.get()] = t.text;
+      return MakeBlock({mark, ParseStatement()});
     }
     if (Accept("if")) {
       Expect("(");
@@ -697,7 +705,13 @@ class Parser {
       Next();
       return MakeAssume(MakeConst(0));
     }
-    if (Is("goto") || Is("switch") || Is("case") || Is("default")) FailUnsupported(file_, t.loc, "statement '" + t.text + "'");
+    if (Accept("goto")) {
+      const StmtPtr mark = MakeAssume(MakeConst(1));
+      jump_marks_.back().gotos[mark.get()] = ExpectIdent();
+      Expect(";");
+      return mark;
+    }
+    if (Is("switch") || Is("case") || Is("default")) FailUnsupported(file_, t.loc, "statement '" + t.text + "'");
     std::vector<StmtPtr> hoisted;
     if (IsTypeStart()) {
       StmtPtr declaration = WithCallsHoisted(hoisted, [&] { return ParseDeclaration(); });
@@ -706,6 +720,18 @@ class Parser {
     StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
     Expect(";");
     return Preceded(std::move(hoisted), s, t.loc);
+  }
+
+  // A function's body, just parsed, with its labels and gotos (the last of jump_marks_, popped) lowered.
+  StmtPtr WithJumpsLowered(const StmtPtr& body) {
+    const JumpMarks marks = std::move(jump_marks_.back());
+    jump_marks_.pop_back();
+    for (const auto& [mark, label] : marks.gotos) {
+      const bool declared = std::any_of(marks.labels.begin(), marks.labels.end(),
+                                        [&](const auto& l) { return l.second == label; });
+      if (!declared) FailSyntax(file_, mark->loc, "use of undeclared label '" + label + "'");
+    }
+    return marks.labels.empty() ? body : LowerGotos(body, marks, prog_);
   }
 
   // Whether `label:` labels `goto label;` in the body being parsed (labels are the function's): a run that
@@ -1052,7 +1078,8 @@ class Parser {
     std::vector<std::optional<Var>> params;
     CallerState caller = EnterCall(fn, args, loc, params);
     inlining_.push_back({&fn, result});
-    StmtPtr body = ParseBlock();
+    jump_marks_.emplace_back();
+    StmtPtr body = WithJumpsLowered(ParseBlock());
     const InlineFrame frame = inlining_.back();
     inlining_.pop_back();
     LeaveCall(caller);
@@ -1599,6 +1626,7 @@ class Parser {
   std::set<std::string> opaque_typedefs_;
   std::vector<StmtPtr> globals_init_;
   std::optional<size_t> main_pos_;  // the token index of main's body
+  std::vector<JumpMarks> jump_marks_;  // of main's body and of each body being inlined, innermost last
   size_t main_end_ = 0;             // the token index of its closing '}'
   std::map<std::string, FunctionDef> functions_;  // the functions of the file but main and the known helpers
   std::vector<InlineFrame> inlining_;             // the calls being inlined, innermost last

@@ -1,0 +1,479 @@
+#include "fusion/gotos.h"
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "fusion/loop_ir.h"
+
+namespace fusion {
+namespace {
+
+// Whether s holds a break (or a continue) that leaves the statement s is in: one of a loop inside s is
+// that loop's.
+bool LeavesBy(const StmtPtr& s, StmtKind kind) {
+  if (!s || s->kind == StmtKind::kLoop) return false;
+  if (s->kind == kind) return true;
+  for (const auto& b : s->body) {
+    if (LeavesBy(b, kind)) return true;
+  }
+  return false;
+}
+
+// Whether s breaks or continues the statement it is in.
+bool Leaves(const StmtPtr& s) { return LeavesBy(s, StmtKind::kBreak) || LeavesBy(s, StmtKind::kContinue); }
+
+// s as a list of statements, a block's without its nesting.
+std::vector<StmtPtr> Items(const StmtPtr& s) { return Flatten(s); }
+
+// A copy of s with other branches.
+StmtPtr WithBranches(const StmtPtr& s, ExprPtr cond, StmtPtr then_branch) {
+  auto copy = std::make_shared<Stmt>(*s);
+  copy->cond = std::move(cond);
+  copy->body = {std::move(then_branch), MakeBlock({})};
+  return copy;
+}
+
+class Lowering {
+ public:
+  Lowering(const JumpMarks& marks, Program& prog) : marks_(marks), prog_(prog) {
+    for (const auto& [mark, label] : marks.gotos) ++gotos_left_[label];
+  }
+
+  StmtPtr Run(const StmtPtr& body) {
+    const auto loops = [&](std::vector<StmtPtr> items) { return LoopsFromLabels(std::move(items)); };
+    if (marks_.gotos.empty()) return RewriteBlocks(body, loops);  // only drops the labels
+    StmtPtr s = RewriteBlocks(body, [&](std::vector<StmtPtr> items) { return HoistBranches(std::move(items)); });
+    s = RewriteBlocks(s, loops);
+    if (!HasMark(s, true)) return s;
+    return Dispatch(s);
+  }
+
+ private:
+  bool IsLabel(const StmtPtr& s) const { return marks_.labels.count(s.get()) != 0; }
+  bool IsGoto(const StmtPtr& s) const { return marks_.gotos.count(s.get()) != 0; }
+
+  // Whether s holds a label (or, with gotos, a label or a goto).
+  bool HasMark(const StmtPtr& s, bool gotos = false) const {
+    if (!s) return false;
+    if (IsLabel(s) || (gotos && IsGoto(s))) return true;
+    for (const auto& b : s->body) {
+      if (HasMark(b, gotos)) return true;
+    }
+    return HasMark(s->step, gotos);
+  }
+
+  // Whether control never goes on after s: it returns, jumps, or ends the run. A label after the statement
+  // that ends a block lets control reach the block's end again.
+  bool Ends(const StmtPtr& s) const {
+    if (IsGoto(s)) return true;
+    switch (s->kind) {
+      case StmtKind::kReturn:
+      case StmtKind::kBreak:
+      case StmtKind::kContinue:
+      case StmtKind::kError:
+        return true;
+      case StmtKind::kAssume: {
+        const std::optional<Int128> v = FoldConstant(s->cond);
+        return v && *v == 0;
+      }
+      case StmtKind::kIf:
+        return Ends(s->body[0]) && Ends(s->body[1]);
+      case StmtKind::kBlock:
+        for (size_t k = s->body.size(); k-- > 0;) {
+          if (Ends(s->body[k])) return true;
+          if (HasMark(s->body[k])) return false;
+        }
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  static bool Empty(const StmtPtr& s) { return Items(s).empty(); }
+
+  // Step 1: `if (c) A else B` where one branch ends, as the if of that branch alone followed by the other.
+  std::vector<StmtPtr> HoistBranches(std::vector<StmtPtr> items) const {
+    std::vector<StmtPtr> out;
+    for (StmtPtr& item : items) {
+      if (item->kind == StmtKind::kIf && !Empty(item->body[0]) && !Empty(item->body[1])) {
+        const bool then_ends = Ends(item->body[0]);
+        if (then_ends || Ends(item->body[1])) {
+          const StmtPtr& kept = then_ends ? item->body[0] : item->body[1];
+          const StmtPtr& hoisted = then_ends ? item->body[1] : item->body[0];
+          out.push_back(WithBranches(item, then_ends ? item->cond : MakeNot(item->cond), kept));
+          for (StmtPtr& s : Items(hoisted)) out.push_back(std::move(s));
+          continue;
+        }
+      }
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+
+  // The gotos to label in s: outside any loop of s, and inside one.
+  std::pair<int, int> CountGotos(const StmtPtr& s, const std::string& label, bool in_loop = false) const {
+    if (!s) return {0, 0};
+    const auto it = marks_.gotos.find(s.get());
+    if (it != marks_.gotos.end()) return it->second == label ? std::make_pair(in_loop ? 0 : 1, in_loop ? 1 : 0)
+                                                              : std::make_pair(0, 0);
+    std::pair<int, int> n{0, 0};
+    for (const auto& b : s->body) {
+      const auto [outside, inside] = CountGotos(b, label, in_loop || s->kind == StmtKind::kLoop);
+      n.first += outside;
+      n.second += inside;
+    }
+    return n;
+  }
+
+  // s with each goto to label (none inside a loop of s) as a break or a continue (kind).
+  StmtPtr GotosAs(const StmtPtr& s, const std::string& label, StmtKind kind) const {
+    const auto it = marks_.gotos.find(s.get());
+    if (it != marks_.gotos.end() && it->second == label) return MakeSimple(kind);
+    if (s->kind != StmtKind::kBlock && s->kind != StmtKind::kIf) return s;
+    auto copy = std::make_shared<Stmt>(*s);
+    for (auto& b : copy->body) b = GotosAs(b, label, kind);
+    return copy;
+  }
+
+  // Counts the gotos in s as gone.
+  void Forget(const StmtPtr& s) {
+    if (!s) return;
+    if (IsGoto(s)) --gotos_left_[marks_.gotos.at(s.get())];
+    for (const auto& b : s->body) Forget(b);
+  }
+
+  // A block's statements without those that never run: after one that ends, up to the next that holds a
+  // label.
+  std::vector<StmtPtr> WithoutDeadCode(std::vector<StmtPtr> items) {
+    std::vector<StmtPtr> out;
+    bool dead = false;
+    for (StmtPtr& item : items) {
+      if (dead && !HasMark(item)) {
+        Forget(item);
+        continue;
+      }
+      dead = Ends(item);
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+
+  // Step 2: a label whose gotos all follow it in its block, as a loop (gotos.h). Later labels first, so
+  // that an inner loop is made before the loop around it.
+  std::vector<StmtPtr> LoopsFromLabels(std::vector<StmtPtr> items) {
+    items = WithoutDeadCode(std::move(items));
+    for (bool changed = true; changed;) {  // each change removes a label or a goto
+      changed = false;
+      for (size_t j = items.size(); j-- > 0 && !changed;) changed = IsLabel(items[j]) && Structure(items, j);
+    }
+    return items;
+  }
+
+  // Makes the gotos to the label items[j] structured where one of the rules of gotos.h allows; false when
+  // none does.
+  bool Structure(std::vector<StmtPtr>& items, size_t j) {
+    const auto at = [&](size_t k) { return items.begin() + static_cast<std::ptrdiff_t>(k); };
+    const std::string& label = marks_.labels.at(items[j].get());
+    if (j > 0 && IsGoto(items[j - 1]) && marks_.gotos.at(items[j - 1].get()) == label) {  // `goto L; L:`
+      --gotos_left_[label];
+      items.erase(at(j - 1));
+      return true;
+    }
+    const int total = gotos_left_[label];
+    if (total == 0) {
+      items.erase(at(j));
+      return true;
+    }
+    if (j > 0 && items[j - 1]->kind == StmtKind::kLoop) {  // `while (c) { ... goto L; ... } L:`: breaks
+      const auto [out, in] = CountGotos(items[j - 1]->body[0], label);
+      if (out == total && in == 0) {
+        auto loop = std::make_shared<Stmt>(*items[j - 1]);
+        loop->body[0] = GotosAs(loop->body[0], label, StmtKind::kBreak);
+        items[j - 1] = loop;
+        gotos_left_[label] = 0;
+        items.erase(at(j));
+        return true;
+      }
+    }
+    size_t last = j;
+    int outside = 0;
+    bool allowed = true;
+    for (size_t k = j + 1; k < items.size(); ++k) {
+      const auto [out, in] = CountGotos(items[k], label);
+      if (out + in == 0) continue;
+      last = k;
+      outside += out;
+      allowed = allowed && in == 0;
+    }
+    for (size_t k = j + 1; k <= last; ++k) allowed = allowed && !Leaves(items[k]);
+    if (!allowed || outside != total) return false;
+    std::vector<StmtPtr> body;
+    for (size_t k = j + 1; k <= last; ++k) body.push_back(GotosAs(items[k], label, StmtKind::kContinue));
+    body.push_back(MakeSimple(StmtKind::kBreak));
+    gotos_left_[label] = 0;
+    std::vector<StmtPtr> loop = SimpleLoop(std::move(body));
+    std::vector<StmtPtr> out(items.begin(), at(j));
+    out.insert(out.end(), loop.begin(), loop.end());
+    out.insert(out.end(), at(last + 1), items.end());
+    items = std::move(out);
+    return true;
+  }
+
+
+  // `while (1) body` as the loop with a condition that it is, where one of the two shapes of gotos.h allows,
+  // followed by what runs after it.
+  std::vector<StmtPtr> SimpleLoop(std::vector<StmtPtr> body) const {
+    for (size_t k = 0; k + 1 < body.size(); ++k) {  // what follows a statement that ends never runs
+      if (!Ends(body[k])) continue;
+      bool labelled = false;
+      for (size_t m = k + 1; m < body.size(); ++m) labelled = labelled || HasMark(body[m]);
+      if (!labelled) body.resize(k + 1);
+    }
+    if (body.size() > 1 && body.back()->kind == StmtKind::kContinue) body.pop_back();
+    const auto forever = [](std::vector<StmtPtr> b) {
+      return std::vector<StmtPtr>{MakeLoop(MakeConst(1), MakeBlock(std::move(b)))};
+    };
+    if (body.empty() || body[0]->kind != StmtKind::kIf || !Empty(body[0]->body[1])) return forever(body);
+    const StmtPtr& test = body[0];
+    std::vector<StmtPtr> then_items = Items(test->body[0]);
+    std::vector<StmtPtr> rest(body.begin() + 1, body.end());
+    // `if (c) { B continue; } E break;`: while (c) B, then E.
+    if (!then_items.empty() && then_items.back()->kind == StmtKind::kContinue) {
+      then_items.pop_back();
+      const bool exits = !rest.empty() && rest.back()->kind == StmtKind::kBreak;
+      if (exits) rest.pop_back();
+      bool rest_stays = exits || (!rest.empty() && Ends(rest.back()));
+      for (const auto& s : rest) rest_stays = rest_stays && !Leaves(s);
+      bool body_stays = true;
+      for (const auto& s : then_items) body_stays = body_stays && !LeavesBy(s, StmtKind::kBreak);
+      if (rest_stays && body_stays) {
+        std::vector<StmtPtr> out{MakeLoop(test->cond, MakeBlock(std::move(then_items)))};
+        out.insert(out.end(), rest.begin(), rest.end());
+        return out;
+      }
+      return forever(body);
+    }
+    // `if (c) { E break; } B` (E may end otherwise: return): while (!c) B, then E.
+    if (Ends(test->body[0]) && !then_items.empty()) {
+      const bool exits = then_items.back()->kind == StmtKind::kBreak;
+      if (exits) then_items.pop_back();
+      bool exit_stays = true;
+      for (const auto& s : then_items) exit_stays = exit_stays && !Leaves(s);
+      bool body_stays = true;
+      for (const auto& s : rest) body_stays = body_stays && !LeavesBy(s, StmtKind::kBreak);
+      if (exit_stays && body_stays) {
+        std::vector<StmtPtr> out{MakeLoop(MakeNot(test->cond), MakeBlock(std::move(rest)))};
+        out.insert(out.end(), then_items.begin(), then_items.end());
+        return out;
+      }
+    }
+    return forever(body);
+  }
+
+  // Step 3: the basic blocks of the statements from the first that holds a mark on, run by a dispatch loop.
+  struct Block {
+    std::vector<StmtPtr> statements;  // none holds a mark or leaves an enclosing loop
+    // kExit: control leaves the function body; kStop: the last statement returns or ends the run.
+    enum class End { kExit, kStop, kJump, kBranch } end = End::kExit;
+    ExprPtr cond;                     // kBranch
+    int next = -1;                    // kJump, and kBranch when cond holds
+    int other = -1;                   // kBranch when it does not
+  };
+
+  int NewBlock() {
+    blocks_.emplace_back();
+    return static_cast<int>(blocks_.size()) - 1;
+  }
+
+  int LabelBlock(const std::string& label) {
+    const auto it = label_blocks_.find(label);
+    if (it != label_blocks_.end()) return it->second;
+    return label_blocks_[label] = NewBlock();
+  }
+
+  // Ends the current block with a jump to b, or a branch on cond; a new block is current.
+  void JumpTo(int b, int next_current = -1) {
+    blocks_[current_].end = Block::End::kJump;
+    blocks_[current_].next = b;
+    current_ = next_current >= 0 ? next_current : NewBlock();
+  }
+
+  // Ends block b with a branch on cond (a jump where cond is a constant).
+  void Branch(int b, const ExprPtr& cond, int then_block, int else_block) {
+    Block& test = blocks_[b];
+    const std::optional<Int128> known = FoldConstant(cond);
+    test.end = known ? Block::End::kJump : Block::End::kBranch;
+    test.cond = cond;
+    test.next = known && *known == 0 ? else_block : then_block;
+    test.other = else_block;
+  }
+
+  // Adds s to the blocks, from the current one.
+  void Flow(const StmtPtr& s) {
+    if (IsLabel(s)) {
+      const int b = LabelBlock(marks_.labels.at(s.get()));
+      JumpTo(b, b);
+      return;
+    }
+    if (IsGoto(s)) {
+      JumpTo(LabelBlock(marks_.gotos.at(s.get())));
+      return;
+    }
+    if (!HasMark(s, true) && !Leaves(s)) {
+      if (Items(s).empty()) return;
+      blocks_[current_].statements.push_back(s);
+      if (Ends(s)) {  // what follows is reached only by a label
+        blocks_[current_].end = Block::End::kStop;
+        current_ = NewBlock();
+      }
+      return;
+    }
+    switch (s->kind) {
+      case StmtKind::kBlock:
+        for (const auto& b : s->body) Flow(b);
+        return;
+      case StmtKind::kIf: {
+        const int then_block = NewBlock(), else_block = NewBlock(), join = NewBlock();
+        Branch(current_, s->cond, then_block, else_block);
+        current_ = then_block;
+        Flow(s->body[0]);
+        JumpTo(join, else_block);
+        Flow(s->body[1]);
+        JumpTo(join, join);
+        return;
+      }
+      case StmtKind::kLoop: {
+        const int head = NewBlock(), body = NewBlock(), step = NewBlock(), exit = NewBlock();
+        JumpTo(s->do_while ? body : head, head);
+        Branch(head, s->cond, body, exit);
+        loops_.push_back({exit, step});
+        current_ = body;
+        Flow(s->body[0]);
+        JumpTo(step, step);
+        loops_.pop_back();
+        if (s->step) Flow(s->step);
+        JumpTo(head, exit);
+        return;
+      }
+      case StmtKind::kBreak:
+      case StmtKind::kContinue:
+        if (loops_.empty()) {  // outside any loop it leaves the body, as the interpreter has it
+          current_ = NewBlock();
+          return;
+        }
+        JumpTo(s->kind == StmtKind::kBreak ? loops_.back().first : loops_.back().second);
+        return;
+      default:
+        blocks_[current_].statements.push_back(s);
+    }
+  }
+
+  // The block that b's run really begins: past blocks that only jump on.
+  int Target(int b) const {
+    std::set<int> seen;
+    while (blocks_[b].statements.empty() && blocks_[b].end == Block::End::kJump && seen.insert(b).second) {
+      b = blocks_[b].next;
+    }
+    return b;
+  }
+
+  StmtPtr Dispatch(const StmtPtr& s) {
+    std::vector<StmtPtr> items = Items(s), out;
+    size_t first = 0;
+    while (first < items.size() && !HasMark(items[first], true) && !Leaves(items[first])) {
+      out.push_back(items[first++]);
+    }
+    current_ = NewBlock();
+    for (size_t k = first; k < items.size(); ++k) Flow(items[k]);  // the last block falls off the end: kExit
+    // Threads jumps through empty blocks, then appends a block to the one block that jumps to it.
+    const auto jumps = [](const Block& b) { return b.end == Block::End::kJump || b.end == Block::End::kBranch; };
+    for (Block& b : blocks_) {
+      if (jumps(b)) b.next = Target(b.next);
+      if (b.end == Block::End::kBranch) b.other = Target(b.other);
+    }
+    const int entry = Target(0);
+    std::vector<int> preds(blocks_.size(), 0);
+    preds[entry] = 1;
+    for (const Block& b : blocks_) {
+      if (jumps(b)) ++preds[b.next];
+      if (b.end == Block::End::kBranch) ++preds[b.other];
+    }
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      Block& b = blocks_[k];
+      if (preds[k] == 0) continue;  // never reached, or appended to its one predecessor already
+      while (b.end == Block::End::kJump && preds[b.next] == 1 && b.next != static_cast<int>(k)) {
+        Block& next = blocks_[b.next];
+        preds[b.next] = 0;
+        b.statements.insert(b.statements.end(), next.statements.begin(), next.statements.end());
+        b.end = next.end;
+        b.cond = next.cond;
+        b.other = next.other;
+        b.next = next.next;
+      }
+    }
+    // The blocks control reaches, numbered in the order of the source; each runs as `if (pc == k)`.
+    std::vector<int> number(blocks_.size(), -1), order;
+    std::vector<int> stack{entry};
+    std::vector<bool> reached(blocks_.size(), false);
+    reached[entry] = true;
+    while (!stack.empty()) {
+      const Block& b = blocks_[stack.back()];
+      stack.pop_back();
+      for (int n : {jumps(b) ? b.next : -1, b.end == Block::End::kBranch ? b.other : -1}) {
+        if (n >= 0 && !reached[n]) {
+          reached[n] = true;
+          stack.push_back(n);
+        }
+      }
+    }
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      if (reached[k]) {
+        number[k] = static_cast<int>(order.size());
+        order.push_back(static_cast<int>(k));
+      }
+    }
+    const ExprPtr pc = MakeVar(prog_.AddVar("pc", kInt), kInt);
+    const auto set_pc = [&](int b) { return MakeAssign(pc, MakeConst(number[b])); };
+    out.push_back(set_pc(entry));
+    std::vector<StmtPtr> arms;
+    for (int k : order) {
+      const Block& b = blocks_[k];
+      std::vector<StmtPtr> arm = b.statements;
+      switch (b.end) {
+        case Block::End::kExit:
+          arm.push_back(MakeSimple(StmtKind::kBreak));
+          break;
+        case Block::End::kStop:
+          break;
+        case Block::End::kJump:
+          arm.push_back(set_pc(b.next));
+          arm.push_back(MakeSimple(StmtKind::kContinue));
+          break;
+        case Block::End::kBranch:
+          arm.push_back(MakeIf(b.cond, set_pc(b.next), set_pc(b.other)));
+          arm.push_back(MakeSimple(StmtKind::kContinue));
+          break;
+      }
+      arms.push_back(MakeIf(MakeBinary("==", pc, MakeConst(number[k]), kInt), MakeBlock(std::move(arm))));
+    }
+    out.push_back(MakeLoop(MakeConst(1), MakeBlock(std::move(arms))));
+    return MakeBlock(std::move(out));
+  }
+
+  const JumpMarks& marks_;
+  Program& prog_;
+  std::map<std::string, int> gotos_left_;  // gotos of each label not yet made structured
+  std::vector<Block> blocks_;
+  int current_ = -1;
+  std::map<std::string, int> label_blocks_;
+  std::vector<std::pair<int, int>> loops_;  // the flattened loops around: (break's block, continue's block)
+};
+
+}  // namespace
+
+StmtPtr LowerGotos(const StmtPtr& body, const JumpMarks& marks, Program& prog) {
+  return Lowering(marks, prog).Run(body);
+}
+
+}  // namespace fusion
