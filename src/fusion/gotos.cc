@@ -186,8 +186,7 @@ class Lowering {
       return true;
     }
     if (j > 0 && items[j - 1]->kind == StmtKind::kLoop) {  // `while (c) { ... goto L; ... } L:`: breaks
-      const auto [out, in] = CountGotos(items[j - 1]->body[0], label);
-      if (out == total && in == 0) {
+      if (CountGotos(items[j - 1]->body[0], label).first == total) {
         auto loop = std::make_shared<Stmt>(*items[j - 1]);
         loop->body[0] = GotosAs(loop->body[0], label, StmtKind::kBreak);
         items[j - 1] = loop;
@@ -197,17 +196,16 @@ class Lowering {
       }
     }
     size_t last = j;
-    int outside = 0;
-    bool allowed = true;
+    int outside = 0;  // all of them, or one is in a loop, or before the label
     for (size_t k = j + 1; k < items.size(); ++k) {
       const auto [out, in] = CountGotos(items[k], label);
-      if (out + in == 0) continue;
-      last = k;
+      if (out + in > 0) last = k;
       outside += out;
-      allowed = allowed && in == 0;
     }
-    for (size_t k = j + 1; k <= last; ++k) allowed = allowed && !Leaves(items[k]);
-    if (!allowed || outside != total) return false;
+    if (outside != total) return false;
+    for (size_t k = j + 1; k <= last; ++k) {
+      if (Leaves(items[k])) return false;
+    }
     std::vector<StmtPtr> body;
     for (size_t k = j + 1; k <= last; ++k) body.push_back(GotosAs(items[k], label, StmtKind::kContinue));
     body.push_back(MakeSimple(StmtKind::kBreak));

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -139,6 +141,47 @@ const std::vector<std::string>& GotoPrograms() {
         if (c == 3) reach_error();
         return 0;
       })",
+      // A backward goto from inside a loop: a restart, not a continue of that loop.
+      R"(int main() {
+        int n = __VERIFIER_nondet_int(), tries = 0, i;
+        if (n < 0 || n > 10) return 0;
+      restart:
+        tries++;
+        for (i = 0; i < n; i++) {
+          if (i == 3 && tries < 3) goto restart;
+        }
+        if (tries == 3 && n == 7) reach_error();
+        return 0;
+      })",
+      // A branch that ends in a goto yet goes on from the label after it.
+      R"(int main() {
+        int x = __VERIFIER_nondet_int(), y = 0;
+        if (x > 2) {
+          goto skip;
+        back:
+          y = y + 10;
+        } else {
+          y = y + 1;
+          if (y < 3) goto back;
+        }
+        if (y == 11) reach_error();
+      skip:
+        return 0;
+      })",
+      // A reducer's loop inside a real loop, whose break leaves the real loop.
+      R"(int main() {
+        int n = __VERIFIER_nondet_int(), i = 0, s = 0;
+        if (n < 0 || n > 10) return 0;
+        while (i < 10) {
+          i++;
+        again:
+          if (s > n) break;
+          s = s + i;
+          if (s % 2 == 0) goto again;
+        }
+        if (i < 10) reach_error();
+        return 0;
+      })",
   };
   return programs;
 }
@@ -173,6 +216,107 @@ TEST(Gotos, RunAsGccRunsThem) {
     EXPECT_GT(errors, 0) << source;
     EXPECT_GT(finished, 0) << source;
   }
+}
+
+// Random programs of assignments, ifs, loops, labels and gotos anywhere (into and out of loops and
+// branches), break, continue, return and errors. Each label and each loop iteration spends fuel, so every
+// run ends.
+class RandomGotoProgram {
+ public:
+  explicit RandomGotoProgram(unsigned seed) : rng_(seed) {
+    labels_ = Pick(4);
+    std::string body = Block(0, false);
+    for (int l = 0; l < labels_; ++l) {
+      if (!placed_.count(l)) body += "L" + std::to_string(l) + ": x = x + 1;\n";
+    }
+    text_ = std::string(kHeader) + "int main() {\n  int x = __VERIFIER_nondet_int() % 10, y = 0, fuel = 40;\n" +
+            body + "  if (x == 3) reach_error();\n  return 0;\n}\n";
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  int Pick(int n) { return static_cast<int>(rng_() % static_cast<unsigned>(n)); }
+  static std::string Fuel() { return "fuel = fuel - 1; if (fuel < 0) return 0;\n"; }
+
+  std::string Block(int depth, bool in_loop) {
+    std::string out;
+    for (int k = 1 + Pick(4); k > 0; --k) out += Statement(depth, in_loop);
+    return out;
+  }
+
+  std::string Statement(int depth, bool in_loop) {
+    const std::string c = std::to_string(Pick(9) - 2);
+    switch (Pick(depth >= 3 ? 6 : 9)) {
+      case 0: return "x = (x + " + c + ") % 13;\n";
+      case 1: return "y = (y * 2 + x) % 17;\n";
+      case 2: return "x = __VERIFIER_nondet_int() % 10;\n";
+      case 3: {
+        if (labels_ == 0) return "y = y + x;\n";
+        const int l = Pick(labels_);
+        if (placed_.insert(l).second) return "L" + std::to_string(l) + ": " + Fuel();
+        return "goto L" + std::to_string(l) + ";\n";
+      }
+      case 4: {  // a goto, often with a label right after it: code that only a jump reaches
+        if (labels_ == 0) return "x = x - y;\n";
+        std::string out = "goto L" + std::to_string(Pick(labels_)) + ";\n";
+        const int l = Pick(labels_);
+        if (Pick(2) == 0 && placed_.insert(l).second) out += "L" + std::to_string(l) + ": " + Fuel();
+        return out;
+      }
+      case 5: {
+        const int r = Pick(5);
+        if (r == 0) return "if (y == " + c + ") reach_error();\n";
+        if (r == 1) return "if (x > " + c + ") return 0;\n";
+        if (in_loop) return r == 2 ? "if (x == " + c + ") break;\n" : "if (y < " + c + ") continue;\n";
+        return "y = y - x;\n";
+      }
+      case 6:
+        return "if (x < " + c + ") {\n" + Block(depth + 1, in_loop) + "} else {\n" + Block(depth + 1, in_loop) + "}\n";
+      case 7: {  // a reducer's loop, under a label of its own
+        const std::string label = "R" + std::to_string(reducer_loops_++);
+        return label + ": " + Fuel() + "if (y < " + c + " + 4) {\n" + Block(depth + 1, in_loop) + "y = y + 1;\ngoto " +
+               label + ";\n} else {\n" + Block(depth + 1, in_loop) + "}\n";
+      }
+      default:
+        if (Pick(2) == 0) return "while (y < " + c + " + 5) {\n" + Fuel() + Block(depth + 1, true) + "y = y + 1;\n}\n";
+        return "do {\n" + Fuel() + Block(depth + 1, true) + "x = x - 1;\n} while (x > " + c + ");\n";
+    }
+  }
+
+  std::mt19937 rng_;
+  int labels_ = 0;
+  int reducer_loops_ = 0;
+  std::set<int> placed_;
+  std::string text_;
+};
+
+TEST(Gotos, RandomProgramsRunAsGccRunsThem) {
+  std::mt19937 rng(7);
+  int errors = 0, finished = 0, dispatched = 0, structured = 0;
+  for (unsigned seed = 1; seed <= 80; ++seed) {
+    const RandomGotoProgram random(seed);
+    const Program p = ParseText(random.text());
+    bool dispatch = false;
+    for (const Var& v : p.vars) dispatch = dispatch || v.name.rfind("pc", 0) == 0;
+    dispatched += dispatch;
+    structured += !dispatch && random.text().find("goto") != std::string::npos;
+    const testing::GccProgram gcc(random.text());
+    ASSERT_EQ(gcc.error(), "") << random.text();
+    for (int run = 0; run < 8; ++run) {
+      std::vector<long long> in;
+      for (int k = 0; k < 12; ++k) in.push_back(static_cast<long long>(rng() % 21) - 5);
+      const std::string expected = gcc.Run(in);
+      ASSERT_EQ(OutcomeName(testing::InterpretOn(p, in)), expected) << random.text() << "\nas lowered:\n"
+                                                                     << PrintProgram(p);
+      errors += expected == "error";
+      finished += expected == "finished";
+    }
+  }
+  // The programs exercise both ends and both lowerings.
+  EXPECT_GT(errors, 20);
+  EXPECT_GT(finished, 20);
+  EXPECT_GT(dispatched, 10);
+  EXPECT_GT(structured, 10);
 }
 
 // The loops in the scope of one statement, counted.
