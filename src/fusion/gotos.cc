@@ -52,6 +52,12 @@ class Lowering {
  private:
   bool IsLabel(const StmtPtr& s) const { return marks_.labels.count(s.get()) != 0; }
   bool IsGoto(const StmtPtr& s) const { return marks_.gotos.count(s.get()) != 0; }
+  // Where a goto goes: its label, or the label that one's goto went on to (Structure: `L: goto M;`).
+  std::string TargetOf(const StmtPtr& s) const {
+    std::string label = marks_.gotos.at(s.get());
+    for (auto it = redirects_.find(label); it != redirects_.end(); it = redirects_.find(label)) label = it->second;
+    return label;
+  }
 
   // Whether s holds a label (or, with gotos, a label or a goto).
   bool HasMark(const StmtPtr& s, bool gotos = false) const {
@@ -114,9 +120,7 @@ class Lowering {
   // The gotos to label in s: outside any loop of s, and inside one.
   std::pair<int, int> CountGotos(const StmtPtr& s, const std::string& label, bool in_loop = false) const {
     if (!s) return {0, 0};
-    const auto it = marks_.gotos.find(s.get());
-    if (it != marks_.gotos.end()) return it->second == label ? std::make_pair(in_loop ? 0 : 1, in_loop ? 1 : 0)
-                                                              : std::make_pair(0, 0);
+    if (IsGoto(s)) return TargetOf(s) == label ? std::make_pair(in_loop ? 0 : 1, in_loop ? 1 : 0) : std::make_pair(0, 0);
     std::pair<int, int> n{0, 0};
     for (const auto& b : s->body) {
       const auto [outside, inside] = CountGotos(b, label, in_loop || s->kind == StmtKind::kLoop);
@@ -128,8 +132,7 @@ class Lowering {
 
   // s with each goto to label (none inside a loop of s) as a break or a continue (kind).
   StmtPtr GotosAs(const StmtPtr& s, const std::string& label, StmtKind kind) const {
-    const auto it = marks_.gotos.find(s.get());
-    if (it != marks_.gotos.end() && it->second == label) return MakeSimple(kind);
+    if (IsGoto(s) && TargetOf(s) == label) return MakeSimple(kind);
     if (s->kind != StmtKind::kBlock && s->kind != StmtKind::kIf) return s;
     auto copy = std::make_shared<Stmt>(*s);
     for (auto& b : copy->body) b = GotosAs(b, label, kind);
@@ -139,7 +142,7 @@ class Lowering {
   // Counts the gotos in s as gone.
   void Forget(const StmtPtr& s) {
     if (!s) return;
-    if (IsGoto(s)) --gotos_left_[marks_.gotos.at(s.get())];
+    if (IsGoto(s)) --gotos_left_[TargetOf(s)];
     for (const auto& b : s->body) Forget(b);
   }
 
@@ -175,9 +178,16 @@ class Lowering {
   bool Structure(std::vector<StmtPtr>& items, size_t j) {
     const auto at = [&](size_t k) { return items.begin() + static_cast<std::ptrdiff_t>(k); };
     const std::string& label = marks_.labels.at(items[j].get());
-    if (j > 0 && IsGoto(items[j - 1]) && marks_.gotos.at(items[j - 1].get()) == label) {  // `goto L; L:`
+    if (j > 0 && IsGoto(items[j - 1]) && TargetOf(items[j - 1]) == label) {  // `goto L; L:`
       --gotos_left_[label];
       items.erase(at(j - 1));
+      return true;
+    }
+    if (j + 1 < items.size() && IsGoto(items[j + 1]) && TargetOf(items[j + 1]) != label) {  // `L: goto M;`
+      const std::string target = TargetOf(items[j + 1]);
+      redirects_[label] = target;
+      gotos_left_[target] += std::exchange(gotos_left_[label], 0);
+      items.erase(at(j));
       return true;
     }
     const int total = gotos_left_[label];
@@ -315,7 +325,7 @@ class Lowering {
       return;
     }
     if (IsGoto(s)) {
-      JumpTo(LabelBlock(marks_.gotos.at(s.get())));
+      JumpTo(LabelBlock(TargetOf(s)));
       return;
     }
     if (!HasMark(s, true) && !Leaves(s)) {
@@ -462,6 +472,7 @@ class Lowering {
   const JumpMarks& marks_;
   Program& prog_;
   std::map<std::string, int> gotos_left_;  // gotos of each label not yet made structured
+  std::map<std::string, std::string> redirects_;  // a label's gotos go on to another (`L: goto M;`)
   std::vector<Block> blocks_;
   int current_ = -1;
   std::map<std::string, int> label_blocks_;

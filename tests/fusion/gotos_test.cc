@@ -182,6 +182,20 @@ const std::vector<std::string>& GotoPrograms() {
         if (i < 10) reach_error();
         return 0;
       })",
+      // A join label that only jumps on (`join: goto top;`), reached by gotos from other branches.
+      R"(int main() {
+        unsigned int x = __VERIFIER_nondet_int();
+        int y = 1, n = 0;
+      top:
+        n++;
+        if (n < 6) {
+          if (x % 3 == 1) { x = x + 2; y = 0; join: goto top; }
+          else { if (x % 3 == 2) { x = x + 1; y = 0; goto join; } else { x = x + 4; y = 1; goto join; } }
+        } else {
+          if (y == 1) reach_error();
+          return 0;
+        }
+      })",
   };
   return programs;
 }
@@ -354,6 +368,13 @@ TEST(Gotos, ReducerLoopsBecomeWhileLoops) {
   ASSERT_NE(outer, items.end());
   EXPECT_NE((*outer)->cond->kind, ExprKind::kConst) << PrintProgram(p);
   EXPECT_EQ(std::count_if(items.begin(), outer, [](const StmtPtr& s) { return s->kind == StmtKind::kIf; }), 2);
+}
+
+// A label that only jumps on sends its gotos to its target: the loop is a loop, no dispatch.
+TEST(Gotos, AJoinLabelThatOnlyJumpsOnIsItsTarget) {
+  const Program p = ParseText(std::string(kHeader) + GotoPrograms().back());
+  for (const Var& v : p.vars) EXPECT_NE(v.name.rfind("pc", 0), 0u) << PrintProgram(p);
+  EXPECT_EQ(CountLoops(p.body), 1) << PrintProgram(p);
 }
 
 // Jumps that no loop explains run through the dispatch loop over basic blocks.
