@@ -160,8 +160,10 @@ class Parser {
  private:
   // Statements and expressions nested deeper than this are refused: the parser and every later pass
   // (printer, interpreter, Horn encoding) recurse over the tree, and a deeper one would overflow the stack
-  // (tests/bad_inputs/loopfuse/deep_*.c).
-  static constexpr int kMaxDepth = 256;
+  // (tests/bad_inputs/loopfuse/deep_*.c). Reducer files that unroll a loop nest an if in the last for each
+  // iteration (gj2007.c.i.p+nlh-reducer.c: 138 blocks, about 280 levels here); 1024 levels ran in the
+  // Release build, this leaves room for the sanitizers' larger frames.
+  static constexpr int kMaxDepth = 512;
   // Inlined calls beyond this many are refused: a few functions that each call the next twice would
   // otherwise make a program of exponential size.
   static constexpr int kMaxInlinedCalls = 10000;
@@ -726,10 +728,10 @@ class Parser {
   StmtPtr WithJumpsLowered(const StmtPtr& body) {
     const JumpMarks marks = std::move(jump_marks_.back());
     jump_marks_.pop_back();
-    for (const auto& [mark, label] : marks.gotos) {
+    for (const auto& jump : marks.gotos) {
       const bool declared = std::any_of(marks.labels.begin(), marks.labels.end(),
-                                        [&](const auto& l) { return l.second == label; });
-      if (!declared) FailSyntax(file_, mark->loc, "use of undeclared label '" + label + "'");
+                                        [&](const auto& l) { return l.second == jump.second; });
+      if (!declared) FailSyntax(file_, jump.first->loc, "use of undeclared label '" + jump.second + "'");
     }
     return marks.labels.empty() ? body : LowerGotos(body, marks, prog_);
   }
