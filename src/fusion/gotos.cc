@@ -9,17 +9,6 @@
 namespace fusion {
 namespace {
 
-// Whether s holds a break (or a continue) that leaves the statement s is in: one of a loop inside s is
-// that loop's.
-bool LeavesBy(const StmtPtr& s, StmtKind kind) {
-  if (!s || s->kind == StmtKind::kLoop) return false;
-  if (s->kind == kind) return true;
-  for (const auto& b : s->body) {
-    if (LeavesBy(b, kind)) return true;
-  }
-  return false;
-}
-
 // Whether s breaks or continues the statement it is in.
 bool Leaves(const StmtPtr& s) { return LeavesBy(s, StmtKind::kBreak) || LeavesBy(s, StmtKind::kContinue); }
 
@@ -120,7 +109,10 @@ class Lowering {
   // The gotos to label in s: outside any loop of s, and inside one.
   std::pair<int, int> CountGotos(const StmtPtr& s, const std::string& label, bool in_loop = false) const {
     if (!s) return {0, 0};
-    if (IsGoto(s)) return TargetOf(s) == label ? std::make_pair(in_loop ? 0 : 1, in_loop ? 1 : 0) : std::make_pair(0, 0);
+    if (IsGoto(s)) {
+      if (TargetOf(s) != label) return {0, 0};
+      return in_loop ? std::make_pair(0, 1) : std::make_pair(1, 0);
+    }
     std::pair<int, int> n{0, 0};
     for (const auto& b : s->body) {
       const auto [outside, inside] = CountGotos(b, label, in_loop || s->kind == StmtKind::kLoop);

@@ -518,6 +518,15 @@ bool HasNondet(const ExprPtr& e) {
   return false;
 }
 
+bool LeavesBy(const StmtPtr& s, StmtKind kind) {
+  if (!s || s->kind == StmtKind::kLoop) return false;
+  if (s->kind == kind) return true;
+  for (const auto& b : s->body) {
+    if (LeavesBy(b, kind)) return true;
+  }
+  return false;
+}
+
 bool ReadsNone(const ExprPtr& e, const std::set<std::string>& names) {
   Effects eff;
   AddReads(e, eff);

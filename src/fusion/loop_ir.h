@@ -116,6 +116,9 @@ std::set<std::string> SharedArrays(const StmtPtr& a, const StmtPtr& b);
 std::vector<std::pair<size_t, size_t>> AdjacentLoops(const std::vector<StmtPtr>& items);
 // True when e calls a __VERIFIER_nondet function.
 bool HasNondet(const ExprPtr& e);
+// Whether s holds a break (kind kBreak) or a continue (kContinue) of the loop around s: one inside a loop
+// of s is that loop's.
+bool LeavesBy(const StmtPtr& s, StmtKind kind);
 
 // Scalars known to hold a constant at a point of the program, by name.
 using KnownConstants = std::map<std::string, Int128>;

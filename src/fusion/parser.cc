@@ -12,6 +12,7 @@
 #include "fusion/gotos.h"
 #include "fusion/lexer.h"
 #include "fusion/preprocessor.h"
+#include "fusion/switch.h"
 #include "fusion/loop_ir.h"
 
 namespace fusion {
@@ -52,6 +53,9 @@ struct Binding {
   std::string var;
   const Record* record = nullptr;
   std::string refused;
+  // An array declared with a constant size: its size in bytes, for `sizeof a` (not a pointer's, nor an
+  // array parameter's, which C measures as a pointer).
+  std::optional<Int128> array_bytes;
 };
 
 // A function of the file other than main, inlined at each call: where its parameter list and body are.
@@ -541,7 +545,7 @@ class Parser {
   std::string Declare(const std::string& name, IntType type, bool is_array, Loc loc, const std::string& base = "") {
     if (scopes_.back().count(name)) FailSyntax(file_, loc, "redefinition of '" + name + "'");
     const std::string unique = prog_.AddVar(base.empty() ? name : base, type, is_array);
-    scopes_.back()[name] = Binding{unique, nullptr, ""};
+    scopes_.back()[name] = Binding{unique, nullptr, "", std::nullopt};
     return unique;
   }
 
@@ -713,7 +717,10 @@ class Parser {
       Expect(";");
       return mark;
     }
-    if (Is("switch") || Is("case") || Is("default")) FailUnsupported(file_, t.loc, "statement '" + t.text + "'");
+    if (Accept("switch")) return ParseSwitch(t.loc);
+    if (Is("case") || Is("default")) {
+      FailUnsupported(file_, t.loc, "'" + t.text + "' label inside a statement of a switch, or outside one");
+    }
     std::vector<StmtPtr> hoisted;
     if (IsTypeStart()) {
       StmtPtr declaration = WithCallsHoisted(hoisted, [&] { return ParseDeclaration(); });
@@ -722,6 +729,45 @@ class Parser {
     StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
     Expect(";");
     return Preceded(std::move(hoisted), s, t.loc);
+  }
+
+  // The rest of a switch after `switch`: its cases must label statements of its block itself (no Duff's
+  // device), and its value is converted to its promoted type, as are the cases' constants.
+  StmtPtr ParseSwitch(Loc loc) {
+    Expect("(");
+    std::vector<StmtPtr> hoisted;
+    ExprPtr value = WithCallsHoisted(hoisted, [&] { return ParseExpr(); });
+    Expect(")");
+    const IntType type = Promote(value->type);
+    if (!Is("{")) FailUnsupported(file_, Peek().loc, "switch whose body is not a block");
+    Next();
+    scopes_.emplace_back();
+    std::vector<SwitchSection> sections;
+    std::set<Int128> cases;
+    bool has_default = false;
+    while (!Accept("}")) {
+      if (AtEnd()) FailSyntax(file_, Peek().loc, "expected '}' at end of input");
+      const Token label = Peek();
+      if (Accept("case") || Accept("default")) {
+        if (sections.empty() || !sections.back().body.empty()) sections.emplace_back();
+        if (label.text == "case") {
+          const std::optional<Int128> c = FoldConstant(MakeCast(type, ParseExpr()));
+          if (!c) FailSyntax(file_, label.loc, "case label is not an integer constant");
+          if (!cases.insert(*c).second) FailSyntax(file_, label.loc, "duplicate case value");
+          sections.back().values.push_back(*c);
+        } else {
+          if (has_default) FailSyntax(file_, label.loc, "multiple default labels in one switch");
+          has_default = true;
+          sections.back().is_default = true;
+        }
+        Expect(":");
+        continue;
+      }
+      if (sections.empty()) FailUnsupported(file_, label.loc, "statement before the first case of a switch");
+      sections.back().body.push_back(ParseStatement());
+    }
+    scopes_.pop_back();
+    return Preceded(std::move(hoisted), LowerSwitch(MakeCast(type, value), sections, prog_), loc);
   }
 
   // A function's body, just parsed, with its labels and gotos (the last of jump_marks_, popped) lowered.
@@ -831,7 +877,7 @@ class Parser {
     }
     if (!refused.empty()) {
       SkipToEnd(true);
-      scopes_.back()[name] = Binding{"", nullptr, refused};
+      scopes_.back()[name] = Binding{"", nullptr, refused, std::nullopt};
       return {};
     }
     const Record& record = found->second;
@@ -852,7 +898,7 @@ class Parser {
         out.push_back(global ? MakeAssign(MakeVar(unique, type), MakeConst(0, type)) : MakeHavoc(unique));
       }
     }
-    scopes_.back()[name] = Binding{"", &record, ""};
+    scopes_.back()[name] = Binding{"", &record, "", std::nullopt};
     return out;
   }
 
@@ -871,13 +917,17 @@ class Parser {
                                     bool zeroed) {
     const std::string unique = Declare(name, type, true, loc, base);
     if (!n && !initialised) FailSyntax(file_, loc, "array '" + name + "' has no size");
-    if (!initialised && !zeroed) return {MakeHavoc(unique, ArrayBytes(n, type))};
+    if (!initialised && !zeroed) {
+      if (const std::optional<Int128> cells = FoldConstant(n); cells && *cells >= 0) NoteBytes(name, *cells, type);
+      return {MakeHavoc(unique, ArrayBytes(n, type))};
+    }
     const std::optional<Int128> n_value = n ? FoldConstant(n) : std::nullopt;
     if (n && !n_value) {
       FailUnsupported(file_, loc, "initialised or global array '" + name + "' whose size is not a constant");
     }
     const Int128 size = n ? *n_value : static_cast<Int128>(values.size());
     if (size < 0) FailSyntax(file_, loc, "array '" + name + "' has a negative size");
+    NoteBytes(name, size, type);
     if (size < static_cast<Int128>(values.size())) FailSyntax(file_, loc, "too many initialisers for '" + name + "'");
     if (values.size() > kMaxInitialisedCells || size > MaxOf(kInt)) {
       FailUnsupported(file_, loc, "array '" + name + "' with more than " + std::to_string(kMaxInitialisedCells) +
@@ -897,6 +947,11 @@ class Parser {
                              MakeAssign(c, MakeBinary("+", c, MakeConst(1), kInt))));
     }
     return out;
+  }
+
+  // Notes the bytes of the array just declared as `name`, of a constant number of cells, for sizeof.
+  void NoteBytes(const std::string& name, Int128 cells, IntType t) {
+    scopes_.back()[name].array_bytes = cells * ((t.bits + 7) / 8);
   }
 
   // The size in bytes of n cells of type t, as printed in the malloc of the transformed program.
@@ -1189,7 +1244,7 @@ class Parser {
       }
       if (array_arg) {
         if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
-        scopes_.back()[name] = Binding{arg->name, nullptr, ""};
+        scopes_.back()[name] = Binding{arg->name, nullptr, "", std::nullopt};
         params.push_back(std::nullopt);
       } else if (array) {
         Declare(name, spec->type, true, name_tok.loc);
@@ -1397,7 +1452,9 @@ class Parser {
       const IntType ty = CommonType(a->type, b->type);
       return MakeTernary(c, MakeCast(ty, a), MakeCast(ty, b), ty);
     }
-    if (Is("=") || Is("+=") || Is("-=") || Is("++") || Is("--")) FailUnsupported(file_, Peek().loc, "assignment inside an expression");
+    if (Is("=") || Is("+=") || Is("-=") || Is("++") || Is("--")) {
+      FailUnsupported(file_, Peek().loc, "assignment inside an expression");
+    }
     (void)t;
     return c;
   }
@@ -1444,6 +1501,19 @@ class Parser {
         FailUnsupported(file_, loc, "sizeof operand");
       }
       return MakeConst(pointer ? long_bits_ / 8 : (spec->type.bits + 7) / 8, size_type_);
+    }
+    // An array's name, alone or in parentheses: the whole array's bytes (`sizeof a / sizeof a[0]`; but
+    // `sizeof (a)[0]` is a cell's).
+    const bool parenthesised = Is("(") && Is(")", 2);
+    const Token name = Peek(parenthesised ? 1 : 0);
+    const bool alone = name.kind == TokKind::kIdent && !Is("[", parenthesised ? 3 : 1);
+    const Binding* b = alone ? FindBinding(name.text) : nullptr;
+    if (b && !b->var.empty() && b->refused.empty() && prog_.VarNamed(b->var).is_array) {
+      if (!b->array_bytes) {
+        FailUnsupported(file_, name.loc, "sizeof of '" + name.text + "', a pointer or an array of variable size");
+      }
+      for (int k = parenthesised ? 3 : 1; k > 0; --k) Next();
+      return MakeConst(*b->array_bytes, size_type_);
     }
     ExprPtr e = ParseUnary();
     return MakeConst((e->type.bits + 7) / 8, size_type_);
@@ -1493,7 +1563,9 @@ class Parser {
     ExprPtr e = b && b->record ? ParseMemberAccess(*b->record) : ParsePrimary();
     while (Is("[")) {
       const Token br = Next();
-      if (e->kind != ExprKind::kVar || !prog_.VarNamed(e->name).is_array) FailUnsupported(file_, br.loc, "indexing of a non-array");
+      if (e->kind != ExprKind::kVar || !prog_.VarNamed(e->name).is_array) {
+        FailUnsupported(file_, br.loc, "indexing of a non-array");
+      }
       ExprPtr index = ParseExpr();
       Expect("]");
       e = MakeIndex(e->name, e->type, MakeCast(kLongLong, index));
@@ -1552,7 +1624,9 @@ class Parser {
       if (Is("(")) {
         Next();
         if (functions_.count(t.text)) return ParseExpressionCall(t);
-        if (t.text.rfind("__VERIFIER_nondet_", 0) != 0) FailUnsupported(file_, t.loc, "call of '" + t.text + "' in an expression");
+        if (t.text.rfind("__VERIFIER_nondet_", 0) != 0) {
+          FailUnsupported(file_, t.loc, "call of '" + t.text + "' in an expression");
+        }
         Expect(")");
         e = MakeNondet(NondetType(t));
       } else {

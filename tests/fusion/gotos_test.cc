@@ -364,7 +364,8 @@ TEST(Gotos, ReducerLoopsBecomeWhileLoops) {
   for (const Var& v : p.vars) EXPECT_NE(v.name.rfind("pc", 0), 0u) << PrintProgram(p);
   EXPECT_EQ(CountLoops(p.body), 2) << PrintProgram(p);
   const std::vector<StmtPtr> items = Flatten(p.body);
-  const auto outer = std::find_if(items.begin(), items.end(), [](const StmtPtr& s) { return s->kind == StmtKind::kLoop; });
+  const auto is_loop = [](const StmtPtr& s) { return s->kind == StmtKind::kLoop; };
+  const auto outer = std::find_if(items.begin(), items.end(), is_loop);
   ASSERT_NE(outer, items.end());
   EXPECT_NE((*outer)->cond->kind, ExprKind::kConst) << PrintProgram(p);
   EXPECT_EQ(std::count_if(items.begin(), outer, [](const StmtPtr& s) { return s->kind == StmtKind::kIf; }), 2);

@@ -168,6 +168,32 @@ TEST(Parser, StructsOutsideTheSubsetAreRefusedWithTheReason) {
             "unsupported: t.c:2:33: unsupported sizeof operand");
 }
 
+// `sizeof a` of an array declared with a constant size is its bytes, as gcc has it (the `sizeof a /
+// sizeof a[0]` idiom); of a pointer, an array parameter or an array of variable size it is refused.
+TEST(Parser, SizeofAnArrayIsItsBytes) {
+  const std::string source = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+long g[6];
+int main() {
+  int a[2 * 5];
+  unsigned char c[] = {1, 2, 3};
+  int n = 0;
+  for (unsigned long i = 0; i < sizeof(a) / sizeof(a[0]); i++) { a[i] = i; n++; }
+  int k = __VERIFIER_nondet_int();
+  __VERIFIER_assert(n + sizeof c + sizeof(g) != k);
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{61}, {60}});
+  EXPECT_EQ(testing::InterpretOn(p, {61}), Outcome::kError);
+  EXPECT_EQ(ParseFailure("extern int __VERIFIER_nondet_int(void);\nint main() { int n = __VERIFIER_nondet_int();\n"
+                         "int a[n]; return sizeof(a); }"),
+            "unsupported: t.c:3:25: unsupported sizeof of 'a', a pointer or an array of variable size");
+  EXPECT_EQ(ParseFailure("int f(int *p) { return sizeof p; }\nint main() { int a[4]; return f(a); }"),
+            "unsupported: t.c:1:31: unsupported sizeof of 'p', a pointer or an array of variable size");
+}
+
 // `L: goto L;` keeps a run there forever, so it reaches no error: the statement, and a `goto L` elsewhere in the
 // same function, are `assume(0)` (any other goto is lowered: gotos_test.cc). gcc runs the source (the harness stops a run that
 // spins, as "blocked").
