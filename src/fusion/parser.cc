@@ -535,6 +535,7 @@ class Parser {
       } else {
         DeclareParameters(def, nullptr, def.loc);
       }
+      jump_marks_.emplace_back();  // the body's labels: it fails before they are lowered
       ParseBlock();
       throw;
     }
