@@ -58,31 +58,10 @@ class Lowering {
     return HasMark(s->step, gotos);
   }
 
-  // Whether control never goes on after s: it returns, jumps, or ends the run. A label after the statement
-  // that ends a block lets control reach the block's end again.
+  // Whether control never goes on after s: it returns, jumps, or ends the run (loop_ir.h).
   bool Ends(const StmtPtr& s) const {
-    if (IsGoto(s)) return true;
-    switch (s->kind) {
-      case StmtKind::kReturn:
-      case StmtKind::kBreak:
-      case StmtKind::kContinue:
-      case StmtKind::kError:
-        return true;
-      case StmtKind::kAssume: {
-        const std::optional<Int128> v = FoldConstant(s->cond);
-        return v && *v == 0;
-      }
-      case StmtKind::kIf:
-        return Ends(s->body[0]) && Ends(s->body[1]);
-      case StmtKind::kBlock:
-        for (size_t k = s->body.size(); k-- > 0;) {
-          if (Ends(s->body[k])) return true;
-          if (HasMark(s->body[k])) return false;
-        }
-        return false;
-      default:
-        return false;
-    }
+    return !CompletesNormally(
+        s, [&](const StmtPtr& t) { return IsGoto(t); }, [&](const StmtPtr& t) { return HasMark(t); });
   }
 
   static bool Empty(const StmtPtr& s) { return Items(s).empty(); }

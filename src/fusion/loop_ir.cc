@@ -527,6 +527,37 @@ bool LeavesBy(const StmtPtr& s, StmtKind kind) {
   return false;
 }
 
+bool CompletesNormally(const StmtPtr& s, const std::function<bool(const StmtPtr&)>& jumps,
+                       const std::function<bool(const StmtPtr&)>& entered) {
+  if (jumps && jumps(s)) return false;
+  switch (s->kind) {
+    case StmtKind::kReturn:
+    case StmtKind::kBreak:
+    case StmtKind::kContinue:
+    case StmtKind::kError:
+      return false;
+    case StmtKind::kAssume: {
+      const std::optional<Int128> v = FoldConstant(s->cond);
+      return !v || *v != 0;
+    }
+    case StmtKind::kIf:
+      return CompletesNormally(s->body[0], jumps, entered) || CompletesNormally(s->body[1], jumps, entered);
+    case StmtKind::kLoop: {
+      const std::optional<Int128> v = FoldConstant(s->cond);
+      return !v || *v == 0 || LeavesBy(s->body[0], StmtKind::kBreak);
+    }
+    case StmtKind::kBlock: {
+      bool reached = true;  // by control going on from the statements before
+      for (const auto& b : s->body) {
+        if (reached || (entered && entered(b))) reached = CompletesNormally(b, jumps, entered);
+      }
+      return reached;
+    }
+    default:
+      return true;
+  }
+}
+
 bool ReadsNone(const ExprPtr& e, const std::set<std::string>& names) {
   Effects eff;
   AddReads(e, eff);

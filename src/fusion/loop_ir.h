@@ -119,6 +119,12 @@ bool HasNondet(const ExprPtr& e);
 // Whether s holds a break (kind kBreak) or a continue (kContinue) of the loop around s: one inside a loop
 // of s is that loop's.
 bool LeavesBy(const StmtPtr& s, StmtKind kind);
+// Whether control can go on after s: false when every path through it returns, breaks, continues, ends the
+// run (an error, `assume(0)`) or loops forever (a loop on a nonzero constant that no break leaves). While
+// a function's gotos are not yet lowered (gotos.h), `jumps` names them (they go elsewhere) and `entered`
+// the statements that hold a label (control may come into them, and go on, from elsewhere).
+bool CompletesNormally(const StmtPtr& s, const std::function<bool(const StmtPtr&)>& jumps = nullptr,
+                       const std::function<bool(const StmtPtr&)>& entered = nullptr);
 
 // Scalars known to hold a constant at a point of the program, by name.
 using KnownConstants = std::map<std::string, Int128>;

@@ -1141,7 +1141,9 @@ class Parser {
     const InlineFrame frame = inlining_.back();
     inlining_.pop_back();
     LeaveCall(caller);
-    if (result && !frame.returned) FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
+    if (result && !frame.returned && CompletesNormally(body)) {  // its last return may sit in a block, or a loop
+      FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
+    }
     std::vector<StmtPtr> out;
     if (frame.returns_early) {
       const ExprPtr flag = MakeVar(prog_.AddVar("returned_" + fn.name, kInt), kInt);

@@ -364,6 +364,26 @@ int main() { int n = __VERIFIER_nondet_int(); assume_abort_if_not(n < 10); __VER
   EXPECT_EQ(testing::InterpretOn(p, {3}), Outcome::kFinished);
 }
 
+// A function with a value may end in a block whose last statement returns (CIL's output), or in a loop that
+// only a return leaves: it never falls off its end.
+TEST(Parser, AValueFunctionMayEndInABlockOrALoopThatReturns) {
+  const std::string source = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+int f(int n) { { if (n > 3) { return n; } return -n; } }
+int g(int n) { while (1) { if (n > 10) return n; n = n * 2 + 1; } }
+int main() {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 100) return 0;
+  int a = f(x), b = g(x);
+  __VERIFIER_assert(a + b != 23);
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{1}, {4}, {12}, {0}, {-5}});
+  EXPECT_EQ(testing::InterpretOn(p, {4}), Outcome::kError);
+}
+
 TEST(Parser, CallsThatCannotBeInlinedAreRefusedWithTheReason) {
   EXPECT_EQ(ParseFailure("void f(int n) { if (n > 0) f(n - 1); }\nint main() { f(3); return 0; }"),
             "unsupported: t.c:1:28: unsupported recursive call of 'f'");
