@@ -33,6 +33,8 @@ class Lowering {
     const auto loops = [&](std::vector<StmtPtr> items) { return LoopsFromLabels(std::move(items)); };
     if (marks_.gotos.empty()) return RewriteBlocks(body, loops);  // only drops the labels
     StmtPtr s = RewriteBlocks(body, [&](std::vector<StmtPtr> items) { return HoistBranches(std::move(items)); });
+    s = RewriteBlocks(s, [&](std::vector<StmtPtr> items) { return NoteExits(std::move(items)); });
+    if (!exits_.empty()) s = RewriteBlocks(s, [&](std::vector<StmtPtr> items) { return CopyExits(std::move(items)); });
     s = RewriteBlocks(s, loops);
     if (!HasMark(s, true)) return s;
     return Dispatch(s);
@@ -81,6 +83,61 @@ class Lowering {
         }
       }
       out.push_back(std::move(item));
+    }
+    return out;
+  }
+
+  // The statements in s, counted (at most limit + 1).
+  static int Size(const StmtPtr& s, int limit) {
+    int n = 1;
+    for (const auto& b : s->body) n += n <= limit ? Size(b, limit) : 0;
+    return n;
+  }
+
+  // Step 1b: notes `L: S1 ... Sk` where Sk ends (an error, a return) and the Si are few plain statements (no
+  // label, goto or loop, nothing that breaks or continues a loop around): SV-COMP's `ERROR: reach_error();`
+  // and CIL's `return` blocks, which gotos reach from anywhere.
+  std::vector<StmtPtr> NoteExits(std::vector<StmtPtr> items) {
+    constexpr int kMaxExitStatements = 16;
+    for (size_t j = 0; j < items.size(); ++j) {
+      if (!IsLabel(items[j])) continue;
+      std::vector<StmtPtr> exit;
+      int size = 0;
+      for (size_t k = j + 1; k < items.size(); ++k) {
+        const StmtPtr& item = items[k];
+        size += Size(item, kMaxExitStatements);
+        if (size > kMaxExitStatements || HasMark(item, true) || Leaves(item) || EffectsOf(item).nested_loop ||
+            item->kind == StmtKind::kLoop) {
+          break;
+        }
+        exit.push_back(item);
+        if (Ends(item)) {
+          exits_[marks_.labels.at(items[j].get())] = std::move(exit);
+          break;
+        }
+      }
+    }
+    return items;
+  }
+
+  // A copy of s of its own (its expressions shared).
+  static StmtPtr Copy(const StmtPtr& s) {
+    auto copy = std::make_shared<Stmt>(*s);
+    for (auto& b : copy->body) b = Copy(b);
+    return copy;
+  }
+
+  // Each goto to an exit (NoteExits) as a copy of the exit's statements.
+  std::vector<StmtPtr> CopyExits(std::vector<StmtPtr> items) {
+    std::vector<StmtPtr> out;
+    for (StmtPtr& item : items) {
+      const auto exit = IsGoto(item) ? exits_.find(TargetOf(item)) : exits_.end();
+      if (exit == exits_.end()) {
+        out.push_back(std::move(item));
+        continue;
+      }
+      --gotos_left_[exit->first];
+      for (const StmtPtr& s : exit->second) out.push_back(Copy(s));
     }
     return out;
   }
@@ -444,6 +501,7 @@ class Lowering {
   Program& prog_;
   std::map<std::string, int> gotos_left_;  // gotos of each label not yet made structured
   std::map<std::string, std::string> redirects_;  // a label's gotos go on to another (`L: goto M;`)
+  std::map<std::string, std::vector<StmtPtr>> exits_;  // labels whose gotos run a copy of these (NoteExits)
   std::vector<Block> blocks_;
   int current_ = -1;
   std::map<std::string, int> label_blocks_;

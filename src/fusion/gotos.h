@@ -21,6 +21,8 @@ struct JumpMarks {
 // body without its marks, behaving as the C it was parsed from. In order:
 // 1. `if (c) A else B` where A cannot go on (it returns, jumps or stops the run) becomes `if (c) A; B` (and
 //    so where B cannot), so that checks that return read as checks and loop exits as tests.
+// 1b. A goto to `L: S1 ... Sk`, where Sk ends and S1 ... Sk are a few statements without labels, gotos or
+//    loops (`ERROR: reach_error();`, CIL's return blocks), is a copy of S1 ... Sk.
 // 2. `L: S1 ... Sr` in a block, where every `goto L` of the function lies in S1 ... Sr outside any loop
 //    there and nothing there breaks or continues an enclosing loop, becomes `while (1) { S1 ... Sr break; }`
 //    with `continue` for each goto; `while (1) { if (c) { B continue; } E break; }` is then `while (c) B E`,

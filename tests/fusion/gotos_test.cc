@@ -196,6 +196,23 @@ const std::vector<std::string>& GotoPrograms() {
           return 0;
         }
       })",
+      // The locks tasks' shape: `goto out` leaves the loop, `goto ERROR` reaches an error block after main's
+      // return, from inside branches in the loop.
+      R"(int main() {
+        int p1 = __VERIFIER_nondet_int(), lk1 = 0, cond = 0, rounds = 0;
+        while (1) {
+          cond = __VERIFIER_nondet_int();
+          if (cond == 0) { goto out; } else {}
+          rounds++;
+          lk1 = 0;
+          if (p1 != 0) { lk1 = 1; } else {}
+          if (p1 != 0) { if (lk1 != 1 || rounds > 1) goto ERROR; lk1 = 0; } else {}
+        }
+      out:
+        return 0;
+      ERROR: { reach_error(); }
+        return 0;
+      })",
   };
   return programs;
 }
@@ -373,6 +390,14 @@ TEST(Gotos, ReducerLoopsBecomeWhileLoops) {
 
 // A label that only jumps on sends its gotos to its target: the loop is a loop, no dispatch.
 TEST(Gotos, AJoinLabelThatOnlyJumpsOnIsItsTarget) {
+  const Program p = ParseText(std::string(kHeader) + GotoPrograms()[GotoPrograms().size() - 2]);
+  for (const Var& v : p.vars) EXPECT_NE(v.name.rfind("pc", 0), 0u) << PrintProgram(p);
+  EXPECT_EQ(CountLoops(p.body), 1) << PrintProgram(p);
+}
+
+// A goto to an error block (a few statements that end) is a copy of them; a goto to the label after a loop
+// is a break: the loop stays a loop.
+TEST(Gotos, AGotoToAnErrorBlockIsACopyOfIt) {
   const Program p = ParseText(std::string(kHeader) + GotoPrograms().back());
   for (const Var& v : p.vars) EXPECT_NE(v.name.rfind("pc", 0), 0u) << PrintProgram(p);
   EXPECT_EQ(CountLoops(p.body), 1) << PrintProgram(p);
