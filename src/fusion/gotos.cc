@@ -12,9 +12,6 @@ namespace {
 // Whether s breaks or continues the statement it is in.
 bool Leaves(const StmtPtr& s) { return LeavesBy(s, StmtKind::kBreak) || LeavesBy(s, StmtKind::kContinue); }
 
-// s as a list of statements, a block's without its nesting.
-std::vector<StmtPtr> Items(const StmtPtr& s) { return Flatten(s); }
-
 // A copy of s with other branches.
 StmtPtr WithBranches(const StmtPtr& s, ExprPtr cond, StmtPtr then_branch) {
   auto copy = std::make_shared<Stmt>(*s);
@@ -66,7 +63,7 @@ class Lowering {
         s, [&](const StmtPtr& t) { return IsGoto(t); }, [&](const StmtPtr& t) { return HasMark(t); });
   }
 
-  static bool Empty(const StmtPtr& s) { return Items(s).empty(); }
+  static bool Empty(const StmtPtr& s) { return Flatten(s).empty(); }
 
   // Step 1: `if (c) A else B` where one branch ends, as the if of that branch alone followed by the other.
   std::vector<StmtPtr> HoistBranches(std::vector<StmtPtr> items) const {
@@ -78,7 +75,7 @@ class Lowering {
           const StmtPtr& kept = then_ends ? item->body[0] : item->body[1];
           const StmtPtr& hoisted = then_ends ? item->body[1] : item->body[0];
           out.push_back(WithBranches(item, then_ends ? item->cond : MakeNot(item->cond), kept));
-          for (StmtPtr& s : Items(hoisted)) out.push_back(std::move(s));
+          for (StmtPtr& s : Flatten(hoisted)) out.push_back(std::move(s));
           continue;
         }
       }
@@ -272,7 +269,7 @@ class Lowering {
     };
     if (body.empty() || body[0]->kind != StmtKind::kIf || !Empty(body[0]->body[1])) return forever(body);
     const StmtPtr& test = body[0];
-    std::vector<StmtPtr> then_items = Items(test->body[0]);
+    std::vector<StmtPtr> then_items = Flatten(test->body[0]);
     std::vector<StmtPtr> rest(body.begin() + 1, body.end());
     // `if (c) { B continue; } E break;`: while (c) B, then E.
     if (!then_items.empty() && then_items.back()->kind == StmtKind::kContinue) {
@@ -357,7 +354,7 @@ class Lowering {
       return;
     }
     if (!HasMark(s, true) && !Leaves(s)) {
-      if (Items(s).empty()) return;
+      if (Flatten(s).empty()) return;
       blocks_[current_].statements.push_back(s);
       if (Ends(s)) {  // what follows is reached only by a label
         blocks_[current_].end = Block::End::kStop;
@@ -415,7 +412,7 @@ class Lowering {
   }
 
   StmtPtr Dispatch(const StmtPtr& s) {
-    std::vector<StmtPtr> items = Items(s), out;
+    std::vector<StmtPtr> items = Flatten(s), out;
     size_t first = 0;
     while (first < items.size() && !HasMark(items[first], true) && !Leaves(items[first])) {
       out.push_back(items[first++]);

@@ -233,19 +233,9 @@ std::vector<std::vector<long long>> Inputs() {
 TEST(Gotos, RunAsGccRunsThem) {
   for (const std::string& body : GotoPrograms()) {
     const std::string source = std::string(kHeader) + body + "\n";
-    const Program p = ParseText(source);
-    const testing::GccProgram gcc(source);
-    ASSERT_EQ(gcc.error(), "") << source;
-    int errors = 0, finished = 0;
-    for (const auto& in : Inputs()) {
-      const std::string expected = gcc.Run(in);
-      ASSERT_EQ(OutcomeName(testing::InterpretOn(p, in)), expected) << source << "\ninputs " << in[0] << " " << in[1]
-                                                                     << "\nas lowered:\n" << PrintProgram(p);
-      errors += expected == "error";
-      finished += expected == "finished";
-    }
-    EXPECT_GT(errors, 0) << source;
-    EXPECT_GT(finished, 0) << source;
+    const testing::GccOutcomes n = testing::CompareWithGcc(ParseText(source), source, Inputs());
+    EXPECT_GT(n.errors, 0) << source;
+    EXPECT_GT(n.finished, 0) << source;
   }
 }
 
@@ -331,17 +321,13 @@ TEST(Gotos, RandomProgramsRunAsGccRunsThem) {
     for (const Var& v : p.vars) dispatch = dispatch || v.name.rfind("pc", 0) == 0;
     dispatched += dispatch;
     structured += !dispatch && random.text().find("goto") != std::string::npos;
-    const testing::GccProgram gcc(random.text());
-    ASSERT_EQ(gcc.error(), "") << random.text();
-    for (int run = 0; run < 8; ++run) {
-      std::vector<long long> in;
+    std::vector<std::vector<long long>> inputs(8);
+    for (auto& in : inputs) {
       for (int k = 0; k < 12; ++k) in.push_back(static_cast<long long>(rng() % 21) - 5);
-      const std::string expected = gcc.Run(in);
-      ASSERT_EQ(OutcomeName(testing::InterpretOn(p, in)), expected) << random.text() << "\nas lowered:\n"
-                                                                     << PrintProgram(p);
-      errors += expected == "error";
-      finished += expected == "finished";
     }
+    const testing::GccOutcomes n = testing::CompareWithGcc(p, random.text(), inputs);
+    errors += n.errors;
+    finished += n.finished;
   }
   // The programs exercise both ends and both lowerings.
   EXPECT_GT(errors, 20);

@@ -8,7 +8,6 @@
 
 #include "common/error.h"
 #include "fusion/errors.h"
-#include "fusion/printer.h"
 #include "test_util.h"
 
 namespace fusion {
@@ -100,22 +99,13 @@ const std::vector<std::string>& SwitchPrograms() {
 }
 
 TEST(Switch, RunsAsGccRunsIt) {
+  std::vector<std::vector<long long>> inputs;
+  for (long long x = -40; x <= 130; ++x) inputs.push_back({x, x % 7});
   for (const std::string& body : SwitchPrograms()) {
     const std::string source = std::string(kHeader) + body + "\n";
-    const Program p = ParseText(source);
-    const testing::GccProgram gcc(source);
-    ASSERT_EQ(gcc.error(), "") << source;
-    int errors = 0, finished = 0;
-    for (long long x = -40; x <= 130; ++x) {
-      const std::vector<long long> in{x, x % 7};
-      const std::string expected = gcc.Run(in);
-      ASSERT_EQ(OutcomeName(testing::InterpretOn(p, in)), expected) << source << "\ninput " << x << "\nas lowered:\n"
-                                                                     << PrintProgram(p);
-      errors += expected == "error";
-      finished += expected == "finished";
-    }
-    EXPECT_GT(errors, 0) << source;
-    EXPECT_GT(finished, 0) << source;
+    const testing::GccOutcomes n = testing::CompareWithGcc(ParseText(source), source, inputs);
+    EXPECT_GT(n.errors, 0) << source;
+    EXPECT_GT(n.finished, 0) << source;
   }
 }
 

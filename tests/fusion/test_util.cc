@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <gtest/gtest.h>
+
 #include "fusion/parser.h"
 #include "fusion/printer.h"
 
@@ -31,6 +33,28 @@ Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs) {
     return Int128(next < inputs.size() ? inputs[next++] : 0);
   };
   return Interpret(prog, source, 10'000'000).outcome;
+}
+
+GccOutcomes CompareWithGcc(const Program& prog, const std::string& source,
+                           const std::vector<std::vector<long long>>& inputs) {
+  GccOutcomes out;
+  const GccProgram gcc(source);
+  EXPECT_EQ(gcc.error(), "") << source;
+  if (!gcc.error().empty()) return out;
+  for (const auto& in : inputs) {
+    const std::string expected = gcc.Run(in);
+    const std::string got = OutcomeName(InterpretOn(prog, in));
+    if (got != expected) {
+      std::string shown;
+      for (long long x : in) shown += " " + std::to_string(x);
+      ADD_FAILURE() << "gcc: " << expected << ", here: " << got << "\n" << source << "\ninputs:" << shown
+                    << "\nas parsed:\n" << PrintProgram(prog);
+      return out;
+    }
+    out.errors += expected == "error";
+    out.finished += expected == "finished";
+  }
+  return out;
 }
 
 std::vector<SvCompTask> SvCompTasks() { return ReadManifest(std::string(SHARED_DATA_DIR) + "/fusion/svcomp"); }

@@ -48,6 +48,17 @@ class GccProgram {
   std::string error_;
 };
 
+// How gcc's runs of a program ended, counted.
+struct GccOutcomes {
+  int errors = 0;
+  int finished = 0;
+};
+
+// Runs prog, parsed from source, and gcc's build of source on each input; a run whose outcome differs fails
+// the test, showing the source, the input and prog as parsed (lowered), and the comparison stops there.
+GccOutcomes CompareWithGcc(const Program& prog, const std::string& source,
+                           const std::vector<std::vector<long long>>& inputs);
+
 // The tasks of ../shared/data/fusion/svcomp/MANIFEST.tsv; empty when the data is absent.
 std::vector<SvCompTask> SvCompTasks();
 
