@@ -230,6 +230,11 @@ std::vector<std::vector<long long>> Inputs() {
   return out;
 }
 
+// Whether the lowering ran the program through the dispatch loop: it has a variable named from "pc".
+bool HasDispatch(const Program& p) {
+  return std::any_of(p.vars.begin(), p.vars.end(), [](const Var& v) { return v.name.rfind("pc", 0) == 0; });
+}
+
 TEST(Gotos, RunAsGccRunsThem) {
   for (const std::string& body : GotoPrograms()) {
     const std::string source = std::string(kHeader) + body + "\n";
@@ -317,8 +322,7 @@ TEST(Gotos, RandomProgramsRunAsGccRunsThem) {
   for (unsigned seed = 1; seed <= 80; ++seed) {
     const RandomGotoProgram random(seed);
     const Program p = ParseText(random.text());
-    bool dispatch = false;
-    for (const Var& v : p.vars) dispatch = dispatch || v.name.rfind("pc", 0) == 0;
+    const bool dispatch = HasDispatch(p);
     dispatched += dispatch;
     structured += !dispatch && random.text().find("goto") != std::string::npos;
     std::vector<std::vector<long long>> inputs(8);
@@ -334,14 +338,6 @@ TEST(Gotos, RandomProgramsRunAsGccRunsThem) {
   EXPECT_GT(finished, 20);
   EXPECT_GT(dispatched, 10);
   EXPECT_GT(structured, 10);
-}
-
-// The loops in the scope of one statement, counted.
-int CountLoops(const StmtPtr& s) {
-  if (!s) return 0;
-  int n = s->kind == StmtKind::kLoop ? 1 : 0;
-  for (const auto& b : s->body) n += CountLoops(b);
-  return n;
 }
 
 // A reducer's loop (and an inner one) become while loops with their conditions, the checks that return
@@ -364,8 +360,8 @@ TEST(Gotos, ReducerLoopsBecomeWhileLoops) {
       }
     }
   })");
-  for (const Var& v : p.vars) EXPECT_NE(v.name.rfind("pc", 0), 0u) << PrintProgram(p);
-  EXPECT_EQ(CountLoops(p.body), 2) << PrintProgram(p);
+  EXPECT_FALSE(HasDispatch(p)) << PrintProgram(p);
+  EXPECT_EQ(testing::CountLoops(p.body), 2) << PrintProgram(p);
   const std::vector<StmtPtr> items = Flatten(p.body);
   const auto is_loop = [](const StmtPtr& s) { return s->kind == StmtKind::kLoop; };
   const auto outer = std::find_if(items.begin(), items.end(), is_loop);
@@ -377,24 +373,22 @@ TEST(Gotos, ReducerLoopsBecomeWhileLoops) {
 // A label that only jumps on sends its gotos to its target: the loop is a loop, no dispatch.
 TEST(Gotos, AJoinLabelThatOnlyJumpsOnIsItsTarget) {
   const Program p = ParseText(std::string(kHeader) + GotoPrograms()[GotoPrograms().size() - 2]);
-  for (const Var& v : p.vars) EXPECT_NE(v.name.rfind("pc", 0), 0u) << PrintProgram(p);
-  EXPECT_EQ(CountLoops(p.body), 1) << PrintProgram(p);
+  EXPECT_FALSE(HasDispatch(p)) << PrintProgram(p);
+  EXPECT_EQ(testing::CountLoops(p.body), 1) << PrintProgram(p);
 }
 
 // A goto to an error block (a few statements that end) is a copy of them; a goto to the label after a loop
 // is a break: the loop stays a loop.
 TEST(Gotos, AGotoToAnErrorBlockIsACopyOfIt) {
   const Program p = ParseText(std::string(kHeader) + GotoPrograms().back());
-  for (const Var& v : p.vars) EXPECT_NE(v.name.rfind("pc", 0), 0u) << PrintProgram(p);
-  EXPECT_EQ(CountLoops(p.body), 1) << PrintProgram(p);
+  EXPECT_FALSE(HasDispatch(p)) << PrintProgram(p);
+  EXPECT_EQ(testing::CountLoops(p.body), 1) << PrintProgram(p);
 }
 
 // Jumps that no loop explains run through the dispatch loop over basic blocks.
 TEST(Gotos, IrreducibleJumpsRunThroughADispatchLoop) {
   const Program p = ParseText(std::string(kHeader) + GotoPrograms()[1]);
-  bool dispatch = false;
-  for (const Var& v : p.vars) dispatch = dispatch || v.name.rfind("pc", 0) == 0;
-  EXPECT_TRUE(dispatch) << PrintProgram(p);
+  EXPECT_TRUE(HasDispatch(p)) << PrintProgram(p);
 }
 
 TEST(Gotos, BadLabelsAreSyntaxErrors) {

@@ -109,18 +109,10 @@ TEST(Switch, RunsAsGccRunsIt) {
   }
 }
 
-// The loops in the scope of one statement, counted.
-int CountLoops(const StmtPtr& s) {
-  if (!s) return 0;
-  int n = s->kind == StmtKind::kLoop ? 1 : 0;
-  for (const auto& b : s->body) n += CountLoops(b);
-  return n;
-}
-
 // Where each break ends its section the switch is ifs alone; an early break needs the do-while(0).
 TEST(Switch, IsIfsUnlessABreakLeavesASectionEarly) {
-  EXPECT_EQ(CountLoops(ParseText(std::string(kHeader) + SwitchPrograms()[0]).body), 0);
-  EXPECT_EQ(CountLoops(ParseText(std::string(kHeader) + SwitchPrograms()[1]).body), 2);
+  EXPECT_EQ(testing::CountLoops(ParseText(std::string(kHeader) + SwitchPrograms()[0]).body), 0);
+  EXPECT_EQ(testing::CountLoops(ParseText(std::string(kHeader) + SwitchPrograms()[1]).body), 2);
 }
 
 TEST(Switch, BadCasesAreErrorsWithTheirPlace) {

@@ -35,6 +35,13 @@ Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs) {
   return Interpret(prog, source, 10'000'000).outcome;
 }
 
+int CountLoops(const StmtPtr& s) {
+  if (!s) return 0;
+  int n = s->kind == StmtKind::kLoop ? 1 : 0;
+  for (const auto& b : s->body) n += CountLoops(b);
+  return n;
+}
+
 GccOutcomes CompareWithGcc(const Program& prog, const std::string& source,
                            const std::vector<std::vector<long long>>& inputs) {
   GccOutcomes out;

@@ -48,6 +48,9 @@ class GccProgram {
   std::string error_;
 };
 
+// The loops in the scope of a statement (nested ones included), counted.
+int CountLoops(const StmtPtr& s);
+
 // How gcc's runs of a program ended, counted.
 struct GccOutcomes {
   int errors = 0;
