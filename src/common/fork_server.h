@@ -32,9 +32,9 @@ class ForkServer {
                           // a bug), not because it was killed or cancelled
   };
 
-  // Forks the server. Call it while no other thread of this process can hold a lock that the handler
-  // takes (glibc makes malloc and stdio safe in a child; a library's own locks are not). clients: how many
-  // threads will call Call (numbered 0..clients-1).
+  // Forks the server. Call it while this process has no other thread: glibc makes its malloc and stdio
+  // safe in a child, but not ASan's allocator nor a library's own locks. Throws std::logic_error when there
+  // is another thread. clients: how many threads will call Call (numbered 0..clients-1).
   ForkServer(unsigned clients, Handler handler);
   // Ends the server and waits for it; every call must have returned.
   ~ForkServer();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct VerifyOptions {
   // Whether making every run of a program that has few (the only run, every run: FindCounterexample) may
   // prove it; off, only the clauses prove (the loopfuse_verdicts fuzz target tests them so).
   bool proofs_by_runs = true;
+  // Called about every 0.2 s with the seconds since Verify began, from a thread of the verifier's own,
+  // while the solvers run (a caller's thread would be there when the solver server forks: a lock it holds
+  // then, ASan's allocator's say, stays held in every solver process). Empty: no calls.
+  std::function<void(double seconds)> on_progress{};
 };
 
 // The answer: SV-COMP verdict ("true", "false", "unknown"), why, and its evidence.

@@ -4,16 +4,11 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <exception>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <stop_token>
-#include <thread>
 
 #include "common/error.h"
 #include "common/exit_codes.h"
@@ -61,19 +56,18 @@ struct VerifyArgs {
   bool quiet = false;
 };
 
-// Runs the verifier while a second thread redraws the progress line every 0.2 s (the verifier reports
-// nothing on the way: the line says which file and how long it has been running against the time-out).
+// Runs the verifier with a progress line, redrawn at each of its calls (every 0.2 s): the line says which
+// file and how long it has been running against the time-out.
 fusion::Verdict VerifyWithProgress(const fusion::Program& prog, const VerifyArgs& a, const std::string& file) {
-  common::Progress progress(common::ProgressWanted(a.quiet || a.json));
-  std::jthread ticker([&](std::stop_token stop) {
-    std::mutex mutex;
-    std::condition_variable_any wake;
-    std::unique_lock<std::mutex> lock(mutex);
-    while (!wake.wait_for(lock, stop, std::chrono::milliseconds(200), [&] { return stop.stop_requested(); })) {
+  const bool wanted = common::ProgressWanted(a.quiet || a.json);
+  common::Progress progress(wanted);
+  fusion::VerifyOptions options{a.timeout, !a.no_fusion, 0, !a.no_affine};
+  if (wanted) {
+    options.on_progress = [&](double) {
       progress.Show("loopfuse verify", fmt::format("{}: no verdict yet (time-out {} s)", file, a.timeout));
-    }
-  });
-  return fusion::Verify(prog, fusion::VerifyOptions{a.timeout, !a.no_fusion, 0, !a.no_affine});
+    };
+  }
+  return fusion::Verify(prog, options);
 }
 
 int RunVerify(const VerifyArgs& a) {

@@ -45,6 +45,18 @@ TEST(ForkServer, ReturnsTheHandlersReply) {
   EXPECT_EQ(long_reply.text, big);
 }
 
+TEST(ForkServer, RefusesToStartWhileAnotherThreadRuns) {
+  std::atomic<bool> done = false;
+  std::thread other([&done] {
+    while (!done) std::this_thread::yield();
+  });
+  EXPECT_THROW(ForkServer(1, [](const std::string& r) { return Behave(r, ""); }), std::logic_error);
+  done = true;
+  other.join();
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); });
+  EXPECT_EQ(server.Call(0, "echo alone", 10, nullptr).text, "alone");
+}
+
 TEST(ForkServer, ChildrenSeeTheMemoryAsItWasAtTheFork) {
   std::string state = "before";
   ForkServer server(1, [&state](const std::string& r) { return Behave(r, state); });

@@ -1,6 +1,11 @@
 // Each transformation on small programs, including the cases where a naive fusion would be unsound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <mutex>
+#include <thread>
+#include <vector>
+
 #include "fusion/aligned.h"
 #include "fusion/cells.h"
 #include "fusion/fuse.h"
@@ -747,6 +752,31 @@ TEST(Verifier, StopsTheSolversOnceAConcreteRunSettlesTheVerdict) {
   const Verdict v = Verify(p, VerifyOptions{60, true});
   EXPECT_EQ(v.verdict, "false") << v.reason;
   EXPECT_LT(v.seconds, 30);
+}
+
+TEST(Verifier, ReportsProgressFromItsOwnThreadWhileTheSolversRun) {
+  // The invariant s == i * i is outside Spacer's linear arithmetic: nothing settles the verdict in 1.5 s.
+  const Program p = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(); if (n < 0 || n > 1000000) return 0;
+    long long i = 0, s = 0;
+    while (i < n) { i++; s += 2 * i - 1; }
+    __VERIFIER_assert(s == i * i);
+    return 0; })");
+  std::mutex mutex;
+  std::vector<double> calls;
+  bool on_the_callers_thread = false;
+  VerifyOptions options{1.5, false, 0, false, false};
+  options.on_progress = [&, caller = std::this_thread::get_id()](double seconds) {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.push_back(seconds);
+    on_the_callers_thread |= std::this_thread::get_id() == caller;
+  };
+  const Verdict v = Verify(p, options);
+  EXPECT_EQ(v.verdict, "unknown") << v.reason;
+  EXPECT_FALSE(on_the_callers_thread);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_TRUE(std::is_sorted(calls.begin(), calls.end()));
+  EXPECT_LE(calls.back(), v.seconds);
 }
 
 // A loop that fixes two cells per iteration, then one that checks one (array-tiling/skipped.c).
