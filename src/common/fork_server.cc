@@ -300,14 +300,6 @@ void Serve(const std::vector<int>& clients, const ForkServer::Handler& handler) 
 }  // namespace
 
 ForkServer::ForkServer(unsigned clients, Handler handler) {
-  // Checked, not trusted: with another thread the children hang only now and then (one inside ASan's
-  // allocator, 2026-12-04: a progress thread was allocating at the fork), and never in a small test.
-  if (const size_t threads = ThreadCount(); threads > 1) {
-    throw std::logic_error(fmt::format(
-        "a fork server started while this process has {} threads: a lock another thread holds at the fork "
-        "would stay held in every child",
-        threads));
-  }
   std::vector<int> server_ends;
   for (unsigned i = 0; i < clients; ++i) {
     int pair[2];
@@ -340,6 +332,19 @@ ForkServer::ForkServer(unsigned clients, Handler handler) {
   if (server_ < 0) {
     for (int fd : fds_) close(fd);
     throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  }
+  // Checked, not trusted: with another thread the children hang only now and then (one inside ASan's
+  // allocator, 2026-12-04: a progress thread was allocating at the fork), never in a small test. Counted
+  // after the fork: the fork handlers of libraries end their idle threads first (Z3's timer threads).
+  if (const size_t threads = ThreadCount(); threads > 1) {
+    for (int fd : fds_) close(fd);
+    kill(server_, SIGKILL);
+    while (waitpid(server_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    throw std::logic_error(fmt::format(
+        "a fork server started while this process had {} threads: a lock another thread held at the fork "
+        "would stay held in every child",
+        threads));
   }
 }
 

@@ -33,8 +33,9 @@ class ForkServer {
   };
 
   // Forks the server. Call it while this process has no other thread: glibc makes its malloc and stdio
-  // safe in a child, but not ASan's allocator nor a library's own locks. Throws std::logic_error when there
-  // is another thread. clients: how many threads will call Call (numbered 0..clients-1).
+  // safe in a child, but not ASan's allocator nor a library's own locks. Throws std::logic_error when another
+  // thread is there after the fork (threads that a library's fork handlers end, as Z3 ends its idle timer
+  // threads, do not count). clients: how many threads will call Call (numbered 0..clients-1).
   ForkServer(unsigned clients, Handler handler);
   // Ends the server and waits for it; every call must have returned.
   ~ForkServer();
