@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -167,6 +168,9 @@ struct Program {
   // Scalars that stand for one cell of an array (normalize.h, ScalarizeConstantCells), by name: the array and
   // the index, so that a counterexample's values for them replay as that cell on the original program.
   std::map<std::string, std::pair<std::string, Int128>> cell_scalars;
+  // Variables that number the blocks of a goto dispatch loop (gotos.h): the Horn encoding gives each of their
+  // values at a loop head a predicate of its own.
+  std::set<std::string> dispatch_vars;
   // The variable called name; throws std::out_of_range when there is none.
   const Var& VarNamed(const std::string& name) const;
   // A name not yet used by any variable, derived from base; the variable is added.

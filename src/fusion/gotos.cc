@@ -9,6 +9,9 @@
 namespace fusion {
 namespace {
 
+// How many branches deep a block of the dispatch loop runs in place at most (Dispatch).
+constexpr int kMaxRunInPlaceDepth = 64;
+
 // Whether s breaks or continues the statement it is in.
 bool Leaves(const StmtPtr& s) { return LeavesBy(s, StmtKind::kBreak) || LeavesBy(s, StmtKind::kContinue); }
 
@@ -419,79 +422,99 @@ class Lowering {
     }
     current_ = NewBlock();
     for (size_t k = first; k < items.size(); ++k) Flow(items[k]);  // the last block falls off the end: kExit
-    // Threads jumps through empty blocks, then appends a block to the one block that jumps to it.
+    // Threads jumps through empty blocks.
     const auto jumps = [](const Block& b) { return b.end == Block::End::kJump || b.end == Block::End::kBranch; };
     for (Block& b : blocks_) {
       if (jumps(b)) b.next = Target(b.next);
       if (b.end == Block::End::kBranch) b.other = Target(b.other);
     }
     const int entry = Target(0);
+    const auto successors = [&](const Block& b) {
+      return std::vector<int>{jumps(b) ? b.next : -1, b.end == Block::End::kBranch ? b.other : -1};
+    };
+    // The blocks control reaches, and how many jumps of those reach each (the entry counts one more).
     std::vector<int> preds(blocks_.size(), 0);
-    preds[entry] = 1;
-    for (const Block& b : blocks_) {
-      if (jumps(b)) ++preds[b.next];
-      if (b.end == Block::End::kBranch) ++preds[b.other];
-    }
-    for (size_t k = 0; k < blocks_.size(); ++k) {
-      Block& b = blocks_[k];
-      if (preds[k] == 0) continue;  // never reached, or appended to its one predecessor already
-      while (b.end == Block::End::kJump && preds[b.next] == 1 && b.next != static_cast<int>(k)) {
-        Block& next = blocks_[b.next];
-        preds[b.next] = 0;
-        b.statements.insert(b.statements.end(), next.statements.begin(), next.statements.end());
-        b.end = next.end;
-        b.cond = next.cond;
-        b.other = next.other;
-        b.next = next.next;
-      }
-    }
-    // The blocks control reaches, numbered in the order of the source; each runs as `if (pc == k)`.
-    std::vector<int> number(blocks_.size(), -1), order;
     std::vector<int> stack{entry};
+    preds[entry] = 1;
     std::vector<bool> reached(blocks_.size(), false);
     reached[entry] = true;
     while (!stack.empty()) {
       const Block& b = blocks_[stack.back()];
       stack.pop_back();
-      for (int n : {jumps(b) ? b.next : -1, b.end == Block::End::kBranch ? b.other : -1}) {
-        if (n >= 0 && !reached[n]) {
+      for (int n : successors(b)) {
+        if (n < 0) continue;
+        ++preds[n];
+        if (!reached[n]) {
           reached[n] = true;
           stack.push_back(n);
         }
       }
     }
+    // A block that one jump alone reaches runs in that jump's place, so that the source's branches come out
+    // as a tree of ifs; the others are the arms of the dispatch, numbered in the order of the source, each
+    // run as `if (pc == k)`. (A cycle of blocks enters at a block that two jumps reach, or at the entry, which
+    // has an arm: the runs in place end.) A block that would run in place under more than kMaxRunInPlaceDepth
+    // branches gets an arm too: a flat list of `if (c) goto L;` would otherwise nest as deep as it is long.
+    std::vector<bool> armed(blocks_.size(), false);
+    std::vector<std::pair<int, int>> runs;  // (block, branches it runs in place under)
     for (size_t k = 0; k < blocks_.size(); ++k) {
-      if (reached[k]) {
+      armed[k] = reached[k] && (preds[k] != 1 || static_cast<int>(k) == entry);
+      if (armed[k]) runs.push_back({static_cast<int>(k), 0});
+    }
+    while (!runs.empty()) {
+      const auto [k, depth] = runs.back();
+      runs.pop_back();
+      const Block& b = blocks_[k];
+      const int inner = depth + (b.end == Block::End::kBranch);
+      for (int n : successors(b)) {
+        if (n < 0 || armed[n]) continue;
+        armed[n] = inner > kMaxRunInPlaceDepth;
+        runs.push_back({n, armed[n] ? 0 : inner});
+      }
+    }
+    std::vector<int> number(blocks_.size(), -1), order;
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      if (armed[k]) {
         number[k] = static_cast<int>(order.size());
         order.push_back(static_cast<int>(k));
       }
     }
     const ExprPtr pc = MakeVar(prog_.AddVar("pc", kInt), kInt);
-    const auto set_pc = [&](int b) { return MakeAssign(pc, MakeConst(number[b])); };
-    out.push_back(set_pc(entry));
+    prog_.dispatch_vars.insert(pc->name);
+    out.push_back(MakeAssign(pc, MakeConst(number[entry])));
     std::vector<StmtPtr> arms;
     for (int k : order) {
-      const Block& b = blocks_[k];
-      std::vector<StmtPtr> arm = b.statements;
-      switch (b.end) {
-        case Block::End::kExit:
-          arm.push_back(MakeSimple(StmtKind::kBreak));
-          break;
-        case Block::End::kStop:
-          break;
-        case Block::End::kJump:
-          arm.push_back(set_pc(b.next));
-          arm.push_back(MakeSimple(StmtKind::kContinue));
-          break;
-        case Block::End::kBranch:
-          arm.push_back(MakeIf(b.cond, set_pc(b.next), set_pc(b.other)));
-          arm.push_back(MakeSimple(StmtKind::kContinue));
-          break;
-      }
-      arms.push_back(MakeIf(MakeBinary("==", pc, MakeConst(number[k]), kInt), MakeBlock(std::move(arm))));
+      arms.push_back(MakeIf(MakeBinary("==", pc, MakeConst(number[k]), kInt), MakeBlock(RunBlock(k, number, pc))));
     }
     out.push_back(MakeLoop(MakeConst(1), MakeBlock(std::move(arms))));
     return MakeBlock(std::move(out));
+  }
+
+  // The statements of block k, then where it goes: the next arm of the dispatch (`pc = j; continue;`), or the
+  // statements of a block without an arm in place.
+  std::vector<StmtPtr> RunBlock(int k, const std::vector<int>& number, const ExprPtr& pc) const {
+    const Block& b = blocks_[k];
+    std::vector<StmtPtr> out = b.statements;
+    const auto go = [&](int j) -> std::vector<StmtPtr> {
+      if (number[j] < 0) return RunBlock(j, number, pc);
+      return {MakeAssign(pc, MakeConst(number[j])), MakeSimple(StmtKind::kContinue)};
+    };
+    switch (b.end) {
+      case Block::End::kExit:
+        out.push_back(MakeSimple(StmtKind::kBreak));
+        break;
+      case Block::End::kStop:
+        break;
+      case Block::End::kJump: {
+        std::vector<StmtPtr> then = go(b.next);
+        out.insert(out.end(), then.begin(), then.end());
+        break;
+      }
+      case Block::End::kBranch:
+        out.push_back(MakeIf(b.cond, MakeBlock(go(b.next)), MakeBlock(go(b.other))));
+        break;
+    }
+    return out;
   }
 
   const JumpMarks& marks_;

@@ -206,23 +206,20 @@ class Encoder {
     const int entry = cfg.Build(prog_.body, cfg.exit_node, cfg.exit_node, cfg.exit_node);
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
-    const auto live = Liveness(nodes_, prog_);
+    live_ = Liveness(nodes_, prog_);
+    const std::set<std::string> dispatch = DispatchVars();
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (!nodes_[i].cut) continue;
-      pred_of_[static_cast<int>(i)] = static_cast<int>(sys_.preds.size());
-      std::vector<std::string> vars(live[i].begin(), live[i].end());
-      for (auto it = constants_.rbegin(); it != constants_.rend(); ++it) vars.insert(vars.begin(), it->first);
-      if (symbolic_) vars.insert(vars.begin(), kSymbolicUintMax);
-      z3::sort_vector domain(ctx_);
-      for (const auto& v : vars) domain.push_back(SortOf(v));
-      std::string name = "L";
-      name.append(std::to_string(sys_.preds.size()));
-      sys_.preds.push_back(ctx_.function(name.c_str(), domain, ctx_.bool_sort()));
-      sys_.pred_vars.push_back(std::move(vars));
+      const auto v = std::find_if(live_[i].begin(), live_[i].end(), [&](const auto& x) { return dispatch.count(x); });
+      if (v != live_[i].end()) {
+        split_var_[static_cast<int>(i)] = *v;  // its predicates come as paths reach it
+      } else {
+        PredAt(static_cast<int>(i), std::nullopt);
+      }
     }
-    // From the program entry, then from every loop head.
+    // From the program entry, then from every loop head (the list grows as paths reach split heads).
     StartFrom(entry, -1);
-    for (const auto& [node, pred] : pred_of_) StartFrom(node, pred);
+    for (size_t pred = 0; pred < sys_.preds.size(); ++pred) StartFrom(pred_nodes_[pred], static_cast<int>(pred));
     return std::move(sys_);
   }
 
@@ -243,6 +240,55 @@ class Encoder {
     z3::expr c = ctx_.constant((base + "!" + std::to_string(counter_++)).c_str(), s);
     vars_.push_back(c);
     return c;
+  }
+
+  // The variables of prog.dispatch_vars that the program assigns nothing but constants: each takes
+  // finitely many values, so a predicate per value is a finite system.
+  std::set<std::string> DispatchVars() const {
+    std::set<std::string> out = prog_.dispatch_vars;
+    for (const Node& n : nodes_) {
+      if (n.kind != Node::kStmt) continue;
+      const Stmt& s = *n.stmt;
+      if (s.kind == StmtKind::kHavoc) out.erase(s.name);
+      if (s.kind == StmtKind::kAssign && s.lhs->kind == ExprKind::kVar && s.rhs->kind != ExprKind::kConst) {
+        out.erase(s.lhs->name);
+      }
+    }
+    return out;
+  }
+
+  // The predicate of loop head `node`, made on first use: at one value of the head's dispatch variable (then
+  // over the other live variables), or at any (over all of them).
+  int PredAt(int node, std::optional<Int128> value) {
+    const auto key = std::make_pair(node, value);
+    if (const auto it = pred_of_.find(key); it != pred_of_.end()) return it->second;
+    const int pred = static_cast<int>(sys_.preds.size());
+    pred_of_[key] = pred;
+    pred_nodes_.push_back(node);
+    std::vector<std::string> vars;
+    for (const auto& v : live_[node]) {
+      if (!value || v != split_var_.at(node)) vars.push_back(v);
+    }
+    for (auto it = constants_.rbegin(); it != constants_.rend(); ++it) vars.insert(vars.begin(), it->first);
+    if (symbolic_) vars.insert(vars.begin(), kSymbolicUintMax);
+    z3::sort_vector domain(ctx_);
+    for (const auto& v : vars) domain.push_back(SortOf(v));
+    std::string name = "L";
+    name.append(std::to_string(pred));
+    sys_.preds.push_back(ctx_.function(name.c_str(), domain, ctx_.bool_sort()));
+    sys_.pred_vars.push_back(std::move(vars));
+    if (value) sys_.dispatch_values[pred] = {split_var_.at(node), *value};
+    return pred;
+  }
+
+  // The predicate that a path in state st reaches at loop head `node`.
+  int PredReached(int node, const State& st) {
+    const auto split = split_var_.find(node);
+    if (split == split_var_.end()) return PredAt(node, std::nullopt);
+    const z3::expr v = st.at(split->second).simplify();
+    int64_t k = 0;
+    if (v.is_numeral_i64(k)) return PredAt(node, Int128(k));
+    return PredAt(node, std::nullopt);
   }
 
   // Starts the paths at node with every variable fresh; pred (if any) holds of the live ones.
@@ -272,6 +318,10 @@ class Encoder {
         path.push_back(z3::mod(constant_params_.back(), ctx_.int_val(static_cast<int64_t>(d))) ==
                        ctx_.int_val(static_cast<int64_t>(value % d)));
       }
+    }
+    // At a predicate of one dispatch value the variable is that value, so the paths take its block only.
+    if (const auto split = sys_.dispatch_values.find(pred); split != sys_.dispatch_values.end()) {
+      st.at(split->second.first) = Num(split->second.second);
     }
     std::vector<z3::expr> args;
     if (pred >= 0) {
@@ -307,7 +357,7 @@ class Encoder {
     while (true) {
       const Node& n = nodes_[id];
       if (n.cut && !first) {
-        const int pred = pred_of_.at(id);
+        const int pred = PredReached(id, st);
         std::vector<z3::expr> args;
         for (const auto& v : sys_.pred_vars[pred]) args.push_back(st.at(v));
         Emit(path, pred, std::move(args));
@@ -579,7 +629,10 @@ class Encoder {
   common::Stopwatch clock_;
   std::vector<Node> nodes_;
   int error_node_ = -1;
-  std::map<int, int> pred_of_;
+  std::vector<std::set<std::string>> live_;  // at every node
+  std::map<int, std::string> split_var_;      // loop heads split on a dispatch variable: that variable
+  std::map<std::pair<int, std::optional<Int128>>, int> pred_of_;  // (loop head, dispatch value) -> predicate
+  std::vector<int> pred_nodes_;                                   // each predicate's loop head
   HornSystem sys_;
   std::vector<z3::expr> vars_;
   std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)

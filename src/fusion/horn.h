@@ -5,7 +5,9 @@
 
 #include <z3++.h>
 
+#include <map>
 #include <stdexcept>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,9 @@ struct HornSystem {
   std::vector<z3::func_decl> preds;
   std::vector<std::vector<std::string>> pred_vars;
   std::vector<HornClause> clauses;
+  // The predicates that hold at a loop head only where its goto dispatch variable has one value (EncodeHorn):
+  // predicate -> (variable, value). The others hold at their loop head whatever the values.
+  std::map<int, std::pair<std::string, Int128>> dispatch_values;
   // The clause as a closed formula (forall vars. body => head) for the Horn solver.
   z3::expr Formula(z3::context& ctx, const HornClause& c) const;
 };
@@ -50,8 +55,16 @@ class EncodeTimeout : public std::runtime_error {
 // predicate).
 inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 
-// Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Throws UnsupportedError when the loop-free paths
-// between two loop heads are too many to enumerate.
+// Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Throws
+// UnsupportedError when the loop-free paths between two loop heads are too many to enumerate.
+//
+// A loop head where a dispatch variable of the program (Program::dispatch_vars, assigned nothing but
+// constants) is live gets one predicate per value that the paths bring it there with, over the other live
+// variables, and a path from it takes that value's block only: the goto lowering's `while (1)` over basic
+// blocks becomes one predicate per block, as a control-flow graph's encoding would have it, instead of one
+// predicate whose invariant must tell the blocks apart. Sound as the plain encoding is: the predicate of
+// value k is the head's predicate with the variable fixed to k (a path that brings any other value
+// gets the head's predicate over every live variable).
 //
 // symbolic_uint_max: every numeral 2^32 - 1 of the clauses becomes a parameter M (and 2^32 becomes M + 1),
 // a variable that every predicate carries unchanged from the entry. Sound: the clauses with M := 2^32 - 1

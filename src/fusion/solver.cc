@@ -171,7 +171,13 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
         for (size_t k = 0; k < sys.preds.size(); ++k) {
           std::vector<z3::expr> args;
           for (const auto& v : sys.pred_vars[k]) args.push_back(ctx.constant(v.c_str(), sys.preds[k].domain(static_cast<unsigned>(args.size()))));
-          out.invariants.push_back(Invariant(sys, m, affine, ctx, static_cast<int>(k), args).simplify().to_string());
+          z3::expr inv = Invariant(sys, m, affine, ctx, static_cast<int>(k), args).simplify();
+          // A predicate of one dispatch value says what holds at its loop head when the variable has that value.
+          if (const auto split = sys.dispatch_values.find(static_cast<int>(k)); split != sys.dispatch_values.end()) {
+            const auto& [var, value] = split->second;
+            inv = z3::implies(ctx.int_const(var.c_str()) == ctx.int_val(static_cast<int64_t>(value)), inv);
+          }
+          out.invariants.push_back(inv.to_string());
         }
       }
     } else {

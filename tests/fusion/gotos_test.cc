@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "fusion/horn.h"
 #include "fusion/loop_ir.h"
 #include "fusion/printer.h"
 #include "test_util.h"
@@ -389,6 +390,142 @@ TEST(Gotos, AGotoToAnErrorBlockIsACopyOfIt) {
 TEST(Gotos, IrreducibleJumpsRunThroughADispatchLoop) {
   const Program p = ParseText(std::string(kHeader) + GotoPrograms()[1]);
   EXPECT_TRUE(HasDispatch(p)) << PrintProgram(p);
+}
+
+// Two counts that enter each other's loop (so no loop explains the jumps): x rises by one a step, y by one
+// or two, so y >= x at the end.
+constexpr const char* kDispatchedCount = R"(int main() {
+  int x = 0, y = 0, n = __VERIFIER_nondet_int();
+  if (__VERIFIER_nondet_int()) goto two;
+ one:
+  if (x >= n) goto done;
+  x++;
+  y++;
+ two:
+  if (x >= n) goto done;
+  x++;
+  y = y + 2;
+  goto one;
+ done:
+  if (y %s x) reach_error();
+  return 0;
+})";
+
+// The arms of the first dispatch loop in s (the statements of its body), or -1 when there is none.
+int DispatchArms(const StmtPtr& s) {
+  if (s->kind == StmtKind::kLoop && s->cond->kind == ExprKind::kConst) return static_cast<int>(s->body[0]->body.size());
+  for (const auto& b : s->body) {
+    if (const int arms = b ? DispatchArms(b) : -1; arms >= 0) return arms;
+  }
+  return -1;
+}
+
+// How deep ifs nest in s.
+int IfDepth(const StmtPtr& s) {
+  int deepest = 0;
+  for (const auto& b : s->body) deepest = std::max(deepest, b ? IfDepth(b) : 0);
+  return deepest + (s->kind == StmtKind::kIf);
+}
+
+// kDispatchedCount with the comparison op in its check.
+Program DispatchedCount(const char* op) {
+  return testing::ParseFilled((std::string(kHeader) + kDispatchedCount).c_str(), op);
+}
+
+TEST(Gotos, EachBlockOfTheDispatchLoopGetsAPredicateOfItsOwn) {
+  const Program p = DispatchedCount("<");
+  ASSERT_TRUE(HasDispatch(p)) << PrintProgram(p);
+  ASSERT_EQ(p.dispatch_vars.size(), 1u);
+  // The entry's arm, one's and two's; the blocks that one jump reaches (the steps after each test) run in
+  // place, and done's gotos are copies of its check (it ends the run).
+  EXPECT_EQ(DispatchArms(p.body), 3) << PrintProgram(p);
+  const std::string pc = *p.dispatch_vars.begin();
+  z3::context ctx;
+  const HornSystem sys = EncodeHorn(p, ctx);
+  // One predicate per arm, none over the variable.
+  EXPECT_EQ(sys.preds.size(), 3u);
+  EXPECT_EQ(sys.dispatch_values.size(), sys.preds.size());
+  std::set<Int128> values;
+  for (const auto& [pred, split] : sys.dispatch_values) {
+    EXPECT_EQ(split.first, pc);
+    values.insert(split.second);
+    EXPECT_EQ(std::count(sys.pred_vars[pred].begin(), sys.pred_vars[pred].end(), pc), 0);
+  }
+  EXPECT_EQ(values.size(), sys.preds.size());
+  // The clauses still prove the program and find the bug of its variant.
+  EXPECT_EQ(testing::SolveAny(p), SolveStatus::kSafe);
+  EXPECT_EQ(testing::SolveAny(DispatchedCount(">")), SolveStatus::kUnsafe);
+}
+
+TEST(Gotos, AFlatListOfJumpsStaysFlat) {
+  // 300 tests that jump ahead: each test after the first is reached by one jump, but running each in the
+  // place of the jump before would nest 300 ifs (and recursive passes over the tree with them).
+  std::string body = "int main() {\n  int x = __VERIFIER_nondet_int(), y = 0;\n";
+  for (int k = 0; k < 300; ++k) body += "  if (x == " + std::to_string(k) + ") goto out;\n  y = y + 1;\n";
+  body += "  y = 1000;\n out:\n  if (y == 299 && x != 299) reach_error();\n  x = x + 1;\n  goto out2;\n out2:\n";
+  body += "  if (x > 400 && x < 405) goto out;\n  return 0;\n}\n";
+  const std::string source = std::string(kHeader) + body;
+  const Program p = ParseText(source);
+  ASSERT_TRUE(HasDispatch(p)) << PrintProgram(p);
+  EXPECT_LT(IfDepth(p.body), 80);
+  EXPECT_GT(DispatchArms(p.body), 3);
+  testing::CompareWithGcc(p, source, {{0}, {5}, {299}, {300}, {401}, {1000}, {-3}});
+}
+
+TEST(Gotos, TheClausesOfRandomDispatchLoopsNeverProveAProgramThatARunRefutes) {
+  // Soundness of the predicates per arm on the random programs that need the dispatch, as they are (their
+  // runs mostly end when the fuel does) and with an error where the fuel ends: none whose error a run
+  // reaches is proved, and some of the others are (the check is not vacuous).
+  std::mt19937 rng(11);
+  int refuted = 0, proved = 0;
+  for (unsigned seed = 1; seed <= 80; ++seed) {
+    const RandomGotoProgram random(seed);
+    std::string out_of_fuel = random.text();
+    const std::string fuel_out = "if (fuel < 0) return 0;";
+    for (size_t at; (at = out_of_fuel.find(fuel_out)) != std::string::npos;) {
+      out_of_fuel.replace(at, fuel_out.size(), "if (fuel < 0) reach_error();");
+    }
+    for (const std::string& text : {random.text(), out_of_fuel}) {
+      const Program p = ParseText(text);
+      if (!HasDispatch(p)) break;
+      bool error = false;
+      for (int run = 0; run < 8 && !error; ++run) {
+        std::vector<long long> in;
+        for (int k = 0; k < 12; ++k) in.push_back(static_cast<long long>(rng() % 21) - 5);
+        error = testing::InterpretOn(p, in) == Outcome::kError;
+      }
+      const SolveStatus status = testing::SolveAny(p, 0.5);
+      if (error) {
+        ++refuted;
+        EXPECT_NE(status, SolveStatus::kSafe) << text;
+      }
+      proved += !error && status == SolveStatus::kSafe;
+    }
+  }
+  // 27 and 23 on 2026-12-04.
+  EXPECT_GT(refuted, 15);
+  EXPECT_GT(proved, 10);
+}
+
+TEST(Gotos, ADispatchVariableIsSplitOnOnlyWhereItIsAssignedNothingButConstants) {
+  // The encoder's own check: a dispatch variable given any other value would have unboundedly many.
+  Program counted = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(), s = 0;
+    while (s < n) { s = s + 1; }
+    return 0; })");
+  counted.dispatch_vars = {"s"};
+  z3::context ctx;
+  EXPECT_TRUE(EncodeHorn(counted, ctx).dispatch_values.empty());
+  Program flag = ParseText(R"(int main() {
+    int n = __VERIFIER_nondet_int(), s = 0, i = 0;
+    while (i < n) { if (s == 0) { s = 1; } else { s = 0; } i++; }
+    __VERIFIER_assert(s == 0 || s == 1);
+    return 0; })");
+  flag.dispatch_vars = {"s"};
+  const HornSystem sys = EncodeHorn(flag, ctx);
+  EXPECT_EQ(sys.preds.size(), 2u);
+  EXPECT_EQ(sys.dispatch_values.size(), 2u);
+  EXPECT_EQ(testing::SolveAny(flag), SolveStatus::kSafe);
 }
 
 TEST(Gotos, BadLabelsAreSyntaxErrors) {
