@@ -55,8 +55,10 @@ class EncodeTimeout : public std::runtime_error {
 // predicate).
 inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 
-// Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Throws
-// UnsupportedError when the loop-free paths between two loop heads are too many to enumerate.
+// Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Where
+// the loop-free paths between loop heads are more than a thousand (a loop body of many ifs in a row: 2^k
+// paths), every node that two edges reach, the join after each if, is a cut point with a predicate of its
+// own too, and the paths run between those; UnsupportedError when even those are too many (20 000).
 //
 // A loop head where a dispatch variable of the program (Program::dispatch_vars, assigned nothing but
 // constants) is live gets one predicate per value that the paths bring it there with, over the other live
