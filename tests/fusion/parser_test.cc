@@ -19,16 +19,7 @@ using testing::ParseText;
 Program AgreesWithGcc(const std::string& source, const std::vector<std::vector<long long>>& runs,
                       const std::string& gcc_source = "") {
   const Program p = ParseText(source);
-  const testing::GccProgram gcc(gcc_source.empty() ? source : gcc_source);
-  EXPECT_EQ(gcc.error(), "");
-  if (!gcc.error().empty()) return p;
-  for (const std::vector<long long>& inputs : runs) {
-    const Outcome o = testing::InterpretOn(p, inputs);
-    const std::string expected = o == Outcome::kError ? "error" : o == Outcome::kBlocked ? "blocked" : "finished";
-    std::string shown;
-    for (long long x : inputs) shown += " " + std::to_string(x);
-    EXPECT_EQ(gcc.Run(inputs), expected) << "inputs:" << shown;
-  }
+  testing::CompareWithGcc(p, gcc_source.empty() ? source : gcc_source, runs);
   return p;
 }
 
