@@ -651,15 +651,15 @@ std::string Locks(int locks, bool bug) {
 }
 
 TEST(Horn, TooManyPathsBetweenLoopHeadsCutAtTheJoinsOfBranches) {
-  // 2^32 paths through the body of 16 locks: past the paths enumerated, every join after an if gets a
+  // 2^16 paths through the body of 8 locks: past the paths enumerated, every join after an if gets a
   // predicate and the clauses run between those.
-  const Program p = ParseText(Locks(16, false));
+  const Program p = ParseText(Locks(8, false));
   z3::context ctx;
   const HornSystem sys = EncodeHorn(p, ctx);
-  EXPECT_GT(sys.preds.size(), 16u);
-  EXPECT_LT(sys.clauses.size(), 200u);
+  EXPECT_GT(sys.preds.size(), 8u);
+  EXPECT_LT(sys.clauses.size(), 100u);
   EXPECT_EQ(SolveAny(p), SolveStatus::kSafe);
-  EXPECT_EQ(SolveAny(ParseText(Locks(16, true))), SolveStatus::kUnsafe);
+  EXPECT_EQ(SolveAny(ParseText(Locks(8, true))), SolveStatus::kUnsafe);
   // Few paths: the loop head alone keeps a predicate.
   EXPECT_EQ(EncodeHorn(ParseText(Locks(2, false)), ctx).preds.size(), 1u);
 }
