@@ -9,7 +9,8 @@
   which have none (`scripts/export-real-data --train-batch`);
 * every trace `*.csv` (period from its `.meta.json`): `memplan alloc --method all`: arena height and
   fragmentation (height / peak load - 1) of the annealing planner, offline first-fit, online first-fit
-  and the simulated PyTorch caching allocator;
+  and the simulated PyTorch caching allocator; for the traces recorded on a GPU (`--data data/torch/cuda`),
+  also what the real caching allocator reserved (the import's sidecar), less the persistent bytes;
 * every graph again through `memplan plan` (the schedule, then an arena for its buffers, within one time
   limit): the small-batch graphs at 75, 60 and 50 %, the training-batch graphs at 50 and 25 %; whether the
   arena fits the budget, schedule and arena against the reference peak, fragmentation (arena / schedule
@@ -90,6 +91,8 @@ def bench_traces(memplan, data, time_limit):
                       str(time_limit), "--quiet", "--json", "--validate"])
         methods = {m["method"]: m for m in s["methods"]}
         row = {"trace": os.path.basename(path)[:-4], "buffers": s["buffers"], "lb": s["lb"]}
+        if meta.get("source") == "cuda-snapshot":  # what the real caching allocator reserved (data/torch/cuda)
+            row["recorded"] = {"reserved": meta["reserved_peak_bytes"], "persistent": meta["persistent_bytes"]}
         for name in ALLOC_COLUMNS:
             m = methods[name]
             row[name] = {"height": m["height"], "fragmentation": m.get("fragmentation"),
@@ -225,23 +228,33 @@ def markdown(graphs, traces, info, models=(), train_graphs=(), plans=()):
     if train_graphs:
         out += remat_table(train_graphs, "**Recomputation, training batches** (graphs only, "
                                          "`scripts/export-real-data --train-batch`)") + [""]
+    recorded = [r for r in traces if "recorded" in r]
     if traces:
-        out += ["**Allocation** (`memplan alloc --method all` on the CPU traces): arena height / peak load - 1 "
-                "(fragmentation); pytorch-caching is memplan's simulation of the CUDA caching allocator.", "",
+        out += ["**Allocation** (`memplan alloc --method all` on the traces): arena height / peak load - 1 "
+                "(fragmentation); pytorch-caching is memplan's simulation of the CUDA caching allocator"
+                + ("; recorded is what the real one reserved over the iteration, less what outlives it "
+                   "(parameters, optimizer state: persistent), over the peak load, - 1" if recorded else "")
+                + ".", "",
                 "| trace | buffers | peak load MiB | annealing (sa) | first-fit | online first-fit | caching allocator "
-                "| sa time s |",
-                "|---|---|---|---|---|---|---|---|"]
+                + ("| caching allocator, recorded " if recorded else "") + "| sa time s |",
+                "|---|---|---|---|---|---|---|" + ("---|" if recorded else "") + "---|"]
 
     def frag(x):
         return "OOM" if x["out_of_memory"] else f"{100 * x['fragmentation']:.2f} %"
 
+    def recorded_fragmentation(r):
+        return (r["recorded"]["reserved"] - r["recorded"]["persistent"]) / r["lb"] - 1
+
     for r in traces:
+        real = [f"{100 * recorded_fragmentation(r):.2f} %" if "recorded" in r else "-"] if recorded else []
         out.append("| " + " | ".join([r["trace"], str(r["buffers"]), f"{r['lb'] / mib:.1f}"]
-                                     + [frag(r[c]) for c in ALLOC_COLUMNS] + [f"{r['sa']['seconds']:.2f}"]) + " |")
+                                     + [frag(r[c]) for c in ALLOC_COLUMNS] + real
+                                     + [f"{r['sa']['seconds']:.2f}"]) + " |")
     if traces:
+        real = [f"{100 * mean(recorded_fragmentation(r) for r in recorded):.2f} %"] if recorded else []
         out.append("| " + " | ".join(["**mean**", "", ""] + [
             f"{100 * mean(r[c]['fragmentation'] for r in traces if not r[c]['out_of_memory']):.2f} %"
-            for c in ALLOC_COLUMNS] + [f"{mean(r['sa']['seconds'] for r in traces):.2f}"]) + " |")
+            for c in ALLOC_COLUMNS] + real + [f"{mean(r['sa']['seconds'] for r in traces):.2f}"]) + " |")
         out.append("")
     if plans:
         out += plan_table(plans) + [""]

@@ -11,8 +11,9 @@ summary.json, log.json and results.tar.gz (the traces, plans, graphs and schedul
 atomically after every model, so that a run cut short still returns what it finished. A --deadline stops it
 starting new steps.
 
-UNTESTED ON A GPU: written in sessions without one. tests/python/test_gpu_driver.py runs the driver on the
-CPU with stand-ins for the two CUDA steps (record, serve) and the real importer and planners.
+Run on an H200 with torch 2.11 on 2026-12-04 (bench/torch/results/2026-12-04-h200-gpu-run.md): every
+step worked as written. tests/python/test_gpu_driver.py runs the driver on the CPU with stand-ins for the
+two CUDA steps (record, serve) and the real importer and planners.
 """
 
 import argparse
@@ -135,9 +136,12 @@ def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
 
 def scheduled(spec, batch, graph, schedule_path, iterations=3):
     """Train the model with the schedule (training.ScheduledStep, on the GPU where there is one) beside a copy
-    trained by autograd from the same start, on the same batches (training.compare_with_autograd). Returns
-    both runs' losses and, per run, the most memory one step added over what was allocated before it: CUDA's
-    peak allocated bytes, or the trace recorder's live-tensor peak on the CPU."""
+    trained by autograd and one trained by the graph in its own order (no recomputation), from the same
+    start, on the same batches (training.compare_with_autograd). Returns the runs' losses and, per run, the
+    most memory one step added over what was allocated before it: CUDA's peak allocated bytes, or the trace
+    recorder's live-tensor peak on the CPU."""
+    import copy
+
     import torch
     from . import models
     from .losses import logits_shape, random_target
@@ -161,10 +165,14 @@ def scheduled(spec, batch, graph, schedule_path, iterations=3):
     model = models.load_model(spec).to(device).train()
     x = models.example_input(model, batch).to(device)
     logits = logits_shape(model, (x,))
+    reference_model = copy.deepcopy(model)
     step = ScheduledStep(model, (x,), graph, schedule_path)
+    with open(graph) as f:
+        order = json.load(f)["order"]
+    reference = (reference_model, ScheduledStep(reference_model, (x,), graph, order))
     batches = [(models.example_input(model, batch).to(device), random_target(logits, device))
                for _ in range(iterations)]
-    return {"device": device, **compare_with_autograd(model, step, batches, measure)}
+    return {"device": device, **compare_with_autograd(model, step, batches, measure, reference=reference)}
 
 
 def native_backend(env, log):
@@ -302,6 +310,7 @@ def remat_model(name, spec, batch, work, memplan, log, child=None, device="cuda"
         entry["scheduled"] = trained
         if trained:
             entry["scheduled_losses_close"] = trained["losses_close"]
+            entry["scheduled_losses_close_to_reference"] = trained["losses_close_to_reference"]
             if trained["step_peak_autograd"]:
                 entry["scheduled_over_autograd"] = trained["step_peak_scheduled"] / trained["step_peak_autograd"]
     return entry
@@ -382,8 +391,10 @@ def table(summary):
         if isinstance(t, dict):
             lines.append(f"trained with the 50 % schedule on {t['device']}: a step adds at most "
                          f"{_mib(t['step_peak_scheduled'])} MiB, with autograd {_mib(t['step_peak_autograd'])} MiB "
-                         f"({_ratio(e.get('scheduled_over_autograd'))}); "
-                         f"losses close: {e.get('scheduled_losses_close')}")
+                         f"({_ratio(e.get('scheduled_over_autograd'))}); losses close to autograd's: "
+                         f"{e.get('scheduled_losses_close')} (at most {t['max_relative_difference']:.1e} apart), "
+                         f"to the graph's own order's: {e.get('scheduled_losses_close_to_reference')} "
+                         f"({t['max_relative_difference_to_reference']:.1e})")
     return "\n".join(lines)
 
 

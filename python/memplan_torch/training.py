@@ -352,14 +352,20 @@ def autograd_step(model, loss="cross-entropy", autocast_dtype=None):
     return step
 
 
-def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", autocast_dtype=None):
+def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", autocast_dtype=None, reference=None):
     """Trains `model` with `step` (its ScheduledStep) and a copy of it, taken first, with autograd, on the
     same `batches` (tuples of the step's arguments; SGD, learning rate 0.01, momentum 0.9), the CPU generator
     seeded alike before each step; with `autocast_dtype` (a dtype name; the step made under it) the scheduled
     step is called in an autocast region of its own on the batch's device, and autograd's step runs its
     forward pass in one (autograd_step). measure(call) runs call() and returns (its result,
-    the bytes the step made). Returns per run ("scheduled", "autograd") its losses, its largest step and its
-    seconds per step: losses_*, step_peak_*, seconds_*, and whether the losses agree to 1e-4 (losses_close)."""
+    the bytes the step made). reference: optionally (a copy of the model taken first, a ScheduledStep of it in
+    the graph's own order, no recomputation), a third run: the graph's kernels without the schedule, which
+    tells the schedule's effect apart from the kernels' (on a GPU, autograd's cuDNN kernels and the graph's
+    native ones round differently, and a deep network amplifies that over steps). Returns per run
+    ("scheduled", "autograd", "reference") its losses, its largest step and its seconds per step: losses_*,
+    step_peak_*, seconds_*; whether the scheduled losses agree with autograd's to 1e-4 (losses_close), the
+    largest relative difference (max_relative_difference), and against the reference run the same two
+    (losses_close_to_reference, max_relative_difference_to_reference)."""
     import copy
     import math
     import time
@@ -370,6 +376,14 @@ def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", a
 
     plain = copy.deepcopy(model)
     runs = {"scheduled": (model, scheduled), "autograd": (plain, autograd_step(plain, loss, autocast_dtype))}
+    if reference:
+        reference_model, reference_step = reference
+
+        def in_graph_order(*batch):
+            with autocast.region(autocast_dtype, device_of(batch).type):
+                return reference_step(*batch)
+
+        runs["reference"] = (reference_model, in_graph_order)
     opts = {name: torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9) for name, (m, _) in runs.items()}
     result = {}
     for k, batch in enumerate(batches):
@@ -383,6 +397,10 @@ def compare_with_autograd(model, step, batches, measure, loss="cross-entropy", a
             result.setdefault("losses_" + name, []).append(sum(float(t.sum()) for t in output_tensors(out)
                                                                if t.dtype.is_floating_point))
             result["step_peak_" + name] = max(result.get("step_peak_" + name, 0), made)
-    result["losses_close"] = all(math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6)
-                                 for a, b in zip(result["losses_scheduled"], result["losses_autograd"]))
+    for other, suffix in (("autograd", ""), ("reference", "_to_reference")):
+        if "losses_" + other not in result:
+            continue
+        pairs = list(zip(result["losses_scheduled"], result["losses_" + other]))
+        result["losses_close" + suffix] = all(math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6) for a, b in pairs)
+        result["max_relative_difference" + suffix] = max(abs(a - b) / max(abs(a), abs(b), 1e-30) for a, b in pairs)
     return result

@@ -15,7 +15,8 @@ from memplan_torch import memory, options, pattern
 from conftest import DATA, memplan_binary
 
 GRAPHS = sorted(glob.glob(os.path.join(DATA, "*.graph.json")))
-TRACES = sorted(glob.glob(os.path.join(DATA, "*.csv")))
+# the CPU traces, and the iterations that scripts/gpu-run recorded on a GPU (cuda/)
+TRACES = sorted(glob.glob(os.path.join(DATA, "*.csv")) + glob.glob(os.path.join(DATA, "cuda", "*.csv")))
 
 
 def test_there_is_data():

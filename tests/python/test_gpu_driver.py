@@ -74,6 +74,9 @@ def test_driver_records_plans_serves_and_packs(tmp_path, env, capsys):
     assert graph["export_rc"] == 0 and graph["remat_50"]["memory_percent"] > 0 and "budget_met" in graph["remat_25"]
     trained = graph["scheduled"]
     assert trained["device"] == "cpu" and len(trained["losses_scheduled"]) == 3 and graph["scheduled_losses_close"]
+    # the graph run in its own order computes what the schedule does: on the CPU, to the last bit
+    assert graph["scheduled_losses_close_to_reference"] and trained["max_relative_difference_to_reference"] == 0
+    assert len(trained["losses_reference"]) == 3 and trained["step_peak_reference"] > 0
     assert graph["scheduled_over_autograd"] == trained["step_peak_scheduled"] / trained["step_peak_autograd"] > 0
 
     with tarfile.open(out / "results.tar.gz") as tar:

@@ -3,6 +3,8 @@ caching allocator (reuse of freed blocks, new segments on a miss), and the error
 
 import collections
 import copy
+import glob
+import gzip
 import json
 import os
 import pickle
@@ -14,7 +16,7 @@ import pytest
 from memplan_torch import pattern, snapshot
 from memplan_torch.errors import MemplanTorchError
 
-from conftest import REPO
+from conftest import DATA, REPO
 
 MARKER = 4093
 MB = 1 << 20
@@ -221,3 +223,36 @@ def test_a_pickle_that_names_code_is_refused_not_run(tmp_path):
     with pytest.raises(MemplanTorchError, match="refers to collections.OrderedDict"):
         snapshot.load(str(ordered))
     assert snapshot.load(str(ordered), plain_only=False)["device_traces"] == make_snapshot()["device_traces"]
+
+
+def test_a_gzipped_snapshot_loads_as_the_pickle_it_holds(tmp_path):
+    snap, _ = make_snapshot()
+    plain, packed = tmp_path / "s.pickle", tmp_path / "s.pickle.gz"
+    plain.write_bytes(pickle.dumps(snap))
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert snapshot.load(str(packed)) == snapshot.load(str(plain)) == snap
+    cut = tmp_path / "cut.pickle.gz"
+    cut.write_bytes(packed.read_bytes()[:len(packed.read_bytes()) // 2])
+    with pytest.raises(MemplanTorchError, match="cut.pickle.gz: not a memory snapshot pickle: EOFError"):
+        snapshot.load(str(cut))
+
+
+REAL = sorted(glob.glob(os.path.join(DATA, "cuda", "*.pickle.gz")))
+
+
+def test_there_are_real_snapshots():
+    assert len(REAL) >= 14
+
+
+@pytest.mark.parametrize("path", REAL, ids=os.path.basename)
+def test_real_snapshot_imports_to_its_committed_trace(path):
+    # snapshots that torch 2.11's caching allocator recorded on an H200 (scripts/gpu-run, 2026-12-04): plain
+    # data only, every event an action the import knows, and the trace committed beside each is its import
+    stem = path[:-len(".pickle.gz")]
+    rows, meta = snapshot.import_snapshot(snapshot.load(path), marker_size=MARKER)
+    with open(stem + ".csv") as f:
+        assert pattern.to_csv(rows) == f.read()
+    committed = json.load(open(stem + ".meta.json"))
+    assert meta == committed and meta["skipped_events"] == {} and meta["left_out_buffers"] == 0
+    # what the caching allocator reserved holds at least the iteration's peak and what outlives it
+    assert meta["reserved_peak_bytes"] >= meta["peak_load"] + meta["persistent_bytes"]
