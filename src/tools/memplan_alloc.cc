@@ -20,6 +20,7 @@
 #include "common/exit_codes.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
+#include "report/format.h"
 #include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/planning.h"
@@ -37,7 +38,7 @@ struct AllocOptions {
   uint64_t moves = 0;
   uint64_t seed = 1;
   std::optional<alloc::Bytes> capacity;
-  alloc::TimeValue period = 0;
+  std::optional<alloc::TimeValue> period;  // --period; else the sidecar's (tools::ReadTrace)
   std::optional<std::string> conf;  // caching-allocator settings for the comparison row
   bool json = false;
   bool validate = false;
@@ -47,8 +48,29 @@ struct AllocOptions {
 // The row name of the caching-allocator simulation in the comparison table.
 constexpr const char* kCachingRow = "pytorch-caching";
 
+// What a plan needs against what PyTorch's caching allocator reserved for the same iteration, when the trace's
+// sidecar recorded that (an imported CUDA snapshot): the arena plus the memory outside the trace.
+struct AgainstRecorded {
+  alloc::Bytes reserved = 0;    // the caching allocator's peak reservation over the iteration
+  alloc::Bytes persistent = 0;  // parameters, gradients, optimizer state
+  alloc::Bytes planned = 0;     // the arena's height + persistent
+
+  double Share() const { return reserved > 0 ? static_cast<double>(planned) / static_cast<double>(reserved) : 0; }
+};
+
+// The comparison, when the trace's sidecar recorded a reservation.
+std::optional<AgainstRecorded> CompareWithRecorded(const Trace& trace, alloc::Bytes height) {
+  if (!trace.period.sidecar || !trace.period.sidecar->recorded_reserved) return std::nullopt;
+  AgainstRecorded r;
+  r.reserved = *trace.period.sidecar->recorded_reserved;
+  r.persistent = trace.period.sidecar->persistent_bytes.value_or(0);
+  r.planned = height + r.persistent;
+  return r;
+}
+
 int RunAlloc(const AllocOptions& options) {
-  const alloc::Problem problem = alloc::ReadProblem(options.input, options.period);
+  const Trace trace = ReadTrace(options.input, options.period);
+  const alloc::Problem& problem = trace.problem;
   std::vector<std::string> methods;
   if (options.method == "all") {
     methods = alloc::Methods();
@@ -88,10 +110,19 @@ int RunAlloc(const AllocOptions& options) {
     caching_seconds = run.seconds;
   }
 
+  const std::optional<AgainstRecorded> recorded = CompareWithRecorded(trace, chosen.height);
   if (options.json) {
     nlohmann::json summary = PlanJson(chosen);
     summary["input"] = options.input;
     summary["buffers"] = problem.buffers.size();
+    summary["period"] = problem.period;
+    summary["sidecar"] = trace.period.sidecar ? nlohmann::json(trace.period.sidecar->path) : nlohmann::json();
+    if (recorded) {
+      summary["recorded"] = {{"pytorch_reserved", recorded->reserved},
+                             {"persistent_bytes", recorded->persistent},
+                             {"planned_bytes", recorded->planned},
+                             {"planned_over_reserved", recorded->Share()}};
+    }
     if (options.capacity) {
       summary["capacity"] = *options.capacity;
       summary["fits"] = chosen.height <= *options.capacity;
@@ -115,6 +146,7 @@ int RunAlloc(const AllocOptions& options) {
     fmt::print("{}\n", summary.dump());
   } else {
     fmt::print("{}: {} buffers, LB (peak load) {} B\n", options.input, problem.buffers.size(), chosen.lower_bound);
+    if (trace.period.from_sidecar) fmt::print("period {} (from {})\n", problem.period, trace.period.sidecar->path);
     fmt::print("{:<18} {:>14} {:>12} {:>12} {:>10}\n", "method", "height B", "H/LB-1 %", "(H-LB)/H %", "time s");
     for (const auto& r : results) {
       fmt::print("{:<18} {:>14} {:>12.3f} {:>12.3f} {:>10.3f}\n", r.method, r.height,
@@ -140,6 +172,13 @@ int RunAlloc(const AllocOptions& options) {
                    r.proven_optimal ? "proven lowest" : "not proven lowest");
       }
     }
+    if (recorded) {
+      fmt::print("PyTorch reserved {} for this iteration (recorded: {}); the plan needs {}: the arena {} + "
+                 "persistent {}, {:.1f} % of it\n",
+                 report::HumanBytes(recorded->reserved), trace.period.sidecar->path,
+                 report::HumanBytes(recorded->planned), report::HumanBytes(chosen.height),
+                 report::HumanBytes(recorded->persistent), 100 * recorded->Share());
+    }
     if (!options.output.empty()) fmt::print("plan ({}) written to {}\n", chosen.method, options.output);
   }
   if (common::InterruptRequested()) return common::kExitInterrupted;
@@ -154,12 +193,12 @@ int RunAlloc(const AllocOptions& options) {
 struct ValidateOptions {
   std::string problem_path;
   std::string plan_path;
-  alloc::TimeValue period = 0;
+  std::optional<alloc::TimeValue> period;  // --period; else the sidecar's (tools::ReadTrace)
   bool json = false;
 };
 
 int RunValidate(const ValidateOptions& options) {
-  const alloc::Problem problem = alloc::ReadProblem(options.problem_path, options.period);
+  const alloc::Problem problem = ReadTrace(options.problem_path, options.period).problem;
   const alloc::PlanRows rows = alloc::ReadPlanRows(options.plan_path, problem);
   alloc::ValidationReport report = alloc::Validate(problem, rows.offsets);
   for (const std::string& id : rows.unknown_ids) {
@@ -201,7 +240,8 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   cmd->add_option("--capacity", plan->capacity,
                   "Stop as soon as the height fits (bytes, or with a unit: 512MiB, 80GB); exit status 1 if it does not")
       ->transform(PositiveByteCount());
-  cmd->add_option("--period", plan->period, "The pattern repeats every P time units; upper > P wraps around")
+  cmd->add_option("--period", plan->period, "The pattern repeats every P time units; upper > P wraps around "
+                                            "(default: the period in the trace's sidecar NAME.meta.json, else none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--conf", plan->conf, "With --method all: PYTORCH_CUDA_ALLOC_CONF settings of the simulated "
                                         "caching allocator (default: the environment variable, else PyTorch's defaults)");
@@ -215,7 +255,8 @@ void AddAllocCommands(CLI::App& app, CommandResult& result) {
   CLI::App* check = app.add_subcommand("validate", "Check a plan against its problem; names every overlap");
   check->add_option("problem", validate->problem_path, "Problem CSV")->required();
   check->add_option("plan", validate->plan_path, "Plan CSV (the problem's rows plus offset)")->required();
-  check->add_option("--period", validate->period, "Pattern repeats every P time units")->check(CLI::NonNegativeNumber);
+  check->add_option("--period", validate->period, "Pattern repeats every P time units (default: the sidecar's, "
+                                                  "as for alloc)")->check(CLI::NonNegativeNumber);
   check->add_flag("--json", validate->json, "Print valid, errors, height and LB as one JSON object on stdout");
   check->callback([validate, &result] { result.exit_status = RunValidate(*validate); });
 }

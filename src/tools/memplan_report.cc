@@ -38,7 +38,7 @@ struct ReportOptions {
   double time_limit_s = 10;
   uint64_t moves = 0;                 // 0: each planner's default
   uint64_t seed = 1;
-  alloc::TimeValue period = 0;        // CSV only
+  std::optional<alloc::TimeValue> period;  // CSV only; else the sidecar's (tools::PeriodOf)
   size_t max_drawn = 20000;
   bool json = false;
   bool quiet = false;
@@ -103,7 +103,8 @@ ReportSummary ReportAllocation(report::Page& page, const std::string& text, cons
     throw common::InputError(
         fmt::format("{}: --budget applies to a graph, not to an allocation problem (CSV)", options.input));
   }
-  const alloc::Problem problem = alloc::ParseProblem(options.input, text, options.period);
+  const alloc::Problem problem =
+      alloc::ParseProblem(options.input, text, PeriodOf(options.input, options.period).period);
   const report::AllocFigures figures = CompareAllocations(problem, options, std::nullopt);
   ReportSummary summary;
   summary.kind = "alloc";
@@ -117,7 +118,7 @@ ReportSummary ReportAllocation(report::Page& page, const std::string& text, cons
 // Fills the page for a training graph: memplan plan's pipeline, the baselines at the same budget, and the
 // allocation planners on the chosen schedule's buffers.
 ReportSummary ReportGraph(report::Page& page, const std::string& text, const ReportOptions& options) {
-  if (options.period != 0) {
+  if (options.period) {
     throw common::InputError(
         fmt::format("{}: --period applies to an allocation problem (CSV), not to a graph", options.input));
   }
@@ -238,7 +239,8 @@ void AddReportCommands(CLI::App& app, CommandResult& result) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", options->seed, "Random seed (same input and seed, same page but for the times)")
       ->capture_default_str();
-  cmd->add_option("--period", options->period, "CSV: the pattern repeats every P time units")
+  cmd->add_option("--period", options->period,
+                  "CSV: the pattern repeats every P time units (default: the sidecar's, as for alloc)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-drawn", options->max_drawn, "Draw at most this many buffers (the largest)")
       ->capture_default_str()

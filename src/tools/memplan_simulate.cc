@@ -22,7 +22,7 @@ namespace {
 // Options of `memplan simulate`.
 struct SimulateOptions {
   std::string input;
-  alloc::TimeValue period = 0;
+  std::optional<alloc::TimeValue> period;  // --period; else the sidecar's (tools::ReadTrace)
   std::optional<std::string> conf;  // --conf; when absent, the PYTORCH_CUDA_ALLOC_CONF variable
   alloc::Bytes device_memory = 0;
   double memory_fraction = 0;
@@ -34,8 +34,15 @@ int RunSimulate(const SimulateOptions& options) {
   alloc::CachingAllocatorConfig config = CachingConfigFromEnvironment(options.conf, &conf);
   config.device_memory = options.device_memory;
   config.memory_fraction = options.memory_fraction;
-  const alloc::Problem problem = alloc::ReadProblem(options.input, options.period);
+  const Trace trace = ReadTrace(options.input, options.period);
+  const alloc::Problem& problem = trace.problem;
   const alloc::CachingAllocatorResult r = alloc::SimulateCachingAllocator(problem, config);
+  // What the real allocator reserved for the iteration, when the sidecar recorded it, less what outlives the
+  // iteration (the trace leaves that out, and so does the simulation): the simulation's counterpart.
+  std::optional<alloc::Bytes> recorded;
+  if (trace.period.sidecar && trace.period.sidecar->recorded_reserved) {
+    recorded = *trace.period.sidecar->recorded_reserved - trace.period.sidecar->persistent_bytes.value_or(0);
+  }
 
   if (options.json) {
     nlohmann::json j = {{"input", options.input},
@@ -49,7 +56,10 @@ int RunSimulate(const SimulateOptions& options) {
                         {"segments_allocated", r.segments_allocated},
                         {"segments_released", r.segments_released},
                         {"alloc_retries", r.alloc_retries},
-                        {"out_of_memory", r.out_of_memory}};
+                        {"out_of_memory", r.out_of_memory},
+                        {"period", problem.period},
+                        {"recorded_reserved", recorded ? nlohmann::json(*recorded) : nlohmann::json()}};
+    if (recorded) j["recorded_fragmentation"] = alloc::Fragmentation(*recorded, r.lower_bound);
     // After an out-of-memory error the peaks cover only part of the pattern: no fragmentation then.
     if (r.out_of_memory) {
       j["oom_buffer"] = r.oom_buffer;
@@ -71,6 +81,11 @@ int RunSimulate(const SimulateOptions& options) {
     if (!r.out_of_memory) {
       fmt::print("  fragmentation        {:>16.3f} % (reserved/LB - 1); {:.3f} % of reserved is wasted\n",
                  100 * r.Fragmentation(), 100 * r.WastedShare());
+    }
+    if (recorded) {
+      fmt::print("  recorded reserved    {:>16} B (PyTorch, {}: its peak reservation less the persistent bytes), "
+                 "{:.3f} % above LB\n", *recorded, trace.period.sidecar->path,
+                 100 * alloc::Fragmentation(*recorded, r.lower_bound));
     }
   }
   if (r.out_of_memory) {
@@ -112,7 +127,8 @@ void AddSimulateCommands(CLI::App& app, CommandResult& result) {
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Replay a pattern through PyTorch's CUDA caching allocator: peak reserved memory and fragmentation");
   cmd->add_option("input", simulate->input, "Problem CSV (id,lower,upper,size)")->required();
-  cmd->add_option("--period", simulate->period, "Pattern repeats every P time units (reports the second iteration)")
+  cmd->add_option("--period", simulate->period, "Pattern repeats every P time units (reports the second iteration; "
+                                                "default: the sidecar's, as for alloc)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--conf", simulate->conf,
                   "PYTORCH_CUDA_ALLOC_CONF-style settings, e.g. max_split_size_mb:128,expandable_segments:True "

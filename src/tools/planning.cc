@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "alloc/converter.h"
 #include "alloc/validator.h"
 #include "common/interrupt.h"
 #include "common/stopwatch.h"
@@ -14,6 +15,29 @@
 #include "remat/validator.h"
 
 namespace tools {
+
+TracePeriod PeriodOf(const std::string& path, const std::optional<alloc::TimeValue>& period) {
+  std::string note;
+  TracePeriod result;
+  result.sidecar = alloc::ReadTraceSidecar(path, &note);
+  if (!note.empty()) fmt::print(stderr, "memplan: note: {}\n", note);
+  result.period = period.value_or(0);
+  if (!period && result.sidecar) {
+    result.period = result.sidecar->period;
+    result.from_sidecar = true;
+  } else if (period && result.sidecar && *period != result.sidecar->period) {
+    fmt::print(stderr, "memplan: note: --period {} is used, not the period {} of {}\n", *period,
+               result.sidecar->period, result.sidecar->path);
+  }
+  return result;
+}
+
+Trace ReadTrace(const std::string& path, const std::optional<alloc::TimeValue>& period) {
+  Trace trace;
+  trace.period = PeriodOf(path, period);
+  trace.problem = alloc::ReadProblem(path, trace.period.period);
+  return trace;
+}
 
 std::vector<alloc::PlanResult> PlanMethods(const alloc::Problem& problem, const std::vector<std::string>& methods,
                                            const alloc::PlanOptions& base, common::Progress& progress) {

@@ -1,5 +1,6 @@
-// Planning steps that more than one subcommand runs: the allocation methods with validation and the
-// caching-allocator simulation (alloc, report), and memplan plan's pipeline, recomputation then the arena
+// Planning steps that more than one subcommand runs: reading a trace with its sidecar (alloc, validate,
+// simulate, report), the allocation methods with validation and the caching-allocator simulation (alloc, report),
+// and memplan plan's pipeline, recomputation then the arena
 // (remat, plan, report).
 #pragma once
 
@@ -11,11 +12,31 @@
 #include "alloc/caching_allocator.h"
 #include "alloc/planner.h"
 #include "alloc/problem.h"
+#include "alloc/trace_sidecar.h"
 #include "common/progress.h"
 #include "remat/graph.h"
 #include "remat/planner.h"
 
 namespace tools {
+
+// The period of a trace and the sidecar beside it (alloc/trace_sidecar.h), if any.
+struct TracePeriod {
+  alloc::TimeValue period = 0;
+  std::optional<alloc::TraceSidecar> sidecar;
+  bool from_sidecar = false;  // no --period was given, and the sidecar's is used
+};
+
+// The period of the trace at `path`: `period` (--period) when given, else its sidecar's, else 0 (not
+// periodic). A --period that differs from the sidecar's wins, with a note on stderr, as does a sidecar of
+// another kind.
+TracePeriod PeriodOf(const std::string& path, const std::optional<alloc::TimeValue>& period);
+
+// A trace read with its period (PeriodOf).
+struct Trace {
+  alloc::Problem problem;
+  TracePeriod period;
+};
+Trace ReadTrace(const std::string& path, const std::optional<alloc::TimeValue>& period);
 
 // Runs each of `methods` with `base` (its method replaced), in order; stops after the current one on Ctrl-C.
 std::vector<alloc::PlanResult> PlanMethods(const alloc::Problem& problem, const std::vector<std::string>& methods,

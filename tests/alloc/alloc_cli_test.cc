@@ -3,7 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "alloc/converter.h"
 #include "alloc/validator.h"
@@ -78,6 +81,71 @@ TEST_F(AllocCli, PeriodWrapsBuffersAroundTheIteration) {
   ASSERT_EQ(Memplan("alloc " + input + " --json"), common::kExitOk) << err_;
   EXPECT_EQ(nlohmann::json::parse(out_)["height"], 8);
   EXPECT_EQ(Memplan("validate " + input + " " + Path("plan.csv") + " --period 10"), common::kExitOk) << err_;
+}
+
+// The sidecar memplan-torch wrote beside a trace it imported from a CUDA snapshot on an H200 (data/torch/cuda).
+nlohmann::json RecordedSidecar(const std::string& name) {
+  return nlohmann::json::parse(std::ifstream(std::string(TORCH_DATA_DIR) + "/cuda/" + name + ".meta.json"));
+}
+
+TEST_F(AllocCli, ARecordedSnapshotsSidecarGivesThePeriodAndWhatPyTorchReserved) {
+  const std::string trace = std::string(TORCH_DATA_DIR) + "/cuda/gpt_small_bs64.csv";
+  const nlohmann::json meta = RecordedSidecar("gpt_small_bs64");
+  ASSERT_EQ(Memplan("alloc " + trace + " --time-limit 2 --json --validate"), common::kExitOk) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(err_, "");
+  EXPECT_EQ(j["period"], meta["period"]);
+  EXPECT_EQ(j["sidecar"], std::string(TORCH_DATA_DIR) + "/cuda/gpt_small_bs64.meta.json");
+  EXPECT_EQ(j["lb"], meta["peak_load"]);  // the import's peak load is over the periodic pattern
+  const nlohmann::json& recorded = j["recorded"];
+  EXPECT_EQ(recorded["pytorch_reserved"], meta["reserved_peak_bytes"]);
+  EXPECT_EQ(recorded["persistent_bytes"], meta["persistent_bytes"]);
+  EXPECT_EQ(recorded["planned_bytes"], j["height"].get<int64_t>() + meta["persistent_bytes"].get<int64_t>());
+  EXPECT_LT(recorded["planned_over_reserved"].get<double>(), 1.0);
+
+  // The same plan as with the period given; the text says where the period and the reservation come from.
+  ASSERT_EQ(Memplan("alloc " + trace + " --time-limit 2 --json --period " + meta["period"].dump()), common::kExitOk);
+  EXPECT_EQ(nlohmann::json::parse(out_)["height"], j["height"]);
+  ASSERT_EQ(Memplan("alloc " + trace + " --time-limit 2 -q"), common::kExitOk) << err_;
+  EXPECT_NE(out_.find("period " + meta["period"].dump() + " (from "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("PyTorch reserved " + meta["reserved_peak_bytes"].dump() + " B"), std::string::npos) << out_;
+}
+
+TEST_F(AllocCli, AGivenPeriodWinsOverTheSidecarsWithANote) {
+  const std::string trace = Write("t.csv", "id,lower,upper,size\na,0,4,8\nb,6,12,8\n");
+  Write("t.meta.json", R"({"format": "memplan-trace/v1", "period": 8})");
+  // With the sidecar's period b wraps around into [0, 4) and meets a; with --period 12 it does not.
+  ASSERT_EQ(Memplan("alloc " + trace + " --json"), common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["lb"], 16);
+  ASSERT_EQ(Memplan("alloc " + trace + " --json --period 12"), common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["lb"], 8);
+  EXPECT_NE(err_.find("--period 12 is used, not the period 8 of " + Path("t.meta.json")), std::string::npos) << err_;
+  // validate reads the sidecar too: both buffers at offset 0 collide only in the periodic pattern.
+  const std::string plan = Write("plan.csv", "id,offset\na,0\nb,0\n");
+  EXPECT_EQ(Memplan("validate " + trace + " " + plan), common::kExitTargetMissed) << out_;
+  EXPECT_EQ(Memplan("validate " + trace + " " + plan + " --period 12"), common::kExitOk) << out_ << err_;
+}
+
+TEST_F(AllocCli, ABrokenSidecarIsAnErrorNamingIt) {
+  const std::string trace = Write("t.csv", "id,lower,upper,size\na,0,4,8\n");
+  const std::string sidecar = Path("t.meta.json");
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"format": "memplan-trace/v1", "period": -3})", "'period' is -3, not a non-negative integer"},
+           {R"({"format": "memplan-trace/v1", "period": 1.5})", "'period' is 1.5, not a non-negative integer"},
+           {R"({"format": "memplan-trace/v1"})", "no 'period'"},
+           {R"({"format": "memplan-trace/v1", "period": 8, "reserved_peak_bytes": "2 GiB"})",
+            "'reserved_peak_bytes' is \"2 GiB\", not a non-negative integer"},
+           {R"({"format": "memplan-trace/v1", "period": )", "not valid JSON"}}) {
+    Write("t.meta.json", text);
+    EXPECT_EQ(Memplan("alloc " + trace + " -o " + Path("plan.csv")), common::kExitBadInput) << text;
+    EXPECT_NE(err_.find(sidecar + ": " + message), std::string::npos) << text << "\n" << err_;
+    EXPECT_FALSE(std::filesystem::exists(Path("plan.csv")));
+  }
+  // JSON of another kind beside the trace is not a sidecar: ignored, with a note.
+  Write("t.meta.json", R"({"period": 3})");
+  ASSERT_EQ(Memplan("alloc " + trace + " --json"), common::kExitOk) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)["period"], 0);
+  EXPECT_NE(err_.find(sidecar + " is not a memplan-trace/v1 sidecar"), std::string::npos) << err_;
 }
 
 TEST_F(AllocCli, ValidateNamesPlantedOverlapsAndMissingRows) {

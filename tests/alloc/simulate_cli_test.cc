@@ -36,6 +36,28 @@ TEST_F(SimulateCli, GenThenSimulate) {
   EXPECT_NE(out_.find("peak reserved"), std::string::npos) << out_;
 }
 
+TEST_F(SimulateCli, ComparesWithWhatPyTorchReservedWhenTheSidecarRecordedIt) {
+  // A trace imported from a CUDA snapshot on an H200 (data/torch/cuda): its sidecar has the period and the
+  // caching allocator's real peak reservation, of which the persistent bytes are outside the trace.
+  const std::string trace = std::string(TORCH_DATA_DIR) + "/cuda/resnet18_bs64.csv";
+  const nlohmann::json meta =
+      nlohmann::json::parse(std::ifstream(std::string(TORCH_DATA_DIR) + "/cuda/resnet18_bs64.meta.json"));
+  ASSERT_EQ(Memplan("simulate " + trace + " --json"), common::kExitOk) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j["period"], meta["period"]);
+  EXPECT_EQ(j["iterations"], 2);
+  const int64_t recorded = meta["reserved_peak_bytes"].get<int64_t>() - meta["persistent_bytes"].get<int64_t>();
+  EXPECT_EQ(j["recorded_reserved"], recorded);
+  EXPECT_DOUBLE_EQ(j["recorded_fragmentation"].get<double>(),
+                   static_cast<double>(recorded) / j["lb"].get<double>() - 1);
+  ASSERT_EQ(Memplan("simulate " + trace), common::kExitOk) << err_;
+  EXPECT_NE(out_.find("recorded reserved"), std::string::npos) << out_;
+  // Without a recording the field is null.
+  const std::string plain = Write("p.csv", "id,lower,upper,size\na,0,4,8\n");
+  ASSERT_EQ(Memplan("simulate " + plain + " --json"), common::kExitOk) << err_;
+  EXPECT_TRUE(nlohmann::json::parse(out_)["recorded_reserved"].is_null());
+}
+
 TEST_F(SimulateCli, ReadsTheEnvironmentWhenNoConfIsGiven) {
   const std::string csv = Path("p.csv");
   std::ofstream(csv) << "id,lower,upper,size\na,0,1,41943040\nb,1,2,31457280\n";  // 40 MiB, then 30 MiB

@@ -1,0 +1,63 @@
+#include "alloc/trace_sidecar.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace alloc {
+namespace {
+
+constexpr const char* kFormat = "memplan-trace/v1";
+
+// A non-negative integer field; nullopt when absent. JSON numbers with a fraction or an exponent are refused:
+// a period or a byte count is a whole number.
+std::optional<int64_t> Count(const nlohmann::json& meta, const char* key, const std::string& path) {
+  const auto it = meta.find(key);
+  if (it == meta.end()) return std::nullopt;
+  if (!it->is_number_integer() || it->get<int64_t>() < 0) {
+    throw common::InputError(common::Located(path, 0, fmt::format("'{}' is {}, not a non-negative integer", key,
+                                                                  it->dump())));
+  }
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+std::string SidecarPath(const std::string& trace_path) {
+  const std::string suffix = ".csv";
+  const bool csv = trace_path.size() > suffix.size() &&
+                   trace_path.compare(trace_path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return (csv ? trace_path.substr(0, trace_path.size() - suffix.size()) : trace_path) + ".meta.json";
+}
+
+std::optional<TraceSidecar> ReadTraceSidecar(const std::string& trace_path, std::string* note) {
+  const std::string path = SidecarPath(trace_path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json meta;
+  try {
+    meta = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw common::InputError(common::Located(path, 0, fmt::format("not valid JSON: {}", e.what())));
+  }
+  if (!meta.is_object() || meta.value("format", nlohmann::json()) != kFormat) {
+    if (note) *note = fmt::format("{} is not a {} sidecar (no \"format\": \"{}\"); ignored", path, kFormat, kFormat);
+    return std::nullopt;
+  }
+  TraceSidecar sidecar;
+  sidecar.path = path;
+  const std::optional<int64_t> period = Count(meta, "period", path);
+  if (!period) throw common::InputError(common::Located(path, 0, "no 'period'"));
+  sidecar.period = *period;
+  sidecar.persistent_bytes = Count(meta, "persistent_bytes", path);
+  sidecar.recorded_reserved = Count(meta, "reserved_peak_bytes", path);
+  return sidecar;
+}
+
+}  // namespace alloc
