@@ -268,16 +268,16 @@ def run_variant(tag, spec, batch, ck, work, memplan, arena, log, child):
     if not memplan:
         return entry
     plan = os.path.join(work, tag + ".plan.csv")
-    r = _run([memplan, "alloc", csv, "--period", meta["period"], "-o", plan, "--json", "--validate", "-q",
-              "--time-limit", 5], log)
+    # the period, and what the caching allocator reserved for the iteration, come from the sidecar beside csv
+    r = _run([memplan, "alloc", csv, "-o", plan, "--json", "--validate", "-q", "--time-limit", 5], log)
     entry["alloc"] = _json_of(r)
-    r = _run([memplan, "alloc", csv, "--period", meta["period"], "--method", "all", "-q"], log)
+    r = _run([memplan, "alloc", csv, "--method", "all", "-q"], log)
     entry["alloc_table"] = r.stdout if r.returncode in (0, 1) else None
     if entry["alloc"]:
-        # what a planned arena needs against what the caching allocator reserved for the same iteration
-        need = entry["alloc"]["height"] + meta["persistent_bytes"]
-        entry["planned_bytes"] = need
-        entry["planned_over_reserved"] = need / meta["reserved_peak_bytes"] if meta["reserved_peak_bytes"] else None
+        # what a planned arena needs (the arena + persistent bytes) against what the caching allocator reserved
+        recorded = entry["alloc"]["recorded"]
+        entry["planned_bytes"] = recorded["planned_bytes"]
+        entry["planned_over_reserved"] = recorded["planned_over_reserved"] if meta["reserved_peak_bytes"] else None
     if arena and os.path.exists(plan):
         served = child("serve", [spec, batch, ck or "-", plan])
         entry["served"] = served
