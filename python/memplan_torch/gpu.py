@@ -107,8 +107,11 @@ STATS = ("served", "fallback", "desyncs", "arena_bytes", "planned_rows", "overla
 
 def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
     """Make the planned arena the CUDA allocator, warm up outside the plan, then run `iterations` planned
-    iterations. Returns the losses, the arena's counts over the planned iterations, and the memory they
-    held: the arena plus the peak of cudaMalloc'ed bytes (parameters, optimizer state, anything unplanned)."""
+    iterations. Returns the losses, the arena's counts over the planned iterations, and the memory the
+    steady state held: the arena plus the peak of cudaMalloc'ed bytes (parameters, optimizer state, anything
+    unplanned) from the second planned iteration on. Until the first one's zero_grad, the warm-up's gradients
+    sit in cudaMalloc'ed blocks while the arena holds their planned space: a peak over the first would count
+    them twice (it did in the run of 2026-12-04: fallback_peak_bytes there is persistent + gradients)."""
     import torch
 
     os.environ["MEMPLAN_ARENA_PLAN"] = plan_csv
@@ -125,7 +128,10 @@ def serve(spec, batch, checkpoint, so_path, plan_csv, iterations=3):
     iteration()  # warm-up outside the plan (optimizer state, library workspaces)
     torch.cuda.synchronize()
     before = stats()
-    losses = [iteration(before=lib.memplan_arena_begin_iteration) for _ in range(iterations)]
+    losses = [iteration(before=lib.memplan_arena_begin_iteration)]
+    torch.cuda.synchronize()
+    lib.memplan_arena_reset_peak()
+    losses += [iteration(before=lib.memplan_arena_begin_iteration) for _ in range(iterations - 1)]
     torch.cuda.synchronize()
     after = stats()
     counts = {k: after[k] - before[k] for k in ("served", "fallback", "desyncs", "overlaps")}

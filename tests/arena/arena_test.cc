@@ -18,6 +18,7 @@ extern "C" {
 void* memplan_malloc(ssize_t size, int device, cudaStream_t stream);
 void memplan_free(void* ptr, ssize_t size, int device, cudaStream_t stream);
 void memplan_arena_begin_iteration();
+void memplan_arena_reset_peak();
 void memplan_arena_stats(long long* out);
 }
 
@@ -94,7 +95,9 @@ void ServePlan() {
   check(stats.served == 4 && stats.fallback == 4 && stats.desyncs == 2 && stats.rows == 3, "stats");
   // cudaMalloc'ed bytes: 10 from before the first iteration, 8 + 1 past the plan, 51 too large (freed)
   check(stats.fallback_live == 19 && stats.fallback_peak == 70, "bytes held outside the arena");
+  memplan_arena_reset_peak();  // the peak restarts from what is held now
   Free(before, 10);
+  check(ReadStats().fallback_peak == 19 && ReadStats().fallback_live == 9, "the peak since the reset");
   Free(extra, 8);
   Free(after, 1);
   std::exit(0);

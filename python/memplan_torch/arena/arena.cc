@@ -229,8 +229,18 @@ void memplan_arena_begin_iteration() {
   a.measuring = true;
 }
 
+// Restarts the peak of cudaMalloc'ed bytes from what is held now. The first planned iteration frees what the
+// warm-up left in cudaMalloc'ed blocks (its gradients, which the plan keeps in the arena from one iteration to
+// the next), so a peak measured from there counts those bytes twice: measure from the second.
+void memplan_arena_reset_peak() {
+  Arena& a = arena();
+  std::lock_guard<std::mutex> lock(a.mu);
+  a.fallback_peak = a.fallback_live;
+}
+
 // served, fallback, desyncs, arena height, planned rows, overlaps (desyncs because the row's space was live),
-// bytes in cudaMalloc'ed blocks now, and their peak since the first planned iteration began.
+// bytes in cudaMalloc'ed blocks now, and their peak since the first planned iteration began (or the last
+// memplan_arena_reset_peak).
 void memplan_arena_stats(long long* out) {
   Arena& a = arena();
   std::lock_guard<std::mutex> lock(a.mu);
