@@ -4,6 +4,7 @@ Exit status follows memplan's: 0 done, 2 bad input (message names the op, field 
 3 internal error, 130 interrupted."""
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -83,8 +84,11 @@ def _cmd_import_snapshot(args):
         snap = snapshot.load(args.snapshot)
         rows, meta = snapshot.import_snapshot(snap, device=args.device, marker_size=args.marker_size,
                                               round_to=args.round, min_period=args.min_period)
+        extra = []
+        if args.replay:  # the allocator's state when the recording began, and every event after it
+            extra.append((args.replay, json.dumps(snapshot.replay_of(snap, device=meta["device"])) + "\n"))
     meta.update({"snapshot": os.path.basename(args.snapshot), "csv": os.path.basename(args.output)})
-    pattern.write(args.output, rows, meta)
+    pattern.write(args.output, rows, meta, extra)
     for action, count in sorted(meta["skipped_events"].items()):
         if action not in snapshot.OTHERS:
             print(f"{args.snapshot}: warning: skipped {count} event(s) of unknown action '{action}' (a newer "
@@ -274,6 +278,9 @@ def build_parser():
     q.add_argument("--round", type=int, default=512, help="round sizes up to this multiple (default 512, as "
                    "the caching allocator does; 1 keeps requested sizes)")
     q.add_argument("--min-period", type=int, default=16, help="without markers: shortest iteration, in events")
+    q.add_argument("--replay", metavar="R.json", help="also write the whole recording for `memplan simulate "
+                   "--replay` (caching-replay/v1: the allocator's segments and live blocks when it began, then "
+                   "every event with its real address)")
     q.set_defaults(func=_cmd_import_snapshot)
 
     q = sub.add_parser("apply-schedule", help="run the joint graph in a remat-schedule/v1 order; check gradients "

@@ -32,10 +32,11 @@ def meta_path(csv_path):
     return (csv_path[:-4] if csv_path.endswith(".csv") else csv_path) + ".meta.json"
 
 
-def write(csv_path, rows, meta):
-    """Write the CSV and its sidecar together (both or neither; see atomic.write_files)."""
+def write(csv_path, rows, meta, extra=()):
+    """Write the CSV and its sidecar together, with the (path, text) pairs of `extra` (all or none; see
+    atomic.write_files)."""
     import json
 
     from .atomic import write_files
 
-    write_files([(csv_path, to_csv(rows)), (meta_path(csv_path), json.dumps(meta, indent=1) + "\n")])
+    write_files([(csv_path, to_csv(rows)), (meta_path(csv_path), json.dumps(meta, indent=1) + "\n"), *extra])

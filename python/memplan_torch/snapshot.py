@@ -24,6 +24,7 @@ backwards from there gives the reserved curve over the whole trace, even when th
 start. Its maximum over the window is what a user of the caching allocator needed for that iteration.
 """
 
+import bisect
 import gzip
 import pickle
 
@@ -101,10 +102,10 @@ def smallest_tail_period(tokens, min_period):
     return None
 
 
-def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_period=16):
-    """Return (rows, meta): MiniMalloc rows (id, lower, upper, size) of one steady-state iteration and a
-    meta dict (period, peaks, reserved memory). Raises MemplanTorchError naming the missing field or the
-    reason the iteration cannot be found."""
+def _device_events(snap, device):
+    """(device, segments, parsed events, skipped counts) of one device's trace: the device with the most events
+    unless `device` is given; each event parsed once as (action, addr, size), an action the import does not
+    use kept in place as (action, 0, 0) so that indices stay those of the trace."""
     segments = _field(snap, "segments", "snapshot")
     traces = _field(snap, "device_traces", "snapshot")
     if not isinstance(traces, list) or not traces:
@@ -117,21 +118,37 @@ def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_perio
     events = traces[device]
     if not events:
         raise MemplanTorchError(f"snapshot: device_traces[{device}] has no events")
-
-    # Parse every event once; which free action marks the end of a buffer's life: the first kind present
-    # in FREES order (free_requested is when the tensor died; free_completed waits for other streams).
     parsed, skipped = [], {}
     for i, e in enumerate(events):
         where = f"device_traces[{device}][{i}]"
         action = _field(e, "action", where)
         if action not in USED:
-            # kept in place (without address or size) so that event indices stay those of the trace
             skipped[str(action)] = skipped.get(str(action), 0) + 1
             parsed.append((action, 0, 0))
             continue
-        addr = _int_field(e, "addr", where)
-        size = _int_field(e, "size", where)
-        parsed.append((action, addr, size))
+        parsed.append((action, _int_field(e, "addr", where), _int_field(e, "size", where)))
+    return device, segments, parsed, skipped
+
+
+def _allocated_blocks(segments, device):
+    """(where, block) for every block of the dumped `segments` of `device` that is handed out (state
+    active_allocated or active_pending_free)."""
+    for k, s in enumerate(segments):
+        if s.get("device", device) != device:
+            continue
+        for b, blk in enumerate(_field(s, "blocks", f"segments[{k}]")):
+            where = f"segments[{k}].blocks[{b}]"
+            if _field(blk, "state", where) != "inactive":
+                yield where, blk
+
+
+def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_period=16):
+    """Return (rows, meta): MiniMalloc rows (id, lower, upper, size) of one steady-state iteration and a
+    meta dict (period, peaks, reserved memory). Raises MemplanTorchError naming the missing field or the
+    reason the iteration cannot be found."""
+    device, segments, parsed, skipped = _device_events(snap, device)
+    # Which free action marks the end of a buffer's life: the first kind present in FREES order
+    # (free_requested is when the tensor died; free_completed waits for other streams).
     present = {a for a, _, _ in parsed}
     free_action = next((a for a in FREES if a in present), "free_requested")
 
@@ -142,19 +159,14 @@ def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_perio
         if s.get("device", device) == device:
             reserved_end += _int_field(s, "total_size", where)
     allocated_end = 0
-    for k, s in enumerate(segments):
-        if s.get("device", device) != device:
-            continue
-        for b, blk in enumerate(_field(s, "blocks", f"segments[{k}]")):
-            where = f"segments[{k}].blocks[{b}]"
-            if _field(blk, "state", where) != "inactive":
-                # In the tokens' unit: the request rounded as above. The block itself can be larger (the
-                # caching allocator leaves a block of the large pool unsplit when 1 MiB or less would remain).
-                requested = blk.get("requested_size")
-                if isinstance(requested, int) and not isinstance(requested, bool) and 0 < requested:
-                    allocated_end += _round_up(requested, round_to)
-                else:  # snapshots without requested_size
-                    allocated_end += _int_field(blk, "size", where)
+    for where, blk in _allocated_blocks(segments, device):
+        # In the tokens' unit: the request rounded as above. The block itself can be larger (the caching
+        # allocator leaves a block of the large pool unsplit when 1 MiB or less would remain).
+        requested = blk.get("requested_size")
+        if isinstance(requested, int) and not isinstance(requested, bool) and 0 < requested:
+            allocated_end += _round_up(requested, round_to)
+        else:  # snapshots without requested_size
+            allocated_end += _int_field(blk, "size", where)
     reserved_before = [0] * (len(parsed) + 1)   # reserved bytes just before event i (index len: at dump)
     reserved_before[-1] = reserved_end
     for i in range(len(parsed) - 1, -1, -1):
@@ -241,3 +253,78 @@ def import_snapshot(snap, device=None, marker_size=None, round_to=512, min_perio
         "free_action": free_action,
     }
     return rows, meta
+
+
+SMALL_SEGMENT = 2 << 20  # the caching allocator's small-pool segment (kSmallBuffer); large ones differ in size
+
+
+def replay_of(snap, device=None):
+    """The caching-replay/v1 dict of a snapshot: the allocator's state when the recording began (its segments,
+    and in them the blocks live then) and every alloc, free and segment event after it, with the real
+    addresses, for `memplan simulate --replay` to replay through its model of the allocator and compare each
+    placement with the real one.
+
+    Blocks live at the start are the ones the trace frees without having allocated them (their size: the
+    request rounded to 512 bytes; a large-pool block the allocator left unsplit is larger, and the sliver of
+    1 MiB or less that this leaves free is too small for any large-pool request, and merges back when the
+    block is freed) and the dumped allocated blocks the trace never allocated (their own size). Raises
+    MemplanTorchError for what the replay does not model (expandable segments) and for a trace whose events
+    contradict the dumped state."""
+    device, segments, parsed, _ = _device_events(snap, device)
+    present = {a for a, _, _ in parsed}
+    if present & {"segment_map", "segment_unmap"}:
+        raise MemplanTorchError(f"snapshot: device {device} used expandable segments (segment_map events), "
+                                "which the replay does not model")
+    free_action = next((a for a in ("free_completed", "free", "free_requested") if a in present), "free_completed")
+    settings = snap.get("allocator_settings") if isinstance(snap.get("allocator_settings"), dict) else {}
+    if settings.get("expandable_segments"):
+        raise MemplanTorchError("snapshot: recorded with expandable segments, which the replay does not model")
+
+    start = {}  # address -> [size, pool, live blocks] of the segments when the recording began
+    for k, s in enumerate(segments):
+        if s.get("device", device) != device:
+            continue
+        where = f"segments[{k}]"
+        if s.get("is_expandable"):
+            raise MemplanTorchError(f"{where}: an expandable segment, which the replay does not model")
+        pool = s.get("segment_type", "large")
+        start[_int_field(s, "address", where)] = [_int_field(s, "total_size", where), pool, []]
+    for i in range(len(parsed) - 1, -1, -1):
+        action, addr, size = parsed[i]
+        if action == "segment_alloc":
+            if start.pop(addr, None) is None:
+                raise MemplanTorchError(f"device_traces[{device}][{i}]: segment_alloc at {addr:#x}, a segment the "
+                                        "dump does not have and no later event frees")
+        elif action == "segment_free":
+            start[addr] = [size, "small" if size == SMALL_SEGMENT else "large", []]
+
+    events, allocated, live_at_start = [], {}, []
+    for i, (action, addr, size) in enumerate(parsed):
+        if action == ALLOC:
+            allocated[addr] = size
+            events.append(["alloc", addr, size])
+        elif action == free_action:
+            if allocated.pop(addr, None) is None:
+                live_at_start.append((addr, _round_up(size, 512)))
+            events.append(["free", addr, 0])
+        elif action in ("segment_alloc", "segment_free"):
+            events.append([action, addr, size])
+    for where, blk in _allocated_blocks(segments, device):
+        addr = _int_field(blk, "address", where)
+        if addr not in allocated:
+            live_at_start.append((addr, _int_field(blk, "size", where)))
+    bases = sorted(start)
+    for addr, size in sorted(live_at_start):
+        k = bisect.bisect_right(bases, addr) - 1
+        if k < 0 or addr + size > bases[k] + start[bases[k]][0]:
+            raise MemplanTorchError(f"snapshot: a block live when the recording began, at {addr:#x} ({size} bytes), "
+                                    "lies in no segment of that time")
+        start[bases[k]][2].append([addr, size])
+    return {
+        "format": "caching-replay/v1",
+        "device": device,
+        "conf": settings.get("PYTORCH_CUDA_ALLOC_CONF", "") or "",
+        "free_action": free_action,
+        "segments": [{"address": a, "size": start[a][0], "pool": start[a][1], "live": start[a][2]} for a in bases],
+        "events": events,
+    }

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <optional>
 #include <set>
+#include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -225,6 +228,50 @@ class Allocator {
     Insert(pool, index);
   }
 
+  // A segment that exists when a replay begins, at its recorded address: the `live` blocks (address, size,
+  // sorted) handed out, the rest of it cached free. Returns the live blocks' indices, in their order.
+  std::vector<int> AddSegment(Bytes addr, Bytes size, bool small, const std::vector<std::pair<Bytes, Bytes>>& live) {
+    Pool& pool = small ? small_ : large_;
+    reserved += size;
+    std::vector<int> indices;
+    int prev = -1;
+    const auto add = [&](Bytes at, Bytes length, bool taken) {
+      Block b;
+      b.addr = at;
+      b.size = length;
+      b.small = small;
+      b.prev = prev;
+      b.allocated = taken;
+      b.requested = taken ? length : 0;
+      const int index = NewBlock(b);
+      if (prev >= 0) blocks_[prev].next = index;
+      prev = index;
+      if (taken) {
+        allocated += length;
+        requested += length;
+      } else {
+        Insert(pool, index);
+      }
+      return index;
+    };
+    Bytes at = addr;
+    for (const auto& [block, length] : live) {
+      if (block > at) add(at, block - at, false);
+      indices.push_back(add(block, length, true));
+      at = block + length;
+    }
+    if (at < addr + size) add(at, addr + size - at, false);
+    next_address_ = std::max(next_address_, addr + size);  // the model's own segments lie above the recorded ones
+    return indices;
+  }
+
+  // The address of block `index`.
+  Bytes AddressOf(int index) const { return blocks_[index].addr; }
+
+  // Where the next segment the model takes goes: the address of the real allocator's segment in a replay
+  // (nullopt: a fresh range, above all others).
+  void PlaceNextSegmentAt(std::optional<Bytes> addr) { next_segment_ = addr; }
+
   Bytes reserved = 0;   // total_allocated_memory
   Bytes allocated = 0;  // bytes in blocks handed out
   Bytes requested = 0;  // bytes asked for by live allocations
@@ -245,6 +292,11 @@ class Allocator {
   // A fresh range of virtual addresses. Ranges are never reused and grow with creation order, so ties
   // between equal free blocks go to the older segment (a model of cudaMalloc's addresses; see the docs).
   Bytes NewAddressRange(Bytes size) {
+    if (next_segment_) {
+      const Bytes addr = *next_segment_;
+      next_segment_.reset();
+      return addr;
+    }
     const Bytes addr = next_address_;
     next_address_ += size;
     return addr;
@@ -566,6 +618,7 @@ class Allocator {
   std::vector<Block> blocks_;
   std::vector<ExpandableSegment> segments_;
   Bytes next_address_ = kSmallBuffer;  // nonzero: address 0 is the search key's
+  std::optional<Bytes> next_segment_;  // PlaceNextSegmentAt
 };
 
 // One malloc or free of the replay.
@@ -686,6 +739,62 @@ CachingAllocatorResult SimulateCachingAllocator(const Problem& problem, const Ca
   result.segments_allocated = allocator.segments_allocated;
   result.segments_released = allocator.segments_released;
   result.alloc_retries = allocator.alloc_retries;
+  return result;
+}
+
+CachingReplayResult ReplayCachingAllocator(const CachingReplay& replay, const CachingAllocatorConfig& config) {
+  if (config.expandable_segments) throw std::invalid_argument("a replay with expandable segments is not modelled");
+  CachingReplayResult result;
+  Allocator allocator(config);
+  std::unordered_map<Bytes, int> block_at;  // the model's block for each real address handed out
+  Bytes real_reserved = 0;
+  for (const CachingReplay::Segment& s : replay.segments) {
+    const std::vector<int> live = allocator.AddSegment(s.address, s.size, s.small, s.live);
+    for (size_t b = 0; b < live.size(); ++b) block_at[s.live[b].first] = live[b];
+    real_reserved += s.size;
+  }
+  result.real_peak_reserved = real_reserved;
+  result.model_peak_reserved = allocator.reserved;
+  std::optional<Bytes> real_segment;  // the segment the real allocator took just before the next alloc
+  for (size_t i = 0; i < replay.events.size(); ++i) {
+    const CachingReplay::Event& e = replay.events[i];
+    if (e.action == CachingReplay::Action::kSegmentAlloc) {
+      real_reserved += e.size;
+      ++result.real_segments_allocated;
+      real_segment = e.address;
+    } else if (e.action == CachingReplay::Action::kSegmentFree) {
+      real_reserved -= e.size;
+      ++result.real_segments_released;
+    } else if (e.action == CachingReplay::Action::kFree) {
+      const auto it = block_at.find(e.address);
+      if (it == block_at.end()) {
+        ++result.unknown_frees;
+      } else {
+        allocator.Free(it->second);
+        block_at.erase(it);
+      }
+    } else {
+      allocator.PlaceNextSegmentAt(real_segment);
+      real_segment.reset();
+      const int block = allocator.Malloc(e.size);
+      if (block < 0) {
+        result.out_of_memory = true;
+        break;
+      }
+      ++result.allocations;
+      const Bytes placed = allocator.AddressOf(block);
+      if (placed == e.address) {
+        ++result.at_real_address;
+      } else if (!result.first_mismatch) {
+        result.first_mismatch = CachingReplayResult::Mismatch{i, e.size, e.address, placed};
+      }
+      block_at[e.address] = block;
+    }
+    result.real_peak_reserved = std::max(result.real_peak_reserved, real_reserved);
+    result.model_peak_reserved = std::max(result.model_peak_reserved, allocator.reserved);
+  }
+  result.model_segments_allocated = allocator.segments_allocated;
+  result.model_segments_released = allocator.segments_released;
   return result;
 }
 

@@ -6,9 +6,11 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "alloc/caching_replay.h"
 #include "alloc/problem.h"
 
 namespace alloc {
@@ -58,6 +60,33 @@ struct CachingAllocatorResult {
 // Replays `problem` through the caching allocator: each buffer is allocated at `lower` and freed at
 // `upper`; at equal times frees come first, then allocations in input order. One stream, no CUDA graphs.
 CachingAllocatorResult SimulateCachingAllocator(const Problem& problem, const CachingAllocatorConfig& config);
+
+// What the model did with a recording of the real allocator (caching_replay.h), against what it did.
+struct CachingReplayResult {
+  // The first allocation the model placed elsewhere than the real allocator: its event, its requested size,
+  // and the two addresses.
+  struct Mismatch {
+    size_t event = 0;
+    Bytes size = 0;
+    Bytes real_address = 0;
+    Bytes model_address = 0;
+  };
+  int64_t allocations = 0;      // alloc events replayed
+  int64_t at_real_address = 0;  // of them, the ones the model placed where the real allocator did
+  std::optional<Mismatch> first_mismatch;
+  int64_t real_segments_allocated = 0, real_segments_released = 0;    // segment events of the recording
+  int64_t model_segments_allocated = 0, model_segments_released = 0;  // the model's, during the replay
+  Bytes real_peak_reserved = 0;   // the recording's segments at their most, the ones of its start included
+  Bytes model_peak_reserved = 0;  // the model's
+  int64_t unknown_frees = 0;      // frees of an address the replay did not hand out (a recording that lost events)
+  bool out_of_memory = false;     // the model ran out of device memory (a device_memory limit) and stopped
+};
+
+// Replays the recording from its start state, each alloc of the requested size through the model, each free
+// of the block that serves the real address. The model's new segments take the real allocator's next
+// segment's address when it took one for the same alloc, so ties of best fit by address go as they went.
+// Throws std::invalid_argument for expandable segments (not modelled here).
+CachingReplayResult ReplayCachingAllocator(const CachingReplay& replay, const CachingAllocatorConfig& config);
 
 // The size the allocator hands out for a request of `size` bytes (512-byte or power-of-two-division
 // rounding), exposed for tests.

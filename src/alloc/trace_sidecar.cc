@@ -2,11 +2,12 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_text.h"
 
 namespace alloc {
 namespace {
@@ -36,16 +37,8 @@ std::string SidecarPath(const std::string& trace_path) {
 
 std::optional<TraceSidecar> ReadTraceSidecar(const std::string& trace_path, std::string* note) {
   const std::string path = SidecarPath(trace_path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json meta;
-  try {
-    meta = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw common::InputError(common::Located(path, 0, fmt::format("not valid JSON: {}", e.what())));
-  }
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  const nlohmann::json meta = common::ParseJson(path, common::ReadFile(path));
   if (!meta.is_object() || meta.value("format", nlohmann::json()) != kFormat) {
     if (note) *note = fmt::format("{} is not a {} sidecar (no \"format\": \"{}\"); ignored", path, kFormat, kFormat);
     return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_text.h"
 #include "remat/views.h"
 
 namespace remat {
@@ -256,12 +257,7 @@ Graph ParseNetworkx(const std::string& file, const json& root) {
 }  // namespace
 
 Graph ParseGraph(const std::string& file, std::string_view text) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
-    common::FailAt(file, 0, fmt::format("malformed JSON: {}", e.what()));
-  }
+  json root = common::ParseJson(file, text);
   if (!root.is_object()) common::FailAt(file, 0, "expected a JSON object at the top level");
   Graph graph;
   if (root.contains("format")) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_text.h"
 #include "remat/views.h"
 
 namespace remat {
@@ -32,12 +33,7 @@ std::string FormatSchedule(const Graph& graph, const RematResult& result) {
 }
 
 ScheduleFile ParseSchedule(const std::string& file, std::string_view text, const Graph& graph) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    common::FailAt(file, 0, fmt::format("malformed JSON: {}", e.what()));
-  }
+  json root = common::ParseJson(file, text);
   if (!root.is_object() || !root.contains("format") || root["format"] != "remat-schedule/v1") {
     common::FailAt(file, 0, "format: expected \"remat-schedule/v1\"");
   }

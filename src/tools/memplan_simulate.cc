@@ -11,6 +11,7 @@
 #include "alloc/converter.h"
 #include "alloc/generator.h"
 #include "common/atomic_file.h"
+#include "common/error.h"
 #include "common/exit_codes.h"
 #include "tools/cli_checks.h"
 #include "tools/commands.h"
@@ -22,6 +23,7 @@ namespace {
 // Options of `memplan simulate`.
 struct SimulateOptions {
   std::string input;
+  std::string replay;                      // --replay: a recording of the real allocator instead of a pattern
   std::optional<alloc::TimeValue> period;  // --period; else the sidecar's (tools::ReadTrace)
   std::optional<std::string> conf;  // --conf; when absent, the PYTORCH_CUDA_ALLOC_CONF variable
   alloc::Bytes device_memory = 0;
@@ -29,7 +31,66 @@ struct SimulateOptions {
   bool json = false;
 };
 
+// `memplan simulate --replay`: the model against a recording of the real allocator, placement by placement.
+int RunReplay(const SimulateOptions& options) {
+  const alloc::CachingReplay replay = alloc::ReadCachingReplay(options.replay);
+  // The recording's own settings, unless --conf says otherwise: they are what the real allocator ran with.
+  const std::string conf = options.conf.value_or(replay.conf);
+  alloc::CachingAllocatorConfig config =
+      alloc::CachingAllocatorConfig::Parse(conf, options.conf ? "--conf" : options.replay + ": conf");
+  if (config.expandable_segments) {
+    throw common::InputError(options.replay + ": expandable segments: a replay of them is not modelled");
+  }
+  const alloc::CachingReplayResult r = alloc::ReplayCachingAllocator(replay, config);
+  const double share = r.allocations > 0 ? static_cast<double>(r.at_real_address) / r.allocations : 1.0;
+  if (options.json) {
+    nlohmann::json j = {{"replay", options.replay},
+                        {"conf", conf},
+                        {"allocations", r.allocations},
+                        {"at_real_address", r.at_real_address},
+                        {"share_at_real_address", share},
+                        {"first_mismatch", nullptr},
+                        {"real_peak_reserved", r.real_peak_reserved},
+                        {"model_peak_reserved", r.model_peak_reserved},
+                        {"real_segments_allocated", r.real_segments_allocated},
+                        {"model_segments_allocated", r.model_segments_allocated},
+                        {"real_segments_released", r.real_segments_released},
+                        {"model_segments_released", r.model_segments_released},
+                        {"unknown_frees", r.unknown_frees},
+                        {"out_of_memory", r.out_of_memory}};
+    if (r.first_mismatch) {
+      j["first_mismatch"] = {{"event", r.first_mismatch->event},
+                             {"size", r.first_mismatch->size},
+                             {"real_address", r.first_mismatch->real_address},
+                             {"model_address", r.first_mismatch->model_address}};
+    }
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("{}: a recording of PyTorch's caching allocator replayed through the model, conf \"{}\"\n",
+               options.replay, conf);
+    fmt::print("  allocations          {:>16}\n", r.allocations);
+    fmt::print("  at the real address  {:>16} ({:.3f} %)\n", r.at_real_address, 100 * share);
+    if (r.first_mismatch) {
+      fmt::print("  first elsewhere      event {}: {} B at {:#x}, the real one at {:#x}\n", r.first_mismatch->event,
+                 r.first_mismatch->size, r.first_mismatch->model_address, r.first_mismatch->real_address);
+    }
+    fmt::print("  peak reserved        {:>16} B real, {} B model\n", r.real_peak_reserved, r.model_peak_reserved);
+    fmt::print("  segments allocated   {:>16} real, {} model\n", r.real_segments_allocated,
+               r.model_segments_allocated);
+    if (r.unknown_frees > 0) {
+      fmt::print("  frees of addresses the replay did not hand out: {} (the recording lost events)\n",
+                 r.unknown_frees);
+    }
+    if (r.out_of_memory) fmt::print("  the model ran out of device memory; the replay stopped there\n");
+  }
+  return common::kExitOk;
+}
+
 int RunSimulate(const SimulateOptions& options) {
+  if (options.replay.empty() == options.input.empty()) {
+    throw common::InputError("simulate takes a pattern (CSV) or --replay R.json, one of the two");
+  }
+  if (!options.replay.empty()) return RunReplay(options);
   std::string conf;
   alloc::CachingAllocatorConfig config = CachingConfigFromEnvironment(options.conf, &conf);
   config.device_memory = options.device_memory;
@@ -126,7 +187,10 @@ void AddSimulateCommands(CLI::App& app, CommandResult& result) {
   auto simulate = std::make_shared<SimulateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Replay a pattern through PyTorch's CUDA caching allocator: peak reserved memory and fragmentation");
-  cmd->add_option("input", simulate->input, "Problem CSV (id,lower,upper,size)")->required();
+  cmd->add_option("input", simulate->input, "Problem CSV (id,lower,upper,size)");
+  cmd->add_option("--replay", simulate->replay,
+                  "Instead of a pattern: a recording of the real allocator (caching-replay/v1, from memplan-torch "
+                  "import-snapshot --replay), replayed from its start state; how many placements match");
   cmd->add_option("--period", simulate->period, "Pattern repeats every P time units (reports the second iteration; "
                                                 "default: the sidecar's, as for alloc)")
       ->check(CLI::NonNegativeNumber);

@@ -135,7 +135,7 @@ TEST_F(AllocCli, ABrokenSidecarIsAnErrorNamingIt) {
            {R"({"format": "memplan-trace/v1"})", "no 'period'"},
            {R"({"format": "memplan-trace/v1", "period": 8, "reserved_peak_bytes": "2 GiB"})",
             "'reserved_peak_bytes' is \"2 GiB\", not a non-negative integer"},
-           {R"({"format": "memplan-trace/v1", "period": )", "not valid JSON"}}) {
+           {R"({"format": "memplan-trace/v1", "period": )", "malformed JSON"}}) {
     Write("t.meta.json", text);
     EXPECT_EQ(Memplan("alloc " + trace + " -o " + Path("plan.csv")), common::kExitBadInput) << text;
     EXPECT_NE(err_.find(sidecar + ": " + message), std::string::npos) << text << "\n" << err_;

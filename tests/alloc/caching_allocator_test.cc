@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "alloc/converter.h"
@@ -213,6 +214,60 @@ TEST(CachingAllocator, FragmentationAgainstTheLowerBound) {
   CachingAllocatorResult r = Replay("a,0,1,1000\n");  // LB 1000 B, reserved 2 MiB
   EXPECT_DOUBLE_EQ(r.Fragmentation(), 2097152.0 / 1000.0 - 1.0);
   EXPECT_DOUBLE_EQ(r.WastedShare(), (2097152.0 - 1000.0) / 2097152.0);
+}
+
+// A recording whose real placements are derived by hand: one large segment of 20 MiB at address A with a
+// 4 MiB block live at A + 8 MiB, so the free blocks are [A, A + 8 MiB) and [A + 12 MiB, A + 20 MiB).
+constexpr Bytes kA = Bytes{1} << 40;
+
+CachingReplay RecordedReplay() {
+  CachingReplay r;
+  r.segments.push_back({kA, 20 * kMiB, false, {{kA + 8 * kMiB, 4 * kMiB}}});
+  using A = CachingReplay::Action;
+  r.events = {
+      // Best fit among two free blocks of 8 MiB: the lower address. 2 MiB from it leave 6 MiB: split.
+      {A::kAlloc, kA, 2 * kMiB},
+      // 7 MiB: the 8 MiB block above the live one (6 MiB are left below it); 1 MiB would remain: unsplit.
+      {A::kAlloc, kA + 12 * kMiB, 7 * kMiB},
+      // The live block goes back and merges with the 6 MiB before it: 10 MiB from A + 2 MiB.
+      {A::kFree, kA + 8 * kMiB, 0},
+      // 30 MiB fits nowhere: a new segment, which the real allocator took at B.
+      {A::kSegmentAlloc, Bytes{2} << 40, 30 * kMiB},
+      {A::kAlloc, Bytes{2} << 40, 30 * kMiB},
+      // 10 MiB: the merged block, exactly.
+      {A::kAlloc, kA + 2 * kMiB, 10 * kMiB},
+  };
+  return r;
+}
+
+TEST(CachingReplay, AModelThatFollowsPyTorchPlacesEveryBlockWhereTheRecordingDid) {
+  const CachingReplayResult r = ReplayCachingAllocator(RecordedReplay(), CachingAllocatorConfig{});
+  EXPECT_EQ(r.allocations, 4);
+  EXPECT_EQ(r.at_real_address, 4);
+  EXPECT_FALSE(r.first_mismatch.has_value());
+  EXPECT_EQ(r.real_segments_allocated, 1);
+  EXPECT_EQ(r.model_segments_allocated, 1);
+  EXPECT_EQ(r.real_peak_reserved, 50 * kMiB);
+  EXPECT_EQ(r.model_peak_reserved, 50 * kMiB);
+  EXPECT_EQ(r.unknown_frees, 0);
+}
+
+TEST(CachingReplay, TheFirstPlacementElsewhereIsReported) {
+  // A recording the model cannot follow: the 2 MiB request placed above the live block, not at A.
+  CachingReplay replay = RecordedReplay();
+  replay.events[0].address = kA + 12 * kMiB;
+  replay.events.push_back({CachingReplay::Action::kFree, kA + 100 * kMiB, 0});  // never handed out
+  const CachingReplayResult r = ReplayCachingAllocator(replay, CachingAllocatorConfig{});
+  ASSERT_TRUE(r.first_mismatch.has_value());
+  EXPECT_EQ(r.first_mismatch->event, 0u);
+  EXPECT_EQ(r.first_mismatch->size, 2 * kMiB);
+  EXPECT_EQ(r.first_mismatch->real_address, kA + 12 * kMiB);
+  EXPECT_EQ(r.first_mismatch->model_address, kA);
+  EXPECT_LT(r.at_real_address, r.allocations);
+  EXPECT_EQ(r.unknown_frees, 1);
+  // Expandable segments map pages where a recording of them has segment_map events: not replayed.
+  EXPECT_THROW(ReplayCachingAllocator(RecordedReplay(), CachingAllocatorConfig::Parse("expandable_segments:True")),
+               std::invalid_argument);
 }
 
 TEST(CachingAllocatorConfig, ParsesPyTorchSyntax) {

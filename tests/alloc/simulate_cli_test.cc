@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "alloc/converter.h"
 #include "common/exit_codes.h"
@@ -56,6 +58,55 @@ TEST_F(SimulateCli, ComparesWithWhatPyTorchReservedWhenTheSidecarRecordedIt) {
   const std::string plain = Write("p.csv", "id,lower,upper,size\na,0,4,8\n");
   ASSERT_EQ(Memplan("simulate " + plain + " --json"), common::kExitOk) << err_;
   EXPECT_TRUE(nlohmann::json::parse(out_)["recorded_reserved"].is_null());
+}
+
+// A recording of one 20 MiB segment with a 4 MiB block live at its middle (caching_allocator_test derives the
+// placements): a 2 MiB alloc at its start, freed, and the live block freed.
+const char* kReplay = R"({"format": "caching-replay/v1", "conf": "", "segments": [
+  {"address": 1099511627776, "size": 20971520, "pool": "large", "live": [[1099520016384, 4194304]]}],
+  "events": [["alloc", 1099511627776, 2097152], ["free", 1099511627776, 0], ["free", 1099520016384, 0]]})";
+
+TEST_F(SimulateCli, ReplaysARecordingAndComparesEveryPlacement) {
+  const std::string replay = Write("r.json", kReplay);
+  ASSERT_EQ(Memplan("simulate --replay " + replay + " --json"), common::kExitOk) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j["allocations"], 1);
+  EXPECT_EQ(j["at_real_address"], 1);
+  EXPECT_TRUE(j["first_mismatch"].is_null());
+  EXPECT_EQ(j["real_peak_reserved"], 20971520);
+  EXPECT_EQ(j["model_peak_reserved"], 20971520);
+  // Placed elsewhere in the recording (above the live block): the model says where it differs.
+  std::string elsewhere = kReplay;
+  const std::string placed = "1099511627776, 2097152";
+  elsewhere.replace(elsewhere.find(placed), placed.size(), "1099524210688, 2097152");
+  Write("elsewhere.json", elsewhere);
+  ASSERT_EQ(Memplan("simulate --replay " + Path("elsewhere.json")), common::kExitOk) << err_;
+  EXPECT_NE(out_.find("at the real address                 0 (0.000 %)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("first elsewhere      event 0: 2097152 B at 0x10000000000, the real one at 0x10000c00000"),
+            std::string::npos) << out_;
+}
+
+TEST_F(SimulateCli, ABadReplayIsAnErrorNamingTheFileAndField) {
+  const std::string trace = Write("p.csv", "id,lower,upper,size\na,0,4,8\n");
+  const std::string replay = Write("r.json", kReplay);
+  EXPECT_EQ(Memplan("simulate " + trace + " --replay " + replay), common::kExitBadInput);
+  EXPECT_NE(err_.find("a pattern (CSV) or --replay R.json, one of the two"), std::string::npos) << err_;
+  EXPECT_EQ(Memplan("simulate"), common::kExitBadInput);
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"format": "memplan-trace/v1"})", "not a caching-replay/v1 file"},
+           {R"({"format": "caching-replay/v1", "conf": "", "segments": [{"address": 0, "size": 10, "pool": "large",
+               "live": [[8, 4]]}], "events": []})", "segments[0].live[0] lies outside its segment"},
+           {R"({"format": "caching-replay/v1", "conf": "", "segments": [], "events": [["malloc", 0, 8]]})",
+            "events[0]: unknown action 'malloc'"},
+           {R"({"format": "caching-replay/v1", "conf": "", "segments": [], "events": [["alloc", -1, 8]]})",
+            "events[0] address is -1, not a non-negative integer"},
+           {R"({"format": "caching-replay/v1", "conf": "expandable_segments:True", "segments": [], "events": []})",
+            "expandable segments"},
+           {R"({"format": "caching-replay/v1", "conf": "bogus:1", "segments": [], "events": []})", "bogus"}}) {
+    Write("bad.json", text);
+    EXPECT_EQ(Memplan("simulate --replay " + Path("bad.json")), common::kExitBadInput) << text;
+    EXPECT_NE(err_.find(message), std::string::npos) << text << "\n" << err_;
+  }
 }
 
 TEST_F(SimulateCli, ReadsTheEnvironmentWhenNoConfIsGiven) {

@@ -1,0 +1,105 @@
+#include "alloc/caching_replay.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "common/json_text.h"
+
+namespace alloc {
+namespace {
+
+// A non-negative integer at `value`, or InputError naming `what`.
+Bytes Count(const nlohmann::json& value, const std::string& path, const std::string& what) {
+  if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+    throw common::InputError(common::Located(path, 0, fmt::format("{} is {}, not a non-negative integer", what,
+                                                                  value.dump())));
+  }
+  return value.get<int64_t>();
+}
+
+// The field `key` of the object `object`, or InputError naming it.
+const nlohmann::json& Field(const nlohmann::json& object, const char* key, const std::string& path,
+                            const std::string& where) {
+  if (!object.is_object() || !object.contains(key)) {
+    throw common::InputError(common::Located(path, 0, fmt::format("{}: no '{}'", where, key)));
+  }
+  return object.at(key);
+}
+
+}  // namespace
+
+CachingReplay ReadCachingReplay(const std::string& path) {
+  const nlohmann::json doc = common::ParseJson(path, common::ReadFile(path));
+  if (!doc.is_object() || doc.value("format", nlohmann::json()) != "caching-replay/v1") {
+    throw common::InputError(common::Located(path, 0, "not a caching-replay/v1 file (memplan-torch import-snapshot "
+                                                      "--replay writes them)"));
+  }
+  CachingReplay replay;
+  const nlohmann::json& conf = Field(doc, "conf", path, "the file");
+  if (!conf.is_string()) throw common::InputError(common::Located(path, 0, "'conf' is not a string"));
+  replay.conf = conf.get<std::string>();
+  const nlohmann::json& segments = Field(doc, "segments", path, "the file");
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const std::string where = fmt::format("segments[{}]", k);
+    CachingReplay::Segment s;
+    s.address = Count(Field(segments[k], "address", path, where), path, where + ".address");
+    s.size = Count(Field(segments[k], "size", path, where), path, where + ".size");
+    const nlohmann::json& pool = Field(segments[k], "pool", path, where);
+    if (pool != "small" && pool != "large") {
+      throw common::InputError(common::Located(path, 0, fmt::format("{}.pool is {}, not \"small\" or \"large\"",
+                                                                    where, pool.dump())));
+    }
+    s.small = pool == "small";
+    const nlohmann::json& live = Field(segments[k], "live", path, where);
+    for (size_t b = 0; b < live.size(); ++b) {
+      const std::string block = fmt::format("{}.live[{}]", where, b);
+      if (!live[b].is_array() || live[b].size() != 2) {
+        throw common::InputError(common::Located(path, 0, block + " is not [address, size]"));
+      }
+      const Bytes address = Count(live[b][0], path, block + " address");
+      const Bytes size = Count(live[b][1], path, block + " size");
+      if (size == 0 || address < s.address || address + size > s.address + s.size) {
+        throw common::InputError(common::Located(path, 0, block + " lies outside its segment"));
+      }
+      s.live.emplace_back(address, size);
+    }
+    std::sort(s.live.begin(), s.live.end());
+    for (size_t b = 1; b < s.live.size(); ++b) {
+      if (s.live[b - 1].first + s.live[b - 1].second > s.live[b].first) {
+        throw common::InputError(common::Located(path, 0, where + ": two live blocks overlap"));
+      }
+    }
+    replay.segments.push_back(std::move(s));
+  }
+  const nlohmann::json& events = Field(doc, "events", path, "the file");
+  for (size_t i = 0; i < events.size(); ++i) {
+    const std::string where = fmt::format("events[{}]", i);
+    const nlohmann::json& e = events[i];
+    if (!e.is_array() || e.size() != 3 || !e[0].is_string()) {
+      throw common::InputError(common::Located(path, 0, where + " is not [action, address, size]"));
+    }
+    CachingReplay::Event event;
+    const std::string action = e[0].get<std::string>();
+    if (action == "alloc") {
+      event.action = CachingReplay::Action::kAlloc;
+    } else if (action == "free") {
+      event.action = CachingReplay::Action::kFree;
+    } else if (action == "segment_alloc") {
+      event.action = CachingReplay::Action::kSegmentAlloc;
+    } else if (action == "segment_free") {
+      event.action = CachingReplay::Action::kSegmentFree;
+    } else {
+      throw common::InputError(common::Located(path, 0, fmt::format("{}: unknown action '{}'", where, action)));
+    }
+    event.address = Count(e[1], path, where + " address");
+    event.size = Count(e[2], path, where + " size");
+    replay.events.push_back(event);
+  }
+  return replay;
+}
+
+}  // namespace alloc
