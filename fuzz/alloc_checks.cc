@@ -1,8 +1,10 @@
-// The checks of the allocation fuzz targets (fuzz/harness.h): csv_reader and alloc_planners.
+// The checks of the allocation fuzz targets (fuzz/harness.h): csv_reader, alloc_planners and caching_replay.
 #include <fmt/core.h>
 
 #include <string>
 
+#include "alloc/caching_allocator.h"
+#include "alloc/caching_replay.h"
 #include "alloc/converter.h"
 #include "alloc/planner.h"
 #include "alloc/validator.h"
@@ -82,6 +84,24 @@ void CheckAllocPlanners(std::string_view data) {
     Require(plan.height >= lb && plan.height <= total,
             fmt::format("{} height {} lies between LB {} and the total {}", method, plan.height, lb, total));
   }
+}
+
+void CheckCachingReplay(std::string_view data) {
+  alloc::CachingReplay replay;
+  try {
+    replay = alloc::ParseCachingReplay("fuzz.json", data);
+  } catch (const common::InputError&) {
+    return;
+  }
+  if (replay.events.size() > 5000) return;  // a bound on the time per input
+  int64_t allocs = 0;
+  for (const alloc::CachingReplay::Event& e : replay.events) allocs += e.action == alloc::CachingReplay::Action::kAlloc;
+  const alloc::CachingReplayResult r = alloc::ReplayCachingAllocator(replay, alloc::CachingAllocatorConfig{});
+  Require(r.allocations == allocs, "every alloc event is replayed (no device limit: no out of memory)");
+  Require(r.at_real_address <= r.allocations, "no more placements match than were made");
+  Require(r.first_mismatch.has_value() == (r.at_real_address < r.allocations),
+          "a first placement elsewhere is reported exactly when some placement differs");
+  Require(r.model_peak_reserved >= 0 && r.real_peak_reserved >= 0, "reserved peaks are not negative");
 }
 
 }  // namespace fuzz

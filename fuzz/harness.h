@@ -65,4 +65,9 @@ void CheckAllocPlanners(std::string_view data);
 // fails.
 void CheckLoopfuseVerdicts(std::string_view data);
 
+// alloc::ParseCachingReplay on caching-replay/v1 JSON; an accepted recording replays through the model of the
+// caching allocator (ReplayCachingAllocator) with every alloc event placed, and a first mismatch reported
+// exactly when some placement differs from the recorded one.
+void CheckCachingReplay(std::string_view data);
+
 }  // namespace fuzz

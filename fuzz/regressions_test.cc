@@ -47,6 +47,7 @@ void ReplayTarget(const std::string& target, const std::function<void(std::strin
 }
 
 TEST(FuzzRegressions, CsvReader) { ReplayTarget("csv_reader", fuzz::CheckCsvReader); }
+TEST(FuzzRegressions, CachingReplay) { ReplayTarget("caching_replay", fuzz::CheckCachingReplay); }
 TEST(FuzzRegressions, GraphReader) { ReplayTarget("graph_reader", fuzz::CheckGraphReader); }
 TEST(FuzzRegressions, RematPlanners) { ReplayTarget("remat_planners", fuzz::CheckRematPlanners); }
 TEST(FuzzRegressions, CParser) { ReplayTarget("c_parser", fuzz::CheckCParser); }

@@ -30,15 +30,28 @@ const nlohmann::json& Field(const nlohmann::json& object, const char* key, const
   return object.at(key);
 }
 
+// Addresses, sizes and their sums stay below this, far above any device's (2^62 bytes), so that the replay's
+// sums of bytes cannot overflow.
+constexpr Bytes kLimit = Bytes{1} << 62;
+
+// Adds `size` to `total`; InputError when the sum, or `address` + `size`, reaches kLimit.
+void Tally(Bytes& total, Bytes address, Bytes size, const std::string& path, const std::string& where) {
+  if (address >= kLimit - size || size >= kLimit - total) {
+    throw common::InputError(common::Located(path, 0, fmt::format("{}: addresses and sizes beyond 2^62 bytes", where)));
+  }
+  total += size;
+}
+
 }  // namespace
 
-CachingReplay ReadCachingReplay(const std::string& path) {
-  const nlohmann::json doc = common::ParseJson(path, common::ReadFile(path));
+CachingReplay ParseCachingReplay(const std::string& path, std::string_view text) {
+  const nlohmann::json doc = common::ParseJson(path, text);
   if (!doc.is_object() || doc.value("format", nlohmann::json()) != "caching-replay/v1") {
     throw common::InputError(common::Located(path, 0, "not a caching-replay/v1 file (memplan-torch import-snapshot "
                                                       "--replay writes them)"));
   }
   CachingReplay replay;
+  Bytes total = 0;  // every size in the file
   const nlohmann::json& conf = Field(doc, "conf", path, "the file");
   if (!conf.is_string()) throw common::InputError(common::Located(path, 0, "'conf' is not a string"));
   replay.conf = conf.get<std::string>();
@@ -48,6 +61,7 @@ CachingReplay ReadCachingReplay(const std::string& path) {
     CachingReplay::Segment s;
     s.address = Count(Field(segments[k], "address", path, where), path, where + ".address");
     s.size = Count(Field(segments[k], "size", path, where), path, where + ".size");
+    Tally(total, s.address, s.size, path, where);
     const nlohmann::json& pool = Field(segments[k], "pool", path, where);
     if (pool != "small" && pool != "large") {
       throw common::InputError(common::Located(path, 0, fmt::format("{}.pool is {}, not \"small\" or \"large\"",
@@ -97,9 +111,12 @@ CachingReplay ReadCachingReplay(const std::string& path) {
     }
     event.address = Count(e[1], path, where + " address");
     event.size = Count(e[2], path, where + " size");
+    Tally(total, event.address, event.size, path, where);
     replay.events.push_back(event);
   }
   return replay;
 }
+
+CachingReplay ReadCachingReplay(const std::string& path) { return ParseCachingReplay(path, common::ReadFile(path)); }
 
 }  // namespace alloc

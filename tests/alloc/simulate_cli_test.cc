@@ -102,7 +102,10 @@ TEST_F(SimulateCli, ABadReplayIsAnErrorNamingTheFileAndField) {
             "events[0] address is -1, not a non-negative integer"},
            {R"({"format": "caching-replay/v1", "conf": "expandable_segments:True", "segments": [], "events": []})",
             "expandable segments"},
-           {R"({"format": "caching-replay/v1", "conf": "bogus:1", "segments": [], "events": []})", "bogus"}}) {
+           {R"({"format": "caching-replay/v1", "conf": "bogus:1", "segments": [], "events": []})", "bogus"},
+           {R"({"format": "caching-replay/v1", "conf": "", "segments": [],
+               "events": [["alloc", 0, 4611686018427387000], ["alloc", 0, 4611686018427387000]]})",
+            "events[1]: addresses and sizes beyond 2^62 bytes"}}) {
     Write("bad.json", text);
     EXPECT_EQ(Memplan("simulate --replay " + Path("bad.json")), common::kExitBadInput) << text;
     EXPECT_NE(err_.find(message), std::string::npos) << text << "\n" << err_;
