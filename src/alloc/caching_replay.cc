@@ -30,6 +30,16 @@ const nlohmann::json& Field(const nlohmann::json& object, const char* key, const
   return object.at(key);
 }
 
+// The field `key` of `object` when it is an array, or InputError (found by fuzz/regressions/caching_replay).
+const nlohmann::json& ArrayField(const nlohmann::json& object, const char* key, const std::string& path,
+                                 const std::string& where) {
+  const nlohmann::json& value = Field(object, key, path, where);
+  if (!value.is_array()) {
+    throw common::InputError(common::Located(path, 0, fmt::format("{}: '{}' is not an array", where, key)));
+  }
+  return value;
+}
+
 // Addresses, sizes and their sums stay below this, far above any device's (2^62 bytes), so that the replay's
 // sums of bytes cannot overflow.
 constexpr Bytes kLimit = Bytes{1} << 62;
@@ -55,7 +65,7 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
   const nlohmann::json& conf = Field(doc, "conf", path, "the file");
   if (!conf.is_string()) throw common::InputError(common::Located(path, 0, "'conf' is not a string"));
   replay.conf = conf.get<std::string>();
-  const nlohmann::json& segments = Field(doc, "segments", path, "the file");
+  const nlohmann::json& segments = ArrayField(doc, "segments", path, "the file");
   for (size_t k = 0; k < segments.size(); ++k) {
     const std::string where = fmt::format("segments[{}]", k);
     CachingReplay::Segment s;
@@ -68,7 +78,7 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
                                                                     where, pool.dump())));
     }
     s.small = pool == "small";
-    const nlohmann::json& live = Field(segments[k], "live", path, where);
+    const nlohmann::json& live = ArrayField(segments[k], "live", path, where);
     for (size_t b = 0; b < live.size(); ++b) {
       const std::string block = fmt::format("{}.live[{}]", where, b);
       if (!live[b].is_array() || live[b].size() != 2) {
@@ -89,7 +99,7 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
     }
     replay.segments.push_back(std::move(s));
   }
-  const nlohmann::json& events = Field(doc, "events", path, "the file");
+  const nlohmann::json& events = ArrayField(doc, "events", path, "the file");
   for (size_t i = 0; i < events.size(); ++i) {
     const std::string where = fmt::format("events[{}]", i);
     const nlohmann::json& e = events[i];

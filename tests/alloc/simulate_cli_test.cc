@@ -103,6 +103,8 @@ TEST_F(SimulateCli, ABadReplayIsAnErrorNamingTheFileAndField) {
            {R"({"format": "caching-replay/v1", "conf": "expandable_segments:True", "segments": [], "events": []})",
             "expandable segments"},
            {R"({"format": "caching-replay/v1", "conf": "bogus:1", "segments": [], "events": []})", "bogus"},
+           {R"({"format": "caching-replay/v1", "conf": "", "segments": 5, "events": []})",
+            "the file: 'segments' is not an array"},
            {R"({"format": "caching-replay/v1", "conf": "", "segments": [],
                "events": [["alloc", 0, 4611686018427387000], ["alloc", 0, 4611686018427387000]]})",
             "events[1]: addresses and sizes beyond 2^62 bytes"}}) {
