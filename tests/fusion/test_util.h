@@ -24,8 +24,8 @@ Program ParseFilled(const char* templ, Args... args) {
   return ParseText(text);
 }
 
-// Tries every option set of the portfolio for up to seconds_each of CPU time; the first safe or unsafe
-// answer, else unknown.
+// Tries every option set of the portfolio for up to seconds_each of CPU time, each in a child process (call
+// it with no other thread alive); the first safe or unsafe answer, else unknown.
 SolveStatus SolveAny(const Program& prog, double seconds_each = 10);
 
 // The interpreter's outcome on inputs (missing inputs read as 0, as in the gcc harness).
