@@ -12,15 +12,6 @@
 namespace alloc {
 namespace {
 
-// A non-negative integer at `value`, or InputError naming `what`.
-Bytes Count(const nlohmann::json& value, const std::string& path, const std::string& what) {
-  if (!value.is_number_integer() || value.get<int64_t>() < 0) {
-    throw common::InputError(common::Located(path, 0, fmt::format("{} is {}, not a non-negative integer", what,
-                                                                  value.dump())));
-  }
-  return value.get<int64_t>();
-}
-
 // The field `key` of the object `object`, or InputError naming it.
 const nlohmann::json& Field(const nlohmann::json& object, const char* key, const std::string& path,
                             const std::string& where) {
@@ -69,8 +60,8 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
   for (size_t k = 0; k < segments.size(); ++k) {
     const std::string where = fmt::format("segments[{}]", k);
     CachingReplay::Segment s;
-    s.address = Count(Field(segments[k], "address", path, where), path, where + ".address");
-    s.size = Count(Field(segments[k], "size", path, where), path, where + ".size");
+    s.address = common::NonNegativeInteger(Field(segments[k], "address", path, where), path, where + ".address");
+    s.size = common::NonNegativeInteger(Field(segments[k], "size", path, where), path, where + ".size");
     Tally(total, s.address, s.size, path, where);
     const nlohmann::json& pool = Field(segments[k], "pool", path, where);
     if (pool != "small" && pool != "large") {
@@ -84,8 +75,8 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
       if (!live[b].is_array() || live[b].size() != 2) {
         throw common::InputError(common::Located(path, 0, block + " is not [address, size]"));
       }
-      const Bytes address = Count(live[b][0], path, block + " address");
-      const Bytes size = Count(live[b][1], path, block + " size");
+      const Bytes address = common::NonNegativeInteger(live[b][0], path, block + " address");
+      const Bytes size = common::NonNegativeInteger(live[b][1], path, block + " size");
       if (size == 0 || address < s.address || address + size > s.address + s.size) {
         throw common::InputError(common::Located(path, 0, block + " lies outside its segment"));
       }
@@ -119,8 +110,8 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
     } else {
       throw common::InputError(common::Located(path, 0, fmt::format("{}: unknown action '{}'", where, action)));
     }
-    event.address = Count(e[1], path, where + " address");
-    event.size = Count(e[2], path, where + " size");
+    event.address = common::NonNegativeInteger(e[1], path, where + " address");
+    event.size = common::NonNegativeInteger(e[2], path, where + " size");
     Tally(total, event.address, event.size, path, where);
     replay.events.push_back(event);
   }

@@ -14,16 +14,11 @@ namespace {
 
 constexpr const char* kFormat = "memplan-trace/v1";
 
-// A non-negative integer field; nullopt when absent. JSON numbers with a fraction or an exponent are refused:
-// a period or a byte count is a whole number.
+// A non-negative integer field; nullopt when absent.
 std::optional<int64_t> Count(const nlohmann::json& meta, const char* key, const std::string& path) {
   const auto it = meta.find(key);
   if (it == meta.end()) return std::nullopt;
-  if (!it->is_number_integer() || it->get<int64_t>() < 0) {
-    throw common::InputError(common::Located(path, 0, fmt::format("'{}' is {}, not a non-negative integer", key,
-                                                                  it->dump())));
-  }
-  return it->get<int64_t>();
+  return common::NonNegativeInteger(*it, path, fmt::format("'{}'", key));
 }
 
 }  // namespace

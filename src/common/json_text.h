@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -20,6 +21,15 @@ inline nlohmann::json ParseJson(const std::string& file, std::string_view text) 
   } catch (const nlohmann::json::exception& e) {
     FailAt(file, 0, fmt::format("malformed JSON: {}", e.what()));
   }
+}
+
+// The non-negative integer at `value` (a period, a byte count, an address), or InputError("file: WHAT is V,
+// not a non-negative integer"): JSON numbers with a fraction or an exponent are refused, these are whole.
+inline int64_t NonNegativeInteger(const nlohmann::json& value, const std::string& file, const std::string& what) {
+  if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+    FailAt(file, 0, fmt::format("{} is {}, not a non-negative integer", what, value.dump()));
+  }
+  return value.get<int64_t>();
 }
 
 }  // namespace common

@@ -77,7 +77,8 @@ void ValidatePlans(const alloc::Problem& problem, const std::vector<alloc::PlanR
     const alloc::ValidationReport report = alloc::Validate(problem, r.solution);
     if (!report.ok()) {
       for (const std::string& e : report.errors) fmt::print(stderr, "memplan: {} plan: {}\n", r.method, e);
-      throw std::runtime_error(fmt::format("the {} plan failed validation ({} errors)", r.method, report.errors.size()));
+      throw std::runtime_error(
+          fmt::format("the {} plan failed validation ({} errors)", r.method, report.errors.size()));
     }
   }
 }
