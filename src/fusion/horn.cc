@@ -34,7 +34,7 @@ struct Node {
   ExprPtr cond;     // kBranch
   int next = -1;    // kStmt successor, kBranch true successor
   int alt = -1;     // kBranch false successor
-  bool cut = false; // a loop head: it gets a predicate
+  bool cut = false; // a cut point (a loop head, or a join of branches: EncodeHorn): it gets a predicate
 };
 
 // Turns the structured program into a control-flow graph whose loop heads are cut points.
@@ -225,10 +225,21 @@ class Encoder {
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
     if (join_cuts_) {
-      std::vector<int> edges_in(nodes_.size(), 0);
-      for (const Node& n : nodes_) {
+      // Only the edges of nodes that the entry reaches count: a statement after a break or a return is a
+      // node that nothing reaches, and its edge would make a join of a node that one path alone reaches.
+      std::vector<int> edges_in(nodes_.size(), 0), stack{entry};
+      std::vector<bool> reached(nodes_.size(), false);
+      reached[entry] = true;
+      while (!stack.empty()) {
+        const Node& n = nodes_[stack.back()];
+        stack.pop_back();
         for (int succ : {n.next, n.kind == Node::kBranch ? n.alt : -1}) {
-          if (succ >= 0) ++edges_in[succ];
+          if (succ < 0) continue;
+          ++edges_in[succ];
+          if (!reached[succ]) {
+            reached[succ] = true;
+            stack.push_back(succ);
+          }
         }
       }
       for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -247,7 +258,7 @@ class Encoder {
         PredAt(static_cast<int>(i), std::nullopt);
       }
     }
-    // From the program entry, then from every loop head (the list grows as paths reach split heads).
+    // From the program entry, then from every cut point (the list grows as paths reach split heads).
     StartFrom(entry, -1);
     for (size_t pred = 0; pred < sys_.preds.size(); ++pred) StartFrom(pred_nodes_[pred], static_cast<int>(pred));
     return std::move(sys_);
@@ -287,7 +298,7 @@ class Encoder {
     return out;
   }
 
-  // The predicate of loop head `node`, made on first use: at one value of the head's dispatch variable (then
+  // The predicate of cut point `node`, made on first use: at one value of the head's dispatch variable (then
   // over the other live variables), or at any (over all of them).
   int PredAt(int node, std::optional<Int128> value) {
     const auto key = std::make_pair(node, value);
@@ -311,7 +322,7 @@ class Encoder {
     return pred;
   }
 
-  // The predicate that a path in state st reaches at loop head `node`.
+  // The predicate that a path in state st reaches at cut point `node`.
   int PredReached(int node, const State& st) {
     const auto split = split_var_.find(node);
     if (split == split_var_.end()) return PredAt(node, std::nullopt);
@@ -366,7 +377,7 @@ class Encoder {
         if (!IsParameter(v) && !prog_.VarNamed(v).is_array) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
       }
     }
-    // A loop head starts by taking its branch, not by ending the path at itself.
+    // A cut point starts by taking its first step, not by ending the path at itself.
     Walk(node, st, path, true);
   }
 
@@ -657,9 +668,9 @@ class Encoder {
   std::vector<Node> nodes_;
   int error_node_ = -1;
   std::vector<std::set<std::string>> live_;  // at every node
-  std::map<int, std::string> split_var_;      // loop heads split on a dispatch variable: that variable
-  std::map<std::pair<int, std::optional<Int128>>, int> pred_of_;  // (loop head, dispatch value) -> predicate
-  std::vector<int> pred_nodes_;                                   // each predicate's loop head
+  std::map<int, std::string> split_var_;      // cut points split on a dispatch variable: that variable
+  std::map<std::pair<int, std::optional<Int128>>, int> pred_of_;  // (cut point, dispatch value) -> predicate
+  std::vector<int> pred_nodes_;                                   // each predicate's cut point
   HornSystem sys_;
   std::vector<z3::expr> vars_;
   std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)

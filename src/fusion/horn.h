@@ -1,6 +1,7 @@
-// Encodes a program as constrained Horn clauses: one predicate per loop head over the variables live
-// there (integers as SMT integers, arrays as SMT arrays), one clause per loop-free path between loop heads,
-// and a clause ending in false for every path to an error.
+// Encodes a program as constrained Horn clauses: one predicate per cut point (each loop head, and where the
+// paths are very many each join of branches too: EncodeHorn) over the variables live there (integers as SMT
+// integers, arrays as SMT arrays), one clause per loop-free path between cut points, and a clause ending in
+// false for every path to an error.
 #pragma once
 
 #include <z3++.h>

@@ -664,6 +664,21 @@ TEST(Horn, TooManyPathsBetweenLoopHeadsCutAtTheJoinsOfBranches) {
   EXPECT_EQ(EncodeHorn(ParseText(Locks(2, false)), ctx).preds.size(), 1u);
 }
 
+TEST(Horn, AStatementThatNoPathReachesMakesNoJoin) {
+  // After the break, `l0 = 7` is a node that nothing reaches; its edge to the statement after the if must not
+  // make that statement a join, which one path alone reaches.
+  const std::string locks = Locks(8, false), body = "  while (__VERIFIER_nondet_int()) {\n";
+  const auto with = [&](const std::string& exit) {
+    std::string text = locks;
+    text.insert(text.find(body) + body.size(), "    if (p0 == 5) { " + exit + " }\n");
+    return ParseText(text);
+  };
+  z3::context ctx;
+  const size_t preds = EncodeHorn(with("break;"), ctx).preds.size();
+  EXPECT_GT(preds, 8u);
+  EXPECT_EQ(EncodeHorn(with("break; l0 = 7;"), ctx).preds.size(), preds);
+}
+
 TEST(Fuse, PrintsCThatGccCompiles) {
   const Program p = ParseText(R"(int main() {
     unsigned int n = __VERIFIER_nondet_uint(); unsigned int x = n, y = 0;
@@ -678,17 +693,6 @@ TEST(Fuse, PrintsCThatGccCompiles) {
   EXPECT_TRUE(gcc.error().empty()) << gcc.error();
 }
 
-// Solves prog with a symbolic UINT_MAX (EncodeHorn) under every option set; the first safe or unsafe
-// answer, else unknown.
-SolveStatus SolveSymbolic(const Program& prog) {
-  HornProblem problem(prog, 10, true);
-  for (const OptionSet& opts : Portfolio()) {
-    const SolveResult r = problem.Solve(opts, 5);
-    if (r.status != SolveStatus::kUnknown) return r.status;
-  }
-  return SolveStatus::kUnknown;
-}
-
 TEST(WrapSplit, AProgramThatNeedsAWrapAroundFailsTheNoWrapHalf) {
   // Under no wrap-around y = n + 1 is never 0, so the other half is safe: the proof must fail here.
   const Program p = ParseText(R"(int main() {
@@ -697,8 +701,8 @@ TEST(WrapSplit, AProgramThatNeedsAWrapAroundFailsTheNoWrapHalf) {
     return 0; })");
   WrapSplit split;
   ASSERT_TRUE(SplitWrapChecks(p, split));
-  EXPECT_EQ(SolveSymbolic(split.under_no_wrap), SolveStatus::kSafe);
-  EXPECT_EQ(SolveSymbolic(split.no_wrap), SolveStatus::kUnsafe);
+  EXPECT_EQ(SolveAny(split.under_no_wrap, 5, true), SolveStatus::kSafe);
+  EXPECT_EQ(SolveAny(split.no_wrap, 5, true), SolveStatus::kUnsafe);
   EXPECT_NE(Verify(p, VerifyOptions{5, true}).verdict, "true");
   // The error is the program's, at n == UINT_MAX.
   EXPECT_EQ(InterpretOn(p, {4294967295LL}), Outcome::kError);
@@ -714,8 +718,8 @@ TEST(WrapSplit, TheNoWrapHalfStopsAtTheProgramsOwnErrors) {
     return 0; })");
   WrapSplit split;
   ASSERT_TRUE(SplitWrapChecks(p, split));
-  EXPECT_EQ(SolveSymbolic(split.no_wrap), SolveStatus::kSafe);
-  EXPECT_EQ(SolveSymbolic(split.under_no_wrap), SolveStatus::kUnsafe);
+  EXPECT_EQ(SolveAny(split.no_wrap, 5, true), SolveStatus::kSafe);
+  EXPECT_EQ(SolveAny(split.under_no_wrap, 5, true), SolveStatus::kUnsafe);
   const Verdict v = Verify(p, VerifyOptions{10, true});
   EXPECT_EQ(v.verdict, "false") << v.reason;
 }
@@ -731,7 +735,7 @@ TEST(SymbolicUintMax, KeepsABugAtTheBound) {
     unsigned int x = __VERIFIER_nondet_uint();
     if (x == 4294967295u) reach_error();
     return 0; })");
-  EXPECT_EQ(SolveSymbolic(p), SolveStatus::kUnsafe);
+  EXPECT_EQ(SolveAny(p, 5, true), SolveStatus::kUnsafe);
   EXPECT_EQ(SolveAny(p), SolveStatus::kUnsafe);
 }
 
@@ -741,7 +745,7 @@ TEST(SymbolicUintMax, KeepsAWrapAround) {
     unsigned int x = __VERIFIER_nondet_uint(); unsigned int y = x + 1;
     if (y == 0) reach_error();
     return 0; })");
-  EXPECT_EQ(SolveSymbolic(p), SolveStatus::kUnsafe);
+  EXPECT_EQ(SolveAny(p, 5, true), SolveStatus::kUnsafe);
 }
 
 TEST(Verifier, ProvesAnUnsignedCounterTransferThroughTheWrapSplit) {
