@@ -20,7 +20,7 @@ Program ParseText(const std::string& text) { return Parse("t.c", text); }
 SolveStatus SolveAny(const Program& prog, double seconds_each, bool symbolic_uint_max) {
   // Each run in a child process, as in the verifier: interrupting Z3 4.8.12 at an unlucky moment aborts the
   // process (docs/reliability.md, "The Z3 abort"), which here would end the whole test binary (CI on
-  // 65b0520, in the random-dispatch test's 320 runs of half a second).
+  // 65b0520, in the random-dispatch test: up to 160 programs, half a second per option set).
   common::ForkServer server(1, [&prog, seconds_each, symbolic_uint_max](const std::string& option) {
     HornProblem problem(prog, 60, symbolic_uint_max);
     // The limit counts CPU time, with wall time ten times as long as a backstop: under a sanitizer on a
