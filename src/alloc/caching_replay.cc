@@ -12,11 +12,11 @@
 namespace alloc {
 namespace {
 
-// The field `key` of the object `object`, or InputError naming it.
+// The field `key` of the object `object`; InputError naming it when it is missing.
 const nlohmann::json& Field(const nlohmann::json& object, const char* key, const std::string& path,
                             const std::string& where) {
   if (!object.is_object() || !object.contains(key)) {
-    throw common::InputError(common::Located(path, 0, fmt::format("{}: no '{}'", where, key)));
+    common::FailAt(path, 0, fmt::format("{}: no '{}'", where, key));
   }
   return object.at(key);
 }
@@ -26,7 +26,7 @@ const nlohmann::json& ArrayField(const nlohmann::json& object, const char* key, 
                                  const std::string& where) {
   const nlohmann::json& value = Field(object, key, path, where);
   if (!value.is_array()) {
-    throw common::InputError(common::Located(path, 0, fmt::format("{}: '{}' is not an array", where, key)));
+    common::FailAt(path, 0, fmt::format("{}: '{}' is not an array", where, key));
   }
   return value;
 }
@@ -38,7 +38,7 @@ constexpr Bytes kLimit = Bytes{1} << 62;
 // Adds `size` to `total`; InputError when the sum, or `address` + `size`, reaches kLimit.
 void Tally(Bytes& total, Bytes address, Bytes size, const std::string& path, const std::string& where) {
   if (address >= kLimit - size || size >= kLimit - total) {
-    throw common::InputError(common::Located(path, 0, fmt::format("{}: addresses and sizes beyond 2^62 bytes", where)));
+    common::FailAt(path, 0, fmt::format("{}: addresses and sizes beyond 2^62 bytes", where));
   }
   total += size;
 }
@@ -48,13 +48,12 @@ void Tally(Bytes& total, Bytes address, Bytes size, const std::string& path, con
 CachingReplay ParseCachingReplay(const std::string& path, std::string_view text) {
   const nlohmann::json doc = common::ParseJson(path, text);
   if (!doc.is_object() || doc.value("format", nlohmann::json()) != "caching-replay/v1") {
-    throw common::InputError(common::Located(path, 0, "not a caching-replay/v1 file (memplan-torch import-snapshot "
-                                                      "--replay writes them)"));
+    common::FailAt(path, 0, "not a caching-replay/v1 file (memplan-torch import-snapshot --replay writes them)");
   }
   CachingReplay replay;
   Bytes total = 0;  // every size in the file
   const nlohmann::json& conf = Field(doc, "conf", path, "the file");
-  if (!conf.is_string()) throw common::InputError(common::Located(path, 0, "'conf' is not a string"));
+  if (!conf.is_string()) common::FailAt(path, 0, "'conf' is not a string");
   replay.conf = conf.get<std::string>();
   const nlohmann::json& segments = ArrayField(doc, "segments", path, "the file");
   for (size_t k = 0; k < segments.size(); ++k) {
@@ -65,27 +64,26 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
     Tally(total, s.address, s.size, path, where);
     const nlohmann::json& pool = Field(segments[k], "pool", path, where);
     if (pool != "small" && pool != "large") {
-      throw common::InputError(common::Located(path, 0, fmt::format("{}.pool is {}, not \"small\" or \"large\"",
-                                                                    where, pool.dump())));
+      common::FailAt(path, 0, fmt::format("{}.pool is {}, not \"small\" or \"large\"", where, pool.dump()));
     }
     s.small = pool == "small";
     const nlohmann::json& live = ArrayField(segments[k], "live", path, where);
     for (size_t b = 0; b < live.size(); ++b) {
       const std::string block = fmt::format("{}.live[{}]", where, b);
       if (!live[b].is_array() || live[b].size() != 2) {
-        throw common::InputError(common::Located(path, 0, block + " is not [address, size]"));
+        common::FailAt(path, 0, block + " is not [address, size]");
       }
       const Bytes address = common::NonNegativeInteger(live[b][0], path, block + " address");
       const Bytes size = common::NonNegativeInteger(live[b][1], path, block + " size");
       if (size == 0 || address < s.address || address + size > s.address + s.size) {
-        throw common::InputError(common::Located(path, 0, block + " lies outside its segment"));
+        common::FailAt(path, 0, block + " lies outside its segment");
       }
       s.live.emplace_back(address, size);
     }
     std::sort(s.live.begin(), s.live.end());
     for (size_t b = 1; b < s.live.size(); ++b) {
       if (s.live[b - 1].first + s.live[b - 1].second > s.live[b].first) {
-        throw common::InputError(common::Located(path, 0, where + ": two live blocks overlap"));
+        common::FailAt(path, 0, where + ": two live blocks overlap");
       }
     }
     replay.segments.push_back(std::move(s));
@@ -95,7 +93,7 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
     const std::string where = fmt::format("events[{}]", i);
     const nlohmann::json& e = events[i];
     if (!e.is_array() || e.size() != 3 || !e[0].is_string()) {
-      throw common::InputError(common::Located(path, 0, where + " is not [action, address, size]"));
+      common::FailAt(path, 0, where + " is not [action, address, size]");
     }
     CachingReplay::Event event;
     const std::string action = e[0].get<std::string>();
@@ -108,7 +106,7 @@ CachingReplay ParseCachingReplay(const std::string& path, std::string_view text)
     } else if (action == "segment_free") {
       event.action = CachingReplay::Action::kSegmentFree;
     } else {
-      throw common::InputError(common::Located(path, 0, fmt::format("{}: unknown action '{}'", where, action)));
+      common::FailAt(path, 0, fmt::format("{}: unknown action '{}'", where, action));
     }
     event.address = common::NonNegativeInteger(e[1], path, where + " address");
     event.size = common::NonNegativeInteger(e[2], path, where + " size");

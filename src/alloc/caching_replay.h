@@ -36,8 +36,8 @@ struct CachingReplay {
 };
 
 // Parses a caching-replay/v1 text, read from `file`. Throws common::InputError("file: what") when it is not
-// JSON, not that format, or a field is missing or out of range (a live block outside its segment, a negative size, addresses
-// or sizes, or the sum of all sizes, beyond 2^62 bytes).
+// JSON, not that format, or a field is missing or out of range (a live block outside its segment, a negative
+// size, addresses or sizes, or the sum of all sizes, beyond 2^62 bytes).
 CachingReplay ParseCachingReplay(const std::string& file, std::string_view text);
 
 // Reads and parses a caching-replay/v1 file.

@@ -41,7 +41,7 @@ std::optional<TraceSidecar> ReadTraceSidecar(const std::string& trace_path, std:
   TraceSidecar sidecar;
   sidecar.path = path;
   const std::optional<int64_t> period = Count(meta, "period", path);
-  if (!period) throw common::InputError(common::Located(path, 0, "no 'period'"));
+  if (!period) common::FailAt(path, 0, "no 'period'");
   sidecar.period = *period;
   sidecar.persistent_bytes = Count(meta, "persistent_bytes", path);
   sidecar.recorded_reserved = Count(meta, "reserved_peak_bytes", path);

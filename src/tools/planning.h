@@ -1,7 +1,6 @@
 // Planning steps that more than one subcommand runs: reading a trace with its sidecar (alloc, validate,
-// simulate, report), the allocation methods with validation and the caching-allocator simulation (alloc, report),
-// and memplan plan's pipeline, recomputation then the arena
-// (remat, plan, report).
+// simulate, report), the allocation methods with validation and the caching-allocator simulation (alloc,
+// report), and memplan plan's pipeline, recomputation then the arena (remat, plan, report).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -36,6 +35,8 @@ struct Trace {
   alloc::Problem problem;
   TracePeriod period;
 };
+
+// Reads the trace at `path` (a MiniMalloc CSV) with its period as PeriodOf gives it.
 Trace ReadTrace(const std::string& path, const std::optional<alloc::TimeValue>& period);
 
 // Runs each of `methods` with `base` (its method replaced), in order; stops after the current one on Ctrl-C.
