@@ -3,6 +3,7 @@ with the parameters and running statistics of plain autograd training; bad argum
 
 import contextlib
 import copy
+import datetime
 import json
 import operator
 import os
@@ -423,7 +424,12 @@ def _data_parallel_rank(rank, folder):
     ScheduledStep with all_reduce_gradients, and by DistributedDataParallel; both models saved in `folder`."""
     import torch.distributed as dist
 
-    dist.init_process_group("gloo", init_method=f"file://{folder}/store", rank=rank, world_size=2)
+    # Loopback, not the interface the host name resolves to (a CI machine's may not carry traffic between
+    # its own processes), and a time-out, so that a rank that cannot connect fails the test instead of
+    # waiting out gloo's default of 30 minutes.
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", init_method=f"file://{folder}/store", rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=120))
     torch.manual_seed(0)  # the same weights and batches on both ranks
     model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.GELU(), torch.nn.Linear(32, 32), torch.nn.GELU(),
                                 torch.nn.Linear(32, 4))
@@ -587,9 +593,11 @@ def test_the_example_trains_with_a_planned_schedule():
         pytest.skip("no memplan build")
     script = os.path.join(REPO, "examples", "torch", "train_with_schedule.py")
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    # Each run takes about 20 s; a time-out well inside ctest's 600 s shows a hung run's output so far (under
+    # ctest, PYTHONUNBUFFERED reaches it through env).
     run = subprocess.run([sys.executable, script, "--input-shape", "3,64,64", "--budget", "70%", "--steps", "2",
                           "--last-batch", "5", "--memplan", memplan], capture_output=True, text=True, env=env,
-                         timeout=600)
+                         timeout=240)
     assert run.returncode == 0, run.stderr
     assert "step 2 (batch 5): loss" in run.stdout  # an epoch's smaller last batch, with the same schedule
     assert "parameters and buffers after 2 steps: equal" in run.stdout
@@ -597,13 +605,13 @@ def test_the_example_trains_with_a_planned_schedule():
     # mixed precision: exported, made and called under CPU bfloat16 autocast, autograd by torch's recipe
     run = subprocess.run([sys.executable, script, "--input-shape", "3,64,64", "--budget", "70%", "--steps", "2",
                           "--memplan", memplan, "--autocast", "bfloat16"], capture_output=True, text=True, env=env,
-                         timeout=600)
+                         timeout=240)
     assert run.returncode == 0, run.stderr
     assert "parameters and buffers after 2 steps: equal" in run.stdout
     # a decoder with dropout, built from a specification with constructor arguments: the same masks both ways
     decoder = "memplan_torch.models:GPT(vocab=512, seq_len=32, dim=64, heads=4, layers=2, dropout=0.1)"
     run = subprocess.run([sys.executable, script, "--model", decoder, "--batch", "4", "--budget", "60%", "--steps",
-                          "2", "--memplan", memplan], capture_output=True, text=True, env=env, timeout=600)
+                          "2", "--memplan", memplan], capture_output=True, text=True, env=env, timeout=240)
     assert run.returncode == 0, run.stderr
     assert "parameters and buffers after 2 steps: equal" in run.stdout
 
