@@ -45,6 +45,12 @@ std::optional<TraceSidecar> ReadTraceSidecar(const std::string& trace_path, std:
   sidecar.period = *period;
   sidecar.persistent_bytes = Count(meta, "persistent_bytes", path);
   sidecar.recorded_reserved = Count(meta, "reserved_peak_bytes", path);
+  // The caching allocator reserved the persistent tensors too, so a smaller reservation is a broken sidecar,
+  // and the iteration's share of it would be negative.
+  if (sidecar.recorded_reserved && *sidecar.recorded_reserved < sidecar.persistent_bytes.value_or(0)) {
+    common::FailAt(path, 0, fmt::format("'reserved_peak_bytes' is {}, below 'persistent_bytes' {}, which it holds",
+                                        *sidecar.recorded_reserved, *sidecar.persistent_bytes));
+  }
   return sidecar;
 }
 

@@ -16,6 +16,13 @@ struct TraceSidecar {
   TimeValue period = 0;                       // the trace repeats every `period` time units
   std::optional<Bytes> persistent_bytes;      // parameters, gradients, optimizer state: memory outside the trace
   std::optional<Bytes> recorded_reserved;     // reserved_peak_bytes: the caching allocator's real peak reservation
+
+  // The part of the recorded reservation that the trace's buffers had (the trace leaves the persistent bytes
+  // out): what a plan's arena or a simulation of the trace compares with.
+  std::optional<Bytes> IterationReserved() const {
+    if (!recorded_reserved) return std::nullopt;
+    return *recorded_reserved - persistent_bytes.value_or(0);
+  }
 };
 
 // NAME.meta.json for NAME.csv (any other name gets ".meta.json" appended), as memplan-torch names it.
@@ -24,7 +31,7 @@ std::string SidecarPath(const std::string& trace_path);
 // The sidecar beside `trace_path`, or nullopt when there is none, or when it is a JSON file of another kind
 // (no "format": "memplan-trace/v1"; `note` then says so). Throws common::InputError("sidecar: what") when it
 // is not JSON, or when a memplan-trace/v1 sidecar's period or byte counts are missing, negative or not
-// integers.
+// integers, or when its recorded reservation is below its persistent bytes.
 std::optional<TraceSidecar> ReadTraceSidecar(const std::string& trace_path, std::string* note = nullptr);
 
 }  // namespace alloc

@@ -98,12 +98,9 @@ int RunSimulate(const SimulateOptions& options) {
   const Trace trace = ReadTrace(options.input, options.period);
   const alloc::Problem& problem = trace.problem;
   const alloc::CachingAllocatorResult r = alloc::SimulateCachingAllocator(problem, config);
-  // What the real allocator reserved for the iteration, when the sidecar recorded it, less what outlives the
-  // iteration (the trace leaves that out, and so does the simulation): the simulation's counterpart.
-  std::optional<alloc::Bytes> recorded;
-  if (trace.period.sidecar && trace.period.sidecar->recorded_reserved) {
-    recorded = *trace.period.sidecar->recorded_reserved - trace.period.sidecar->persistent_bytes.value_or(0);
-  }
+  // The simulation's counterpart: what the real allocator reserved for the iteration, when the sidecar recorded it.
+  const std::optional<alloc::Bytes> recorded =
+      trace.period.sidecar ? trace.period.sidecar->IterationReserved() : std::nullopt;
 
   if (options.json) {
     nlohmann::json j = {{"input", options.input},

@@ -135,6 +135,8 @@ TEST_F(AllocCli, ABrokenSidecarIsAnErrorNamingIt) {
            {R"({"format": "memplan-trace/v1"})", "no 'period'"},
            {R"({"format": "memplan-trace/v1", "period": 8, "reserved_peak_bytes": "2 GiB"})",
             "'reserved_peak_bytes' is \"2 GiB\", not a non-negative integer"},
+           {R"({"format": "memplan-trace/v1", "period": 8, "reserved_peak_bytes": 100, "persistent_bytes": 200})",
+            "'reserved_peak_bytes' is 100, below 'persistent_bytes' 200, which it holds"},
            {R"({"format": "memplan-trace/v1", "period": )", "malformed JSON"}}) {
     Write("t.meta.json", text);
     EXPECT_EQ(Memplan("alloc " + trace + " -o " + Path("plan.csv")), common::kExitBadInput) << text;
