@@ -141,9 +141,13 @@ int main(int argc, char** argv) {
   app.add_option("--soft-peak", soft_peak, "FastSA's --soft-peak, in every FastSA run and the move rate")
       ->capture_default_str()
       ->check(tools::FiniteNumber(0, remat::kMaxSoftPeak));
+  bool chain_lookahead = false;
+  app.add_flag("--chain-lookahead", chain_lookahead,
+               "FastSA's --chain-lookahead, in every FastSA run and the move rate");
   CLI11_PARSE(app, argc, argv);
   const std::string soft = (seed != 1 ? fmt::format(", seed {}", seed) : "") +
-                           (soft_peak != remat::kDefaultSoftPeak ? fmt::format(", --soft-peak {:g}", soft_peak) : "");
+                           (soft_peak != remat::kDefaultSoftPeak ? fmt::format(", --soft-peak {:g}", soft_peak) : "") +
+                           (chain_lookahead ? ", --chain-lookahead" : "");
   common::Progress quiet(false);
 
   fmt::print("## Moccasin graphs: CI % / Mem % / s (FastSA time limit {}{}, MILP {} s on graphs of up to {} nodes)\n\n",
@@ -161,6 +165,7 @@ int main(int argc, char** argv) {
     const Bytes reference = remat::Simulate(graph, graph.order).peak;
     remat::RematOptions options;
     options.soft_peak = soft_peak;
+    options.chain_lookahead = chain_lookahead;
     options.seed = seed;
     options.budget = remat::ParseBudget(fmt::format("{}%", row.budget_percent), reference, "budget");
     // The published cell is "CI / Mem / s[ (not met)]": its third field is the time FastSA took.
@@ -192,7 +197,8 @@ int main(int argc, char** argv) {
     if (!std::filesystem::exists(path)) continue;
     const remat::Graph graph = remat::ReadGraph(path);
     const Bytes budget = remat::Simulate(graph, graph.order).peak * 8 / 10;
-    remat::SlotState state(graph, graph.order, budget, remat::MoveSet::kFull, false, {.soft_peak = soft_peak});
+    remat::SlotState state(graph, graph.order, budget, remat::MoveSet::kFull, false, {.soft_peak = soft_peak},
+                           remat::ChainRuleFor(chain_lookahead));
     common::Rng rng(1);
     const double temperature = 1e-4 * state.AnnealingObjective();
     common::Stopwatch clock;
@@ -209,6 +215,7 @@ int main(int argc, char** argv) {
     const Bytes reference = remat::Simulate(graph, graph.order).peak;
     remat::RematOptions options;
     options.soft_peak = soft_peak;
+    options.chain_lookahead = chain_lookahead;
     options.seed = seed;
     options.budget = reference / 2;
     options.time_limit_s = time_limit;

@@ -17,7 +17,7 @@
   peak - 1), schedules planned, seconds reported and wall-clock.
 
 Everything comes from the memplan CLI's --json output; nothing is computed here but averages.
-Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--seed N] [--soft-peak K]
+Usage: bench/torch/run.py [--memplan PATH] [--data DIR] [--time-limit S] [--seed N] [--soft-peak K] [--chain-lookahead]
                           [--only small|train|traces|plan ...] [--json OUT.json] [--markdown OUT.md]
 Prints the Markdown tables on stdout (of the parts run: --only train, e.g., for the training-batch graphs
 alone at a longer time limit). Needs no torch.
@@ -206,7 +206,11 @@ def remat_targets(graphs, name):
 
 def markdown(graphs, traces, info, models=(), train_graphs=(), plans=()):
     mib = 2 ** 20
-    knobs = f", seed {info.get('seed', 1)}" + (f", --soft-peak {info['soft_peak']:g}" if info.get("soft_peak") is not None else "")
+    knobs = f", seed {info.get('seed', 1)}"
+    if info.get("soft_peak") is not None:
+        knobs += f", --soft-peak {info['soft_peak']:g}"
+    if info.get("chain_lookahead"):
+        knobs += ", --chain-lookahead"
     out = [f"Run {info['date']} on {info['machine']}; memplan {info['memplan']}, time limit {info['time_limit']} s "
            f"per memplan run{knobs}.", ""]
     if models:
@@ -276,6 +280,7 @@ def main():
     ap.add_argument("--time-limit", type=float, default=10.0, help="seconds per planner run (default 10)")
     ap.add_argument("--seed", type=int, default=1, help="memplan remat --seed (default 1)")
     ap.add_argument("--soft-peak", type=float, help="memplan remat --soft-peak (default: memplan's)")
+    ap.add_argument("--chain-lookahead", action="store_true", help="memplan remat and plan --chain-lookahead")
     ap.add_argument("--only", nargs="+", choices=PARTS, default=PARTS,
                     help="run only these parts: small (small-batch graphs), train (training-batch graphs), traces, "
                          "plan (memplan plan on both graph sets)")
@@ -292,8 +297,9 @@ def main():
     info = {"date": datetime.date.today().isoformat(),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.node()})",
             "memplan": os.path.relpath(memplan, REPO), "time_limit": args.time_limit, "seed": args.seed,
-            "soft_peak": args.soft_peak}
-    extra = ["--seed", str(args.seed)] + (["--soft-peak", str(args.soft_peak)] if args.soft_peak is not None else [])
+            "soft_peak": args.soft_peak, "chain_lookahead": args.chain_lookahead}
+    extra = (["--seed", str(args.seed)] + (["--soft-peak", str(args.soft_peak)] if args.soft_peak is not None else [])
+             + (["--chain-lookahead"] if args.chain_lookahead else []))
     small, train = graph_sets(args.data)
     graphs = bench_graphs(memplan, small, args.time_limit, extra) if "small" in args.only else []
     train_graphs = bench_graphs(memplan, train, args.time_limit, extra) if "train" in args.only else []

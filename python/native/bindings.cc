@@ -251,7 +251,7 @@ PYBIND11_MODULE(memplan_native, m) {
   m.def(
       "plan_remat",
       [](const remat::Graph& graph, py::object budget, const std::string& method, double time_limit_s,
-         uint64_t seed, bool reorder_only, uint64_t moves, double soft_peak, bool quiet) {
+         uint64_t seed, bool reorder_only, uint64_t moves, double soft_peak, bool chain_lookahead, bool quiet) {
         const auto& methods = remat::RematMethods();
         if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
           throw py::value_error("unknown remat method '" + method + "'");
@@ -264,6 +264,7 @@ PYBIND11_MODULE(memplan_native, m) {
         options.reorder_only = reorder_only;
         options.moves = moves;
         options.soft_peak = soft_peak;
+        options.chain_lookahead = chain_lookahead;
         if (py::isinstance<py::int_>(budget)) {
           options.budget = budget.cast<remat::Bytes>();
         } else {
@@ -276,14 +277,17 @@ PYBIND11_MODULE(memplan_native, m) {
           common::Progress progress(common::ProgressWanted(quiet));
           r = remat::PlanRemat(graph, options, progress);
         }
-        return RematToDict(graph, r);
+        py::dict d = RematToDict(graph, r);
+        d["chain_lookahead"] = chain_lookahead;
+        return d;
       },
       py::arg("graph"), py::arg("budget") = "100%", py::arg("method") = "fastsa", py::arg("time_limit_s") = 10.0,
       py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0,
-      py::arg("soft_peak") = remat::kDefaultSoftPeak, py::arg("quiet") = false,
-      "Plans a schedule (remat::PlanRemat); a progress line on stderr when it is a terminal, unless quiet. budget: bytes (an int, or a string with a unit: '6GiB') or a "
-      "percentage string ('50%'); moves: FastSA's "
-      "move budget, 0 for the default; soft_peak: as `memplan remat --soft-peak`. Returns a "
+      py::arg("soft_peak") = remat::kDefaultSoftPeak, py::arg("chain_lookahead") = false, py::arg("quiet") = false,
+      "Plans a schedule (remat::PlanRemat); a progress line on stderr when it is a terminal, unless quiet. "
+      "budget: bytes (an int, or a string with a unit: '6GiB') or a percentage string ('50%'); moves: FastSA's "
+      "move budget, 0 for the default; soft_peak, chain_lookahead: as `memplan remat --soft-peak`, "
+      "`--chain-lookahead`. Returns a "
       "dict with the figures `memplan remat --json` prints, `sequence` (node indices) and `schedule_json` "
       "(remat-schedule/v1 text, as `memplan remat -o` writes).");
 

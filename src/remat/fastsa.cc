@@ -188,18 +188,20 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   const uint64_t rest = total_moves - reorder_moves;
   // Round r gets 2^r shares of the 2^rounds - 1; the last also takes what the division left.
   const uint64_t share = rest / ((uint64_t{1} << rounds) - 1);
+  const ChainRule chains = ChainRuleFor(options.chain_lookahead);
   for (int round = 0; round < rounds; ++round) {
     const uint64_t round_moves = round + 1 == rounds ? rest - share * ((uint64_t{1} << round) - 1) : share << round;
     const double power = RoundExcessPower(round, budget_reachable);
     const OverBudget over_budget{.excess_power = power, .soft_peak = result.soft_peak};
-    SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, over_budget);
+    SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, over_budget,
+                      chains);
     const uint64_t grouped_moves = static_cast<uint64_t>(kGroupedShare * static_cast<double>(round_moves));
     bool stop = run_stage(grouped, kStartFraction * grouped.AnnealingObjective(), grouped_moves,
                           fmt::format("remat round {} grouped", round + 1), stage);
     const uint64_t grouped_used = stage.run.moves;
     Sequence candidate = Ungroup(grouping, grouped.Best());
     if (!stop) {
-      SlotState single(graph, candidate, options.budget, MoveSet::kFull, false, over_budget);
+      SlotState single(graph, candidate, options.budget, MoveSet::kFull, false, over_budget, chains);
       unspent += grouped_moves - grouped_used;  // the single-node stage's moves include what grouping left
       stop = run_stage(single, stage.end_temperature, round_moves - grouped_used,
                        fmt::format("remat round {} single", round + 1), stage);
@@ -226,7 +228,8 @@ FastsaResult ContinueFastsa(const Graph& graph, const Sequence& start, const Fas
   const uint64_t moves = TotalMoves(graph, options);
   result.soft_peak = SoftPeakFor(graph, moves, options);
   SlotState single(graph, start, options.budget, MoveSet::kFull, false,
-                   {.excess_power = kExcessPowers.front(), .soft_peak = result.soft_peak});
+                   {.excess_power = kExcessPowers.front(), .soft_peak = result.soft_peak},
+                   ChainRuleFor(options.chain_lookahead));
   const StageRun stage = AnnealStage(single, kContinueStartFraction * single.AnnealingObjective(), moves,
                                      options.time_limit_s, rng, progress, "remat go on");
   result.moves = stage.run.moves;

@@ -39,6 +39,11 @@ struct FastsaOptions {
   // Over the budget, the rounds anneal a soft maximum of memory over time (remat::OverBudget::soft_peak; 0:
   // the peak) when the moves allow kSoftPeakMinMovesPerNode. The reordering stage always anneals the peak.
   double soft_peak = kDefaultSoftPeak;
+  // Chained add moves judge a producer by what the chain behind it would keep alive, up to
+  // kLookaheadChainDepth producers back (ChainRuleFor), not by its own inputs, 6 back. Off by default:
+  // it met resnet18_bs64's 50 % budget on three seeds of three where the default misses (data/torch), and
+  // did worse on densenet121_bs32 at 25 % (docs/remat.md, "Chain lookahead").
+  bool chain_lookahead = false;
   // The graph's Graph::PeakLowerBound where the caller has it (it can take about a second of FastSA's clock);
   // computed here otherwise.
   std::optional<Bytes> lower_bound = std::nullopt;

@@ -46,6 +46,7 @@ FastsaOptions ToFastsa(const RematOptions& options) {
           .reorder_only = options.reorder_only,
           .moves = options.moves,
           .soft_peak = options.soft_peak,
+          .chain_lookahead = options.chain_lookahead,
           .lower_bound = options.lower_bound};
 }
 

@@ -23,6 +23,7 @@ struct RematOptions {
   bool reorder_only = false;      // FastSA without recomputation
   uint64_t moves = 0;             // FastSA's move budget; 0: DefaultFastsaMoves
   double soft_peak = kDefaultSoftPeak;  // FastsaOptions::soft_peak
+  bool chain_lookahead = false;         // FastsaOptions::chain_lookahead
   std::optional<Bytes> lower_bound = std::nullopt;  // FastsaOptions::lower_bound
 };
 

@@ -9,13 +9,6 @@
 namespace remat {
 namespace {
 
-// The most levels of producers an add move recomputes with its node (SlotState::AddChain). Half the add
-// moves chain, up to this depth; a chain also ends where a producer's inputs are live anyway, or where
-// regenerating its outputs would keep more alive than they take. Training-batch graphs at 25 %, default
-// moves at 10 s, seeds 1-2: depth 4, 6, 8, 10, 20: 33.65, 33.49, 33.86, 33.90, 33.90 % of the reference
-// (one level with the static rule, seeds 1-3: 34.4 %; docs/remat.md).
-constexpr int kChainDepth = 6;
-
 // Enough nop slots between two reference steps for many recomputations, rounded to a power of two so
 // that the segment tree's root covers every slot.
 int SlotCount(size_t steps) {
@@ -35,7 +28,7 @@ void EraseSorted(std::vector<int>& items, int item) {
 }  // namespace
 
 SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget,
-                     const OverBudget& over_budget)
+                     const OverBudget& over_budget, const ChainRule& chains)
     : over_budget_(over_budget),
       graph_(graph),
       slots_(SlotCount(initial.size())),
@@ -43,6 +36,7 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
       node_slots_(graph.nodes.size()),
       use_slots_(graph.values.size()),
       tree_(slots_, over_budget.soft_peak / static_cast<double>(std::max<Bytes>(budget, 1))),
+      chains_(chains),
       moves_(moves),
       stop_at_budget_(stop_at_budget),
       budget_(std::max<Bytes>(budget, 1)),
@@ -200,7 +194,6 @@ int SlotState::LastUsefulSlot(int node) const {
 }
 
 void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added) {
-  constexpr int kSearch = 64;  // free slots are dense: 16 per reference step
   AddStep(node, slot);
   added.emplace_back(node, slot);
   if (depth == 0) return;
@@ -209,23 +202,46 @@ void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<in
     if (graph_.values[v].size == 0 || producer < 0 || !chainable_[producer]) continue;
     // Only where the read at `slot` is now the end of the instance's life, i.e. lengthened it.
     if (EndOfInstanceBefore(v, slot) != slot) continue;
-    const int low = std::max(InputsReadyAfter(producer) + 1, slot - kSearch);
-    for (int s = slot - 1; s >= low; --s) {
-      if (slot_node_[s] < 0) {
-        if (RegeneratesAt(producer, s)) AddChain(producer, s, depth - 1, added);
-        break;
-      }
+    const int s = FreeSlotBefore(producer, slot);
+    if (s >= 0 && RegeneratesAt(producer, s, chains_.lookahead ? depth - 1 : 0)) {
+      AddChain(producer, s, depth - 1, added);
     }
   }
 }
 
-bool SlotState::RegeneratesAt(int node, int slot) const {
+int SlotState::FreeSlotBefore(int node, int slot) const {
+  constexpr int kSearch = 64;  // free slots are dense: 16 per reference step
+  const int low = std::max(InputsReadyAfter(node) + 1, slot - kSearch);
+  for (int s = slot - 1; s >= low; --s) {
+    if (slot_node_[s] < 0) return s;
+  }
+  return -1;
+}
+
+Bytes SlotState::LengthenedAt(int node, int slot, int depth, int& visits) const {
   Bytes lengthened = 0;
   for (int v : graph_.nodes[node].inputs) {
     const Bytes size = graph_.values[v].size;
-    if (size != 0 && !graph_.IsGraphInput(v) && EndOfInstanceBefore(v, slot) < slot) lengthened += size;
+    if (size == 0 || graph_.IsGraphInput(v) || EndOfInstanceBefore(v, slot) >= slot) continue;
+    Bytes counted = size;
+    const int producer = graph_.values[v].producer;
+    if (depth > 0 && visits > 0 && producer >= 0 && chainable_[producer]) {
+      --visits;
+      const int s = FreeSlotBefore(producer, slot);
+      if (s >= 0) counted = std::min(counted, LengthenedAt(producer, s, depth - 1, visits));
+    }
+    lengthened += counted;
   }
-  return lengthened <= graph_.TotalBytes(graph_.nodes[node].outputs);
+  return lengthened;
+}
+
+bool SlotState::RegeneratesAt(int node, int slot, int depth) const {
+  // The producers behind a node with many inputs multiply level by level: on Moccasin's random layered graphs
+  // an unbounded look 9 levels back took moves from over 1 M/s to under 0.1 M/s. At 256 RL n250 at 70 % takes
+  // twice the time of the plain rule; at 32 resnet18_bs64 no longer met 50 % (docs/remat.md).
+  constexpr int kMostProducersLookedAt = 256;
+  int visits = kMostProducersLookedAt;
+  return LengthenedAt(node, slot, depth, visits) <= graph_.TotalBytes(graph_.nodes[node].outputs);
 }
 
 void SlotState::Move(double temperature, common::Rng& rng) {
@@ -251,7 +267,7 @@ void SlotState::Move(double temperature, common::Rng& rng) {
     // Within budget, an added step costs its cost at least: the objective cannot fall below budget × C.
     if (Peak() <= budget_ && !accepts(ObjectiveOf(0, cost_ + graph_.nodes[node].cost) - before)) return;
     chain_.clear();
-    AddChain(node, to, rng.Below(2) ? kChainDepth : 0, chain_);
+    AddChain(node, to, rng.Below(2) ? chains_.depth : 0, chain_);
   } else if (kind == 1) {  // remove a copy
     if (recomputable_.empty()) return;
     node = recomputable_[rng.Below(recomputable_.size())];

@@ -32,6 +32,29 @@ struct OverBudget {
   double soft_peak = 0;
 };
 
+// How far an add move's chain of recomputed producers reaches (SlotState::AddChain).
+struct ChainRule {
+  // The most levels of producers a chain adds (half the add moves chain). Training-batch graphs at 25 %,
+  // default moves at 10 s, seeds 1-2: depths 4, 6, 8, 10, 20 gave 33.65, 33.49, 33.86, 33.90, 33.90 % of the
+  // reference (one level with the static rule, seeds 1-3: 34.4 %; docs/remat.md).
+  int depth = 6;
+  // A producer joins the chain when its copy lengthens no more bytes than its outputs hold. false: counting
+  // its inputs at their sizes; true: counting each input at the least of its size and what the producer's
+  // own chain behind it (up to the depth left) would lengthen instead. So a chain goes through a residual
+  // add, whose two wide inputs the plain rule counts in full, back to the narrow checkpoint both come from.
+  bool lookahead = false;
+};
+
+// How many producers back a chain reaches with the lookahead: at 6, as without it, the lookahead lost on
+// the training-batch graphs of data/torch at 25 % (34.6 against 33.5 % of the reference, seeds 1-3).
+inline constexpr int kLookaheadChainDepth = 10;
+
+// The chain rule with or without the lookahead (FastsaOptions::chain_lookahead).
+inline ChainRule ChainRuleFor(bool lookahead) {
+  if (!lookahead) return {};
+  return {.depth = kLookaheadChainDepth, .lookahead = true};
+}
+
 // A schedule spread over nop-padded slots, with incremental peak and cost.
 class SlotState {
  public:
@@ -39,7 +62,7 @@ class SlotState {
   // max(budget, M) × C, shaped over the budget by `over_budget`; `stop_at_budget` makes TargetReached true
   // once the best state meets it.
   SlotState(const Graph& graph, const Sequence& initial, Bytes budget, MoveSet moves, bool stop_at_budget,
-            const OverBudget& over_budget = {});
+            const OverBudget& over_budget = {}, const ChainRule& chains = {});
 
   // common::Annealable. The annealing loop keeps the state with the least Objective(): a schedule within
   // budget ranks before every schedule over it, then by the annealing objective (over the budget, that of
@@ -68,10 +91,12 @@ class SlotState {
 
   // True when a copy of `node` at `slot` (an empty slot after its inputs exist) would lengthen the lives of
   // inputs that take no more bytes than its outputs, graph inputs left out (they stay resident): the
-  // grouping rule, counting only the inputs not live at `slot` anyway. An add move's chain (AddChain) goes
-  // on through such producers only, so it goes through a bottleneck convolution whose wide input is a kept
-  // checkpoint (resnet50: a block recomputed from the block before it), where the static rule stops.
-  bool RegeneratesAt(int node, int slot) const;
+  // grouping rule, counting only the inputs not live at `slot` anyway, and with `depth` > 0 each input at
+  // the least of its size and what its producer's copy up to `depth` levels back would lengthen
+  // (LengthenedAt). An add move's chain (AddChain) goes on through such producers only, so it goes through a
+  // bottleneck convolution whose wide input is a kept checkpoint (resnet50: a block recomputed from the
+  // block before it), where the static rule stops.
+  bool RegeneratesAt(int node, int slot, int depth = 0) const;
 
  private:
   // The objective of a memory figure and a cost: the paper's max(budget, M) × C, with the excess over the
@@ -100,6 +125,12 @@ class SlotState {
   int EndOfInstanceBefore(int value, int slot) const;
   // The latest use of `value` in (after, before), or `after` when there is none.
   int LastUseBetween(int value, int after, int before) const;
+  // The nearest empty slot before `slot` after `node`'s inputs exist, within a short search; -1 when none.
+  int FreeSlotBefore(int node, int slot) const;
+  // The bytes whose lives a copy of `node` at `slot` would lengthen, each input counted at the least of its
+  // size and, up to `depth` levels back, what its producer's copy in the nearest free slot before would;
+  // looking at `visits` producers at most (decremented), in depth-first order.
+  Bytes LengthenedAt(int node, int slot, int depth, int& visits) const;
   // Earliest slot at which all of `node`'s inputs exist, minus one.
   int InputsReadyAfter(int node) const;
   // Earliest use of any output of `node` (slots_ when unused).
@@ -108,8 +139,8 @@ class SlotState {
   int LastUsefulSlot(int node) const;
   // Adds `node` at `slot` and, up to `depth` levels back, a copy of each input's producer in the nearest
   // free slot before its reader wherever the reader would otherwise lengthen that input's life and the
-  // producer RegeneratesAt that slot: the chain that recomputes a value from further back instead of keeping
-  // its inputs. Appends every step added.
+  // producer RegeneratesAt that slot (looking the depth left back under ChainRule::lookahead): the chain that
+  // recomputes a value from further back instead of keeping its inputs. Appends every step added.
   void AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added);
 
   const Graph& graph_;
@@ -122,6 +153,7 @@ class SlotState {
   std::vector<char> chainable_;                   // by node: addable, so may join an add move's chain
   std::vector<std::pair<int, int>> chain_;        // (node, slot) of the steps the current add move added
   MaxSegmentTree tree_;
+  ChainRule chains_;
   MoveSet moves_;
   bool stop_at_budget_;
   Bytes budget_;

@@ -104,6 +104,10 @@ def test_plan_remat_in_process_is_a_valid_schedule():
     # 1 s gives this graph thousands of moves per node: the rounds follow the soft peak unless told not to
     assert r["soft_peak"] == 20
     assert m.plan_remat(g, "70%", time_limit_s=1, seed=2, soft_peak=0)["soft_peak"] == 0
+    # as `memplan remat --chain-lookahead`, said in the figures
+    assert not r["chain_lookahead"]
+    deep = m.plan_remat(g, "70%", moves=100000, chain_lookahead=True)
+    assert deep["chain_lookahead"] and m.validate_schedule(g, deep["sequence"], peak=deep["peak"])["ok"]
 
 
 def test_plan_remat_with_views_aliased_claims_the_storage_it_holds():

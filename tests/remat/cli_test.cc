@@ -120,6 +120,16 @@ TEST_F(RematCli, EveryMethodRuns) {
   EXPECT_EQ(soft.status, 0) << soft.out;
 }
 
+TEST_F(RematCli, ChainLookaheadIsInTheSummaryAndItsSchedulesAreValid) {
+  for (const std::string flag : {"", " --chain-lookahead"}) {
+    const Outcome run = Memplan("remat " + kExample + " --budget 80% --moves 200000 --json --validate" + flag);
+    ASSERT_EQ(run.status, 0) << run.out;
+    EXPECT_EQ(nlohmann::json::parse(run.out)["chain_lookahead"], !flag.empty()) << flag;
+  }
+  const Outcome plan = Memplan("plan " + kExample + " --budget 80% --moves 200000 --validate --chain-lookahead");
+  EXPECT_EQ(plan.status, 0) << plan.out;
+}
+
 TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
   const Outcome run = Memplan("remat " + kExample + " --budget 1000 --time-limit 0.5");
   EXPECT_EQ(run.status, 1) << run.out;

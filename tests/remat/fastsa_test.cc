@@ -134,6 +134,35 @@ TEST(RematSlotState, ChainsGoThroughProducersWhoseWideInputsAreLiveAnyway) {
   EXPECT_FALSE(state.RegeneratesAt(3, 900));  // but not after it: 100 bytes lengthened for c (1)
 }
 
+// A residual block: x (input) -> p -> n (60); q and r each widen n to a and b (100 each), s adds them into y
+// (100), t narrows y to z (1); u reads z, n and y late. A copy of s lengthens a and b, 200 bytes for 100,
+// unless the copies of q and r behind it would lengthen less.
+Graph Residual() {
+  Graph graph;
+  graph.values = {{.name = "x", .size = 1, .kind = ValueKind::kInput}, {.name = "n", .size = 60},
+                  {.name = "a", .size = 100}, {.name = "b", .size = 100}, {.name = "y", .size = 100},
+                  {.name = "z", .size = 1}, {.name = "d", .size = 1}};
+  graph.nodes = {{.key = "0", .name = "p", .cost = 1, .inputs = {0}, .outputs = {1}},
+                 {.key = "1", .name = "q", .cost = 1, .inputs = {1}, .outputs = {2}},
+                 {.key = "2", .name = "r", .cost = 1, .inputs = {1}, .outputs = {3}},
+                 {.key = "3", .name = "s", .cost = 1, .inputs = {2, 3}, .outputs = {4}},
+                 {.key = "4", .name = "t", .cost = 1, .inputs = {4}, .outputs = {5}},
+                 {.key = "5", .name = "u", .cost = 1, .inputs = {5, 1, 4}, .outputs = {6}}};
+  LinkAndCheck(graph, "residual");
+  return graph;
+}
+
+TEST(RematSlotState, LookingBackAChainCountsWhatTheProducersBehindWouldLengthen) {
+  const Graph graph = Residual();
+  // Six steps over T = 1024 slots: step i at (i + 1) · 1024 / 7, so s at 585 and u at 877.
+  const SlotState state(graph, graph.order, 0, MoveSet::kFull, false, {}, {.depth = 2, .lookahead = true});
+  ASSERT_EQ(state.Current(), graph.order);
+  EXPECT_FALSE(state.RegeneratesAt(3, 800));     // a and b end at 585: 200 bytes for y's 100
+  EXPECT_TRUE(state.RegeneratesAt(3, 800, 1));   // copies of q and r lengthen nothing: n is read at 877
+  EXPECT_FALSE(state.RegeneratesAt(3, 900, 1));  // after 877 each lengthens n: 60 + 60 bytes for 100
+  EXPECT_TRUE(state.RegeneratesAt(3, 900, 2));   // unless copies of p behind them make n from the input
+}
+
 TEST(RematSlotState, PruningOnRandomSchedulesStaysValidWithinTheLimit) {
   int pruned = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
@@ -434,16 +463,22 @@ TEST(RematFastsa, TakesTheCallersLowerBound) {
 
 // --soft-peak: the walk follows a soft maximum over time; the schedules are still valid, repeatable, and
 // meet reachable budgets.
-TEST(RematFastsa, SoftPeakGivesValidRepeatableSchedulesThatMeetReachableBudgets) {
+TEST(RematFastsa, SoftPeakAndChainLookaheadGiveValidRepeatableSchedulesThatMeetReachableBudgets) {
   const Graph graph = testing::RandomGraph(80, 1, false);
   const Bytes budget = Simulate(graph, graph.order).peak * 8 / 10;
-  const FastsaOptions options{.budget = budget, .time_limit_s = 20, .seed = 5, .moves = 300000, .soft_peak = 20};
+  const FastsaOptions soft{.budget = budget, .time_limit_s = 20, .seed = 5, .moves = 300000, .soft_peak = 20};
+  FastsaOptions lookahead = soft;
+  lookahead.chain_lookahead = true;
   common::Progress progress(false);
-  const FastsaResult first = RunFastsa(graph, options, progress);
-  EXPECT_EQ(first.sequence, RunFastsa(graph, options, progress).sequence);
-  const ScheduleReport report = ValidateSchedule(graph, first.sequence, {.budget = budget});
-  EXPECT_TRUE(report.ok());
-  EXPECT_TRUE(report.budget_met) << report.peak << " > " << budget;
+  for (const FastsaOptions& options : {soft, lookahead}) {
+    const FastsaResult first = RunFastsa(graph, options, progress);
+    EXPECT_EQ(first.sequence, RunFastsa(graph, options, progress).sequence);
+    const ScheduleReport report = ValidateSchedule(graph, first.sequence, {.budget = budget});
+    EXPECT_TRUE(report.ok());
+    EXPECT_TRUE(report.budget_met) << report.peak << " > " << budget;
+    const FastsaResult went_on = ContinueFastsa(graph, first.sequence, options, progress);
+    EXPECT_TRUE(ValidateSchedule(graph, went_on.sequence, {.budget = budget}).ok());
+  }
 }
 
 // The rounds anneal the soft peak only with kSoftPeakMinMovesPerNode moves per node or more.
