@@ -162,11 +162,13 @@ void CheckFastsa(const remat::Graph& graph, ByteReader& in) {
   options.seed = in.Next();
   options.reorder_only = (flags & 1) != 0;
   options.soft_peak = flags & 2 ? remat::kDefaultSoftPeak : 0;
+  options.chain_lookahead = (flags & 4) != 0;
   options.time_limit_s = 1e6;  // the moves end every run, so that it repeats
   const remat::RematResult result = remat::PlanRemat(graph, options, progress);
   const std::string what =
-      fmt::format("FastSA ({} views) at budget {} ({} moves, seed {}{})", remat::ViewAccounting(graph), options.budget,
-                  options.moves, options.seed, options.reorder_only ? ", reordering only" : "");
+      fmt::format("FastSA ({} views) at budget {} ({} moves, seed {}{}{})", remat::ViewAccounting(graph),
+                  options.budget, options.moves, options.seed, options.reorder_only ? ", reordering only" : "",
+                  options.chain_lookahead ? ", chain lookahead" : "");
   CheckResult(graph, result, what);
   Require(result.sequence == remat::PlanRemat(graph, options, progress).sequence, what + " repeats");
   for (const char* baseline : {"none", "chen"}) {
