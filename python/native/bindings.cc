@@ -113,6 +113,7 @@ py::dict RematToDict(const remat::Graph& graph, const remat::RematResult& r) {
   d["seconds"] = r.seconds;
   d["moves"] = r.moves;
   d["soft_peak"] = r.soft_peak;
+  d["chain_lookahead"] = r.chain_lookahead;
   d["views"] = remat::ViewAccounting(graph);
   d["sequence"] = r.sequence;  // node indices
   d["schedule_json"] = remat::FormatSchedule(graph, r);  // remat-schedule/v1, node ids as in the file
@@ -277,9 +278,7 @@ PYBIND11_MODULE(memplan_native, m) {
           common::Progress progress(common::ProgressWanted(quiet));
           r = remat::PlanRemat(graph, options, progress);
         }
-        py::dict d = RematToDict(graph, r);
-        d["chain_lookahead"] = chain_lookahead;
-        return d;
+        return RematToDict(graph, r);
       },
       py::arg("graph"), py::arg("budget") = "100%", py::arg("method") = "fastsa", py::arg("time_limit_s") = 10.0,
       py::arg("seed") = 1, py::arg("reorder_only") = false, py::arg("moves") = 0,

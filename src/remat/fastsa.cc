@@ -126,6 +126,7 @@ double RoundExcessPower(int round, bool budget_reachable) {
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress) {
   CheckSoftPeak(options);
   FastsaResult result;
+  result.chain_lookahead = options.chain_lookahead;
   common::Stopwatch clock;
   common::Rng rng(options.seed);
   const uint64_t total_moves = TotalMoves(graph, options);
@@ -223,6 +224,7 @@ FastsaResult ContinueFastsa(const Graph& graph, const Sequence& start, const Fas
                             common::Progress& progress) {
   CheckSoftPeak(options);
   FastsaResult result;
+  result.chain_lookahead = options.chain_lookahead;
   common::Stopwatch clock;
   common::Rng rng(options.seed);
   const uint64_t moves = TotalMoves(graph, options);

@@ -56,6 +56,7 @@ struct FastsaResult {
   double seconds = 0;
   size_t groups = 0;           // nodes of the grouped graph (stage 1)
   double soft_peak = 0;        // the soft peak the rounds annealed (0: the peak)
+  bool chain_lookahead = false;  // whether the chained add moves looked back (FastsaOptions::chain_lookahead)
   common::StopReason stop_reason = common::StopReason::kMoveLimit;  // of the last stage run
 };
 

@@ -55,6 +55,7 @@ void TakeFastsa(FastsaResult run, RematResult& result) {
   result.sequence = std::move(run.sequence);
   result.moves = run.moves;
   result.soft_peak = run.soft_peak;
+  result.chain_lookahead = run.chain_lookahead;
   result.status = common::ToString(run.stop_reason);
 }
 

@@ -40,6 +40,7 @@ struct RematResult {
   double seconds = 0;
   uint64_t moves = 0;         // FastSA moves proposed (0 for other methods)
   double soft_peak = 0;       // FastSA: the soft peak its rounds annealed (0: the peak itself)
+  bool chain_lookahead = false;  // FastSA: whether its chained add moves looked back
   std::string status;         // how the method ended: "target", "moves", "time", "interrupted" (FastSA);
                               // "optimal", "feasible", "infeasible", "no solution" (MILP); "done"
 };

@@ -71,7 +71,7 @@ int RunRemat(const RematCommand& command) {
         {"budget_met", result.budget_met}, {"cost_increase_percent", cost_increase},
         {"memory_percent", memory_percent}, {"steps", result.sequence.size()},
         {"moves", result.moves},      {"soft_peak", result.soft_peak},
-        {"chain_lookahead", command.plan.chain_lookahead},
+        {"chain_lookahead", result.chain_lookahead},
         {"seconds", result.seconds},
         {"lower_bound", lower_bound}, {"views", remat::ViewAccounting(graph)},
     };
