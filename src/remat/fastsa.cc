@@ -53,10 +53,13 @@ std::tuple<bool, double, double> Rank(const Evaluation& evaluation, Bytes budget
   return over ? std::tuple{true, peak, evaluation.cost} : std::tuple{false, evaluation.cost, peak};
 }
 
-// `candidate` less the copies a greedy descent on cost finds needless (SlotState::PruneCopies): within the
-// budget its peak may rise up to it, over the budget it may not rise at all.
-Sequence PruneCopies(const Graph& graph, const Sequence& candidate, Bytes budget) {
-  SlotState state(graph, candidate, budget, MoveSet::kFull, false);
+// `candidate` after two greedy passes: over the budget, chains recomputed past the peak where they lower it
+// (SlotState::RecomputePastPeak, its ties broken by the soft peak of sharpness `soft_peak`); then less the
+// copies a descent on cost finds needless (SlotState::PruneCopies): within the budget its peak may rise up
+// to it, over the budget it may not rise at all.
+Sequence Polish(const Graph& graph, const Sequence& candidate, Bytes budget, double soft_peak) {
+  SlotState state(graph, candidate, budget, MoveSet::kFull, false, {.soft_peak = soft_peak});
+  state.RecomputePastPeak();
   state.PruneCopies(std::max(budget, state.Peak()));
   return state.Current();
 }
@@ -208,7 +211,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
                        fmt::format("remat round {} single", round + 1), stage);
       candidate = single.Best();
     }
-    candidate = RefreshViews(graph, PruneCopies(graph, candidate, options.budget));
+    candidate = RefreshViews(graph, Polish(graph, candidate, options.budget, result.soft_peak));
     const auto rank = Rank(Simulate(graph, candidate), options.budget);
     if (rank < best_rank) {
       best_rank = rank;
@@ -238,7 +241,7 @@ FastsaResult ContinueFastsa(const Graph& graph, const Sequence& start, const Fas
   result.stop_reason = stage.run.reason;
   // The walk's model does not see views that stay stale (their node may not run again), so its best can be
   // worse than `start` in truth: ranked as the rounds are, the start stands unless the walk beat it.
-  Sequence walked = RefreshViews(graph, PruneCopies(graph, single.Best(), options.budget));
+  Sequence walked = RefreshViews(graph, Polish(graph, single.Best(), options.budget, result.soft_peak));
   Sequence started = RefreshViews(graph, start);
   const bool better = Rank(Simulate(graph, walked), options.budget) < Rank(Simulate(graph, started), options.budget);
   result.sequence = better ? std::move(walked) : std::move(started);

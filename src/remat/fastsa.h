@@ -41,8 +41,8 @@ struct FastsaOptions {
   double soft_peak = kDefaultSoftPeak;
   // Chained add moves judge a producer by what the chain behind it would keep alive, up to
   // kLookaheadChainDepth producers back (ChainRuleFor), not by its own inputs, 6 back. Off by default:
-  // it met resnet18_bs64's 50 % budget on three seeds of three where the default misses (data/torch), and
-  // did worse on densenet121_bs32 at 25 % (docs/remat.md, "Chain lookahead").
+  // it met resnet18_bs64's 50 % budget on three seeds of three where the default misses (data/torch), at
+  // more cost there and on the Moccasin graphs, in about twice the time (docs/remat.md, "Chain lookahead").
   bool chain_lookahead = false;
   // The graph's Graph::PeakLowerBound where the caller has it (it can take about a second of FastSA's clock);
   // computed here otherwise.

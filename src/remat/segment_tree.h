@@ -51,6 +51,14 @@ class MaxSegmentTree {
     return max_[1];
   }
 
+  // The first slot that holds the maximum.
+  int ArgMax() const {
+    Update();
+    int i = 1;
+    while (i < leaves_) i = max_[2 * i] >= max_[2 * i + 1] ? 2 * i : 2 * i + 1;
+    return i - leaves_;
+  }
+
   // log(Σ_t exp(s · v_t)) / s over the slots' values v_t, s = the sharpness: between Max() and
   // Max() + log(T) / s, lower the fewer slots come near the maximum. Max() when built without sharpness.
   double SoftMax() const {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "common/annealing.h"
 
@@ -193,7 +194,8 @@ int SlotState::LastUsefulSlot(int node) const {
   return last < 0 ? slots_ - 2 : last;
 }
 
-void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added) {
+void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added, int after,
+                         bool every_producer) {
   AddStep(node, slot);
   added.emplace_back(node, slot);
   if (depth == 0) return;
@@ -202,16 +204,16 @@ void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<in
     if (graph_.values[v].size == 0 || producer < 0 || !chainable_[producer]) continue;
     // Only where the read at `slot` is now the end of the instance's life, i.e. lengthened it.
     if (EndOfInstanceBefore(v, slot) != slot) continue;
-    const int s = FreeSlotBefore(producer, slot);
-    if (s >= 0 && RegeneratesAt(producer, s, chains_.lookahead ? depth - 1 : 0)) {
-      AddChain(producer, s, depth - 1, added);
+    const int s = FreeSlotBefore(producer, slot, after);
+    if (s >= 0 && (every_producer || RegeneratesAt(producer, s, chains_.lookahead ? depth - 1 : 0))) {
+      AddChain(producer, s, depth - 1, added, after, every_producer);
     }
   }
 }
 
-int SlotState::FreeSlotBefore(int node, int slot) const {
+int SlotState::FreeSlotBefore(int node, int slot, int after) const {
   constexpr int kSearch = 64;  // free slots are dense: 16 per reference step
-  const int low = std::max(InputsReadyAfter(node) + 1, slot - kSearch);
+  const int low = std::max({InputsReadyAfter(node) + 1, slot - kSearch, after + 1});
   for (int s = slot - 1; s >= low; --s) {
     if (slot_node_[s] < 0) return s;
   }
@@ -352,6 +354,69 @@ Sequence Steps(const std::vector<int>& slots) {
 }
 
 }  // namespace
+
+int SlotState::RecomputePastPeak() {
+  // Chains past the peak run in the free slots before a read, 16 per reference step, so they rarely reach
+  // this depth; the bounds keep the pass a small share of a round (each candidate is a chain added and
+  // perhaps taken back).
+  constexpr int kDepth = 16;
+  constexpr int kMostChains = 64;
+  constexpr size_t kMostCandidates = 64;
+  const Bytes start_peak = Peak();
+  std::vector<std::pair<int, int>> kept;  // (node, slot) of the steps of the chains kept
+  std::vector<std::pair<Bytes, int>> held;  // (size, value) of the values held across the peak
+  int chains = 0;
+  while (chains < kMostChains && Peak() > budget_) {
+    const Bytes peak = Peak();
+    const double soft = SoftPeak();
+    const int at = tree_.ArgMax();
+    held.clear();
+    for (int v = 0; v < static_cast<int>(graph_.values.size()); ++v) {
+      const Value& value = graph_.values[v];
+      if (value.size == 0 || value.producer < 0 || !chainable_[value.producer]) continue;
+      const std::vector<int>& uses = use_slots_[v];
+      if (EndOfInstanceBefore(v, at) <= at || std::binary_search(uses.begin(), uses.end(), at)) continue;
+      held.emplace_back(value.size, v);
+    }
+    std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    held.resize(std::min(held.size(), kMostCandidates));
+    // Each candidate's chain is tried and taken back; the one that lowers the peak most is made again. At an
+    // equal peak, fewer slots near it: the next chain may lower the peak where this one could not.
+    std::tuple<Bytes, double, Cost> best{peak, soft - 1e-9 * static_cast<double>(peak), cost_};
+    int best_value = -1;
+    int best_slot = -1;
+    for (const auto& [size, v] : held) {
+      const std::vector<int>& uses = use_slots_[v];
+      const auto next = std::upper_bound(uses.begin(), uses.end(), at);
+      if (next == uses.end()) continue;
+      const int s = FreeSlotBefore(graph_.values[v].producer, *next, at);
+      if (s < 0) continue;
+      chain_.clear();
+      AddChain(graph_.values[v].producer, s, kDepth, chain_, at, true);
+      const std::tuple<Bytes, double, Cost> result{Peak(), SoftPeak(), cost_};
+      if (result < best) {
+        best = result;
+        best_value = v;
+        best_slot = s;
+      }
+      for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) RemoveStep(it->first, it->second);
+    }
+    if (best_value < 0) break;
+    chain_.clear();
+    AddChain(graph_.values[best_value].producer, best_slot, kDepth, chain_, at, true);
+    kept.insert(kept.end(), chain_.begin(), chain_.end());
+    ++chains;
+  }
+  // Chains that lowered only the soft peak cost compute for nothing.
+  if (Peak() == start_peak) {
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it) RemoveStep(it->first, it->second);
+    chains = 0;
+  }
+  objective_ = CurrentObjective();
+  return chains;
+}
 
 int SlotState::PruneCopies(Bytes limit) {
   std::vector<std::pair<int, int>> copies;  // (node, slot)

@@ -89,6 +89,15 @@ class SlotState {
   // that lower memory away from the peak only; they cost compute and buy nothing. Returns how many went.
   int PruneCopies(Bytes limit);
 
+  // A greedy descent on the peak, for after annealing over the budget: where a value is held across the step
+  // of the peak for a read after it, recomputes it in a free slot before that read, with every producer
+  // behind it whose output is not live there, all after the peak, and keeps the chain when the peak falls,
+  // or the soft peak at an equal peak; until the budget is met or no chain helps. The walk's chains reach 6
+  // producers back by the rule of RegeneratesAt; this one reaches the stem of mobilenet_v3_large_bs64, 9
+  // back, whose outputs all have one size (docs/remat.md, "Chains past the peak"). Returns the chains kept,
+  // none unless the peak fell.
+  int RecomputePastPeak();
+
   // True when a copy of `node` at `slot` (an empty slot after its inputs exist) would lengthen the lives of
   // inputs that take no more bytes than its outputs, graph inputs left out (they stay resident): the
   // grouping rule, counting only the inputs not live at `slot` anyway, and with `depth` > 0 each input at
@@ -125,8 +134,9 @@ class SlotState {
   int EndOfInstanceBefore(int value, int slot) const;
   // The latest use of `value` in (after, before), or `after` when there is none.
   int LastUseBetween(int value, int after, int before) const;
-  // The nearest empty slot before `slot` after `node`'s inputs exist, within a short search; -1 when none.
-  int FreeSlotBefore(int node, int slot) const;
+  // The nearest empty slot before `slot` after `node`'s inputs exist and after `after`, within a short
+  // search; -1 when none.
+  int FreeSlotBefore(int node, int slot, int after = -1) const;
   // The bytes whose lives a copy of `node` at `slot` would lengthen, each input counted at the least of its
   // size and, up to `depth` levels back, what its producer's copy in the nearest free slot before would;
   // looking at `visits` producers at most (decremented), in depth-first order.
@@ -140,8 +150,10 @@ class SlotState {
   // Adds `node` at `slot` and, up to `depth` levels back, a copy of each input's producer in the nearest
   // free slot before its reader wherever the reader would otherwise lengthen that input's life and the
   // producer RegeneratesAt that slot (looking the depth left back under ChainRule::lookahead): the chain that
-  // recomputes a value from further back instead of keeping its inputs. Appends every step added.
-  void AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added);
+  // recomputes a value from further back instead of keeping its inputs. Appends every step added. With
+  // `every_producer` each such producer joins, whatever it lengthens; copies go after slot `after` only.
+  void AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added, int after = -1,
+                bool every_producer = false);
 
   const Graph& graph_;
   int slots_ = 0;                                 // T

@@ -192,8 +192,8 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->check(FiniteNumber(0, remat::kMaxSoftPeak));
   cmd->add_flag("--chain-lookahead", command.plan.chain_lookahead,
                 "FastSA: a chained recomputation judges each producer by what the chain behind it would keep alive, "
-                "up to 10 producers back, not by its own inputs (6 back); met budgets on some graphs that the "
-                "default misses, and missed others (docs/remat.md)");
+                "up to 10 producers back, not by its own inputs (6 back); meets budgets on some graphs that the "
+                "default misses, at more compute and in about twice the time (docs/remat.md)");
   cmd->add_flag("--views-alias", command.alias_views,
                 "Count a view (view_of) as memory of the value that owns its storage, not at its own size; a view "
                 "read after its owner was recomputed is made again first (it would hold the old storage)");

@@ -163,6 +163,56 @@ TEST(RematSlotState, LookingBackAChainCountsWhatTheProducersBehindWouldLengthen)
   EXPECT_TRUE(state.RegeneratesAt(3, 900, 2));   // unless copies of p behind them make n from the input
 }
 
+// A stem of nine equal-width steps from the input: x (input, 1) -> c0 -> v0 (100) -> c1 -> ... -> c8 -> v8
+// (100); then m makes w (400) from x, p makes g (400) from w, and z reads g and v8 into d (1). In the
+// reference order v8 is held across p: the peak, 1 + 100 + 400 + 400. Made again after p, v8 needs the whole
+// stem, nine producers: further back than an add move's chain reaches.
+Graph LongStem() {
+  Graph graph;
+  graph.values.push_back({.name = "x", .size = 1, .kind = ValueKind::kInput});
+  for (int i = 0; i < 9; ++i) {
+    graph.values.push_back({.name = fmt::format("v{}", i), .size = 100});
+    graph.nodes.push_back({.key = fmt::format("{}", i), .name = fmt::format("c{}", i), .cost = 1, .inputs = {i},
+                           .outputs = {i + 1}});
+  }
+  graph.values.push_back({.name = "w", .size = 400});   // 10
+  graph.values.push_back({.name = "g", .size = 400});   // 11
+  graph.values.push_back({.name = "d", .size = 1});     // 12
+  graph.nodes.push_back({.key = "9", .name = "m", .cost = 1, .inputs = {0}, .outputs = {10}});
+  graph.nodes.push_back({.key = "10", .name = "p", .cost = 1, .inputs = {10}, .outputs = {11}});
+  graph.nodes.push_back({.key = "11", .name = "z", .cost = 1, .inputs = {11, 9}, .outputs = {12}});
+  LinkAndCheck(graph, "long stem");
+  return graph;
+}
+
+TEST(RematSlotState, ChainsPastThePeakMakeAHeldValueAgainFromFarBack) {
+  const Graph graph = LongStem();
+  SlotState state(graph, graph.order, 850, MoveSet::kFull, false, {.soft_peak = 20});
+  ASSERT_EQ(state.Peak(), 901);
+  EXPECT_EQ(state.RecomputePastPeak(), 1);
+  // The stem again between p and z; at p only w and g are live.
+  const Sequence expected = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 1, 2, 3, 4, 5, 6, 7, 8, 11};
+  EXPECT_EQ(state.Current(), expected);
+  EXPECT_EQ(state.Peak(), 801);
+  const ScheduleReport report = ValidateSchedule(graph, state.Current(), {.peak = 801, .cost = 21});
+  EXPECT_TRUE(report.ok()) << report.errors.front();
+}
+
+TEST(RematSlotState, ChainsPastThePeakStayOnlyWhereThePeakFalls) {
+  const Graph graph = LongStem();
+  // Within the budget there is nothing to do.
+  SlotState met(graph, graph.order, 901, MoveSet::kFull, false, {.soft_peak = 20});
+  EXPECT_EQ(met.RecomputePastPeak(), 0);
+  EXPECT_EQ(met.Current(), graph.order);
+  // With c0 run once only, v8 cannot be made again past p, and nothing else lowers the peak.
+  Graph fixed_stem = graph;
+  fixed_stem.nodes[0].recomputable = false;
+  SlotState stuck(fixed_stem, fixed_stem.order, 850, MoveSet::kFull, false, {.soft_peak = 20});
+  EXPECT_EQ(stuck.RecomputePastPeak(), 0);
+  EXPECT_EQ(stuck.Current(), fixed_stem.order);
+  EXPECT_EQ(stuck.Peak(), 901);
+}
+
 TEST(RematSlotState, PruningOnRandomSchedulesStaysValidWithinTheLimit) {
   int pruned = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
@@ -178,6 +228,27 @@ TEST(RematSlotState, PruningOnRandomSchedulesStaysValidWithinTheLimit) {
     EXPECT_LE(report.cost, before.cost) << "seed " << seed;
   }
   EXPECT_GT(pruned, 20);
+}
+
+TEST(RematSlotState, ChainsPastThePeakOnRandomSchedulesStayValidAndNeverRaiseThePeak) {
+  int kept = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Graph graph = testing::RandomGraph(40, seed);
+    const Sequence sequence = seed % 2 == 0 ? graph.order : testing::RandomRecomputations(graph, seed);
+    const Evaluation before = Simulate(graph, sequence);
+    SlotState state(graph, sequence, before.peak / 2, MoveSet::kFull, false, {.soft_peak = 20});
+    const int chains = state.RecomputePastPeak();
+    kept += chains;
+    const Sequence after = state.Current();
+    const ScheduleReport report = ValidateSchedule(graph, after, {.peak = state.Peak(), .cost = state.TotalCost()});
+    ASSERT_TRUE(report.ok()) << "seed " << seed << ": " << report.errors.front();
+    if (chains == 0) {
+      EXPECT_EQ(after, sequence) << "seed " << seed;
+    } else {
+      EXPECT_LT(report.peak, before.peak) << "seed " << seed;
+    }
+  }
+  EXPECT_GT(kept, 20) << kept;  // 75 when written
 }
 
 TEST(RematSlotState, ReorderOnlyKeepsEveryNodeOnce) {

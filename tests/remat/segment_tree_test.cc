@@ -13,7 +13,7 @@ namespace {
 
 // Random range adds on trees of sizes that are not powers of two, read after each batch of one to eight adds
 // (a read recomputes what the batch left stale) and checked against the slots' values kept by hand: the max
-// exactly, the soft maximum to the precision of its fast exponential.
+// and its first slot exactly, the soft maximum to the precision of its fast exponential.
 TEST(RematSegmentTree, MaxAndSoftMaxFollowRangeAdds) {
   for (int slots : {1, 3, 100}) {
     for (double sharpness : {0.0, 0.01, 0.5, 3.0}) {
@@ -32,8 +32,10 @@ TEST(RematSegmentTree, MaxAndSoftMaxFollowRangeAdds) {
           tree.Add(first, last, delta);
           for (int t = first; t <= last; ++t) values[t] += delta;
         }
-        const int64_t max = *std::max_element(values.begin(), values.end());
+        const auto max_at = std::max_element(values.begin(), values.end());
+        const int64_t max = *max_at;
         ASSERT_EQ(tree.Max(), max) << slots << " slots, batch " << batch;
+        ASSERT_EQ(tree.ArgMax(), max_at - values.begin()) << slots << " slots, batch " << batch;
         if (sharpness == 0) {
           ASSERT_EQ(tree.SoftMax(), static_cast<double>(max));
           continue;
