@@ -395,7 +395,9 @@ int SlotState::RecomputePastPeak() {
       if (s < 0) continue;
       chain_.clear();
       AddChain(graph_.values[v].producer, s, kDepth, chain_, at, true);
-      const std::tuple<Bytes, double, Cost> result{Peak(), SoftPeak(), cost_};
+      // Below the budget a lower peak buys nothing: the cheapest chain that meets it.
+      const bool met = Peak() <= budget_;
+      const std::tuple<Bytes, double, Cost> result{met ? budget_ : Peak(), met ? 0.0 : SoftPeak(), cost_};
       if (result < best) {
         best = result;
         best_value = v;
