@@ -93,10 +93,9 @@ class SlotState {
   // of the peak for a read after it, recomputes it in a free slot before that read, with every producer
   // behind it whose output is not live there, all after the peak, and keeps the chain that lowers the peak
   // most, or the soft peak at an equal peak (of those that meet the budget, the cheapest); until the budget
-  // is met or no chain helps. The walk's chains reach 6
-  // producers back by the rule of RegeneratesAt; this one reaches the stem of mobilenet_v3_large_bs64, 9
-  // back, whose outputs all have one size (docs/remat.md, "Chains past the peak"). Returns the chains kept,
-  // none unless the peak fell.
+  // is met or no chain helps. The walk's chains reach 6 producers back by the rule of RegeneratesAt; this
+  // one reaches the stem of mobilenet_v3_large_bs64, 9 back, whose outputs all have one size (docs/remat.md,
+  // "Chains past the peak"). Returns the chains kept, none unless the peak fell.
   int RecomputePastPeak();
 
   // True when a copy of `node` at `slot` (an empty slot after its inputs exist) would lengthen the lives of
