@@ -416,6 +416,8 @@ int SlotState::RecomputePastPeak() {
     for (auto it = kept.rbegin(); it != kept.rend(); ++it) RemoveStep(it->first, it->second);
     chains = 0;
   }
+  // KeepBest replays the journal of accepted moves; these steps are not in it.
+  if (chains > 0) journal_overflowed_ = true;
   objective_ = CurrentObjective();
   return chains;
 }
@@ -445,6 +447,7 @@ int SlotState::PruneCopies(Bytes limit) {
     }
     ++removed;
   }
+  if (removed > 0) journal_overflowed_ = true;  // as in RecomputePastPeak
   objective_ = CurrentObjective();
   return removed;
 }

@@ -99,6 +99,8 @@ TEST(RematSlotState, PruningKeepsTheCopiesThatHoldThePeakDown) {
   EXPECT_EQ(loose.PruneCopies(62), 1);
   EXPECT_EQ(loose.Current(), (Sequence{0, 1, 2, 3, 4}));
   EXPECT_EQ(loose.TotalCost(), 8);
+  loose.KeepBest();
+  EXPECT_EQ(loose.Best(), (Sequence{0, 1, 2, 3, 4}));
   // A copy that serves nothing goes whatever the limit: p again right after itself.
   SlotState needless(graph, {0, 0, 1, 2, 3, 0, 4}, 52, MoveSet::kFull, false);
   EXPECT_EQ(needless.PruneCopies(52), 1);
@@ -196,6 +198,9 @@ TEST(RematSlotState, ChainsPastThePeakMakeAHeldValueAgainFromFarBack) {
   EXPECT_EQ(state.Peak(), 801);
   const ScheduleReport report = ValidateSchedule(graph, state.Current(), {.peak = 801, .cost = 21});
   EXPECT_TRUE(report.ok()) << report.errors.front();
+  // The chain is no accepted move of a walk, yet the best state kept after it holds it.
+  state.KeepBest();
+  EXPECT_EQ(state.Best(), expected);
 }
 
 TEST(RematSlotState, ChainsPastThePeakStayOnlyWhereThePeakFalls) {
