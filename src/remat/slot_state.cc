@@ -141,6 +141,10 @@ void SlotState::AddStep(int node, int slot) {
   productions.insert(it, slot);
 }
 
+void SlotState::RemoveSteps(const std::vector<std::pair<int, int>>& added) {
+  for (auto it = added.rbegin(); it != added.rend(); ++it) RemoveStep(it->first, it->second);
+}
+
 void SlotState::RemoveStep(int node, int slot) {
   const Node& n = graph_.nodes[node];
   std::vector<int>& productions = node_slots_[node];
@@ -296,7 +300,7 @@ void SlotState::Move(double temperature, common::Rng& rng) {
   const double after = CurrentObjective();
   if (!accepts(after - before)) {
     if (kind == 0) {
-      for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) RemoveStep(it->first, it->second);
+      RemoveSteps(chain_);
     }
     if (from >= 0) AddStep(node, from);
     if (kind != 0 && to >= 0) RemoveStep(node, to);
@@ -403,7 +407,7 @@ int SlotState::RecomputePastPeak() {
         best_value = v;
         best_slot = s;
       }
-      for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) RemoveStep(it->first, it->second);
+      RemoveSteps(chain_);
     }
     if (best_value < 0) break;
     chain_.clear();
@@ -413,7 +417,7 @@ int SlotState::RecomputePastPeak() {
   }
   // Chains that lowered only the soft peak cost compute for nothing.
   if (Peak() == start_peak) {
-    for (auto it = kept.rbegin(); it != kept.rend(); ++it) RemoveStep(it->first, it->second);
+    RemoveSteps(kept);
     chains = 0;
   }
   // KeepBest replays the journal of accepted moves; these steps are not in it.

@@ -123,6 +123,8 @@ class SlotState {
   // Applies a valid change and updates the tree, cost and objective.
   void AddStep(int node, int slot);
   void RemoveStep(int node, int slot);
+  // Removes the (node, slot) steps `added` holds, last first: undoes the AddStep calls that made them.
+  void RemoveSteps(const std::vector<std::pair<int, int>>& added);
   void AddUse(int value, int slot);
   void RemoveUse(int value, int slot);
   // The last slot of the instance of `value` produced at `production`, whose next production is `next`
