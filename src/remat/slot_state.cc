@@ -368,7 +368,8 @@ int SlotState::RecomputePastPeak() {
   constexpr size_t kMostCandidates = 64;
   const Bytes start_peak = Peak();
   std::vector<std::pair<int, int>> kept;  // (node, slot) of the steps of the chains kept
-  std::vector<std::pair<Bytes, int>> held;  // (size, value) of the values held across the peak
+  // (size, value, next read) of the values held across the peak for a read after it
+  std::vector<std::tuple<Bytes, int, int>> held;
   int chains = 0;
   while (chains < kMostChains && Peak() > budget_) {
     const Bytes peak = Peak();
@@ -380,10 +381,12 @@ int SlotState::RecomputePastPeak() {
       if (value.size == 0 || value.producer < 0 || !chainable_[value.producer]) continue;
       const std::vector<int>& uses = use_slots_[v];
       if (EndOfInstanceBefore(v, at) <= at || std::binary_search(uses.begin(), uses.end(), at)) continue;
-      held.emplace_back(value.size, v);
+      const auto next = std::upper_bound(uses.begin(), uses.end(), at);
+      if (next != uses.end()) held.emplace_back(value.size, v, *next);
     }
     std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
+      // Largest first, then by value; the read follows from the value.
+      return std::pair(-std::get<0>(a), std::get<1>(a)) < std::pair(-std::get<0>(b), std::get<1>(b));
     });
     held.resize(std::min(held.size(), kMostCandidates));
     // Each candidate's chain is tried and taken back; the one that lowers the peak most is made again. At an
@@ -391,11 +394,8 @@ int SlotState::RecomputePastPeak() {
     std::tuple<Bytes, double, Cost> best{peak, soft - 1e-9 * static_cast<double>(peak), cost_};
     int best_value = -1;
     int best_slot = -1;
-    for (const auto& [size, v] : held) {
-      const std::vector<int>& uses = use_slots_[v];
-      const auto next = std::upper_bound(uses.begin(), uses.end(), at);
-      if (next == uses.end()) continue;
-      const int s = FreeSlotBefore(graph_.values[v].producer, *next, at);
+    for (const auto& [size, v, read] : held) {
+      const int s = FreeSlotBefore(graph_.values[v].producer, read, at);
       if (s < 0) continue;
       chain_.clear();
       AddChain(graph_.values[v].producer, s, kDepth, chain_, at, true);
