@@ -126,6 +126,12 @@ double RoundExcessPower(int round, bool budget_reachable) {
   return budget_reachable ? kExcessPowers[round % kExcessPowers.size()] : kExcessPowers.front();
 }
 
+ChainRule GroupedChainRule(const ChainRule& chains, int round) {
+  ChainRule rule = chains;
+  rule.regenerable_only = !chains.lookahead && round % 2 == 1;
+  return rule;
+}
+
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress) {
   CheckSoftPeak(options);
   FastsaResult result;
@@ -198,7 +204,7 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
     const double power = RoundExcessPower(round, budget_reachable);
     const OverBudget over_budget{.excess_power = power, .soft_peak = result.soft_peak};
     SlotState grouped(grouping.graph, grouping.graph.order, options.budget, MoveSet::kFull, true, over_budget,
-                      chains);
+                      GroupedChainRule(chains, round));
     const uint64_t grouped_moves = static_cast<uint64_t>(kGroupedShare * static_cast<double>(round_moves));
     bool stop = run_stage(grouped, kStartFraction * grouped.AnnealingObjective(), grouped_moves,
                           fmt::format("remat round {} grouped", round + 1), stage);

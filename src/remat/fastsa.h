@@ -11,6 +11,7 @@
 #include "common/annealing.h"
 #include "common/progress.h"
 #include "remat/graph.h"
+#include "remat/slot_state.h"
 
 namespace remat {
 
@@ -71,6 +72,14 @@ uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s);
 // bound the best schedule is the one of the lowest peak, and rounds of power 1 settle far above it
 // (efficientnet_b0 at batch 4, 25 %: 47.8 % of the reference peak with them, 39.1 % without; docs/remat.md).
 double RoundExcessPower(int round, bool budget_reachable);
+
+// The chain rule of round `round`'s grouped stage: `chains`, and without the lookahead, in the odd rounds,
+// through Regenerable producers only (ChainRule::regenerable_only). On the generated 50k-node transformer,
+// 29 moves a node at 10 s, the grouped stages' longer chains left starts that the single-node stage could not
+// bring under a 50 % budget: 56.2-56.3 % of the reference on seeds 1-3, met on each with this. The rule in
+// every round cost more on RL n250 at 70 % (+2.78 against +1.27 %, seed 1), and with the lookahead in the odd
+// rounds it lost resnet18_bs64 at 50 %, which the lookahead is for (docs/remat.md, "Deviations").
+ChainRule GroupedChainRule(const ChainRule& chains, int round);
 
 // Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. Each
 // round's schedule is pruned (SlotState::PruneCopies) and its stale views re-made (RefreshViews) before it is

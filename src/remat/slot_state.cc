@@ -58,7 +58,9 @@ SlotState::SlotState(const Graph& graph, const Sequence& initial, Bytes budget, 
     if (!aliased_views_only || node.outputs.empty()) addable_.push_back(u);
   }
   chainable_.assign(graph.nodes.size(), 0);
-  for (int u : addable_) chainable_[u] = 1;
+  for (int u : addable_) {
+    chainable_[u] = !chains.regenerable_only || graph.Regenerable(graph.nodes[u].inputs, graph.nodes[u].outputs);
+  }
   cost_offset_ = 1e-9 * std::max<Cost>(min_cost_, 1);
   // Node i of k at slot (i + 1)·T/(k + 1): evenly spread, never in the last slot (which stands for "the end"
   // of a graph output's life).

@@ -43,6 +43,10 @@ struct ChainRule {
   // own chain behind it (up to the depth left) would lengthen instead. So a chain goes through a residual
   // add, whose two wide inputs the plain rule counts in full, back to the narrow checkpoint both come from.
   bool lookahead = false;
+  // true: a producer joins only where Graph::Regenerable holds as well, its inputs counted at their full
+  // sizes, live or not (the grouping rule, and the chains' only rule before 2026-12-01). FastSA's grouped
+  // stage takes it in every other round without the lookahead (GroupedChainRule).
+  bool regenerable_only = false;
 };
 
 // How many producers back a chain reaches with the lookahead: at 6, as without it, the lookahead lost on
@@ -97,6 +101,10 @@ class SlotState {
   // one reaches the stem of mobilenet_v3_large_bs64, 9 back, whose outputs all have one size (docs/remat.md,
   // "Chains past the peak"). Returns the chains kept, none unless the peak fell.
   int RecomputePastPeak();
+
+  // Whether `node` may join an add move's chain at all: an addable node, Regenerable as well under
+  // ChainRule::regenerable_only; where it goes, RegeneratesAt decides.
+  bool Chainable(int node) const { return chainable_[node] != 0; }
 
   // True when a copy of `node` at `slot` (an empty slot after its inputs exist) would lengthen the lives of
   // inputs that take no more bytes than its outputs, graph inputs left out (they stay resident): the
@@ -164,7 +172,7 @@ class SlotState {
   std::vector<std::vector<int>> use_slots_;       // slots of each value's readers, ascending
   std::vector<int> recomputable_;                 // nodes whose copies may be removed
   std::vector<int> addable_;                      // recomputable nodes whose outputs hold memory: may be added
-  std::vector<char> chainable_;                   // by node: addable, so may join an add move's chain
+  std::vector<char> chainable_;                   // by node: may join an add move's chain (Chainable)
   std::vector<std::pair<int, int>> chain_;        // (node, slot) of the steps the current add move added
   MaxSegmentTree tree_;
   ChainRule chains_;

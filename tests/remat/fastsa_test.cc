@@ -136,6 +136,30 @@ TEST(RematSlotState, ChainsGoThroughProducersWhoseWideInputsAreLiveAnyway) {
   EXPECT_FALSE(state.RegeneratesAt(3, 900));  // but not after it: 100 bytes lengthened for c (1)
 }
 
+// Under ChainRule::regenerable_only a producer that narrows its input joins no chain, however live that input
+// is; one whose input is no wider than its output still does.
+TEST(RematSlotState, RegenerableOnlyChainsKeepToTheGroupingRule) {
+  const Graph graph = Bottleneck();
+  const SlotState plain(graph, graph.order, 0, MoveSet::kFull, false);
+  const SlotState regenerable(graph, graph.order, 0, MoveSet::kFull, false, {}, {.regenerable_only = true});
+  EXPECT_TRUE(plain.Chainable(1));         // q: k (150) -> a (100)
+  EXPECT_FALSE(regenerable.Chainable(1));
+  EXPECT_TRUE(plain.Chainable(2));         // r: a (100) -> b (100)
+  EXPECT_TRUE(regenerable.Chainable(2));
+  EXPECT_FALSE(regenerable.Chainable(3));  // s: b (100) -> c (1)
+  // The grouped stage of the odd rounds takes it, with the rest of the caller's rule; with the lookahead no
+  // round does.
+  for (const bool lookahead : {false, true}) {
+    const ChainRule chains = ChainRuleFor(lookahead);
+    for (int round = 0; round < 4; ++round) {
+      const ChainRule rule = GroupedChainRule(chains, round);
+      EXPECT_EQ(rule.regenerable_only, !lookahead && round % 2 == 1) << round;
+      EXPECT_EQ(rule.depth, chains.depth);
+      EXPECT_EQ(rule.lookahead, lookahead);
+    }
+  }
+}
+
 // A residual block: x (input) -> p -> n (60); q and r each widen n to a and b (100 each), s adds them into y
 // (100), t narrows y to z (1); u reads z, n and y late. A copy of s lengthens a and b, 200 bytes for 100,
 // unless the copies of q and r behind it would lengthen less.
