@@ -111,10 +111,10 @@ double SoftPeakFor(const Graph& graph, uint64_t total_moves, const FastsaOptions
 uint64_t DefaultFastsaMoves(const Graph& graph, double time_limit_s) {
   // Enough moves for the quality: 10^5 per node up to 3·10^7, which the Moccasin graphs of 250 to 1000 nodes
   // need. As many as half the time limit allows at a fixed rate model of 1 M/s at a few hundred nodes,
-  // divided by 1 + nodes / 2·10^4 (a move costs O(degree · log T); with the soft peak and chains 6 deep,
-  // 0.6–1.0 M/s on the training-batch graphs of data/torch at 25 % on this project's 2-core machine, 0.8–1.2
-  // at 50 %, 1.2 M/s on RL n1000), so that the moves, not the clock, end a run and the same seed gives the
-  // same schedule: here a default run takes 40–75 % of its limit. A fixed rate, not a measured one, since a
+  // divided by 1 + nodes / 2·10^4 (a move costs O(degree · log T); whole runs on the training-batch graphs
+  // of data/torch take 1.0–1.8 M/s on this project's 2-core machine, 2026-12-04), so that the moves, not the
+  // clock, end a run and the same seed gives the same schedule: here a default run takes 26–46 % of its limit
+  // (0.43 M/s on the generated 50k-node transformer, 33 %). A fixed rate, not a measured one, since a
   // measured rate would make the budget, and so the schedule, depend on the machine's load.
   const double nodes = static_cast<double>(std::max<size_t>(graph.nodes.size(), 1));
   const double enough = std::clamp(1e5 * nodes, 2e5, 3e7);
