@@ -82,14 +82,16 @@ double RoundExcessPower(int round, bool budget_reachable);
 ChainRule GroupedChainRule(const ChainRule& chains, int round);
 
 // Plans `graph` from its reference order. Anytime: a time limit or Ctrl-C returns the best so far. Each
-// round's schedule is pruned (SlotState::PruneCopies) and its stale views re-made (RefreshViews) before it is
-// ranked. The same graph, options and seed give the same schedule unless the time limit or Ctrl-C ends the
-// run. Throws std::invalid_argument for a soft peak outside [0, kMaxSoftPeak] (NaN included).
+// round's schedule, where it ends over the budget, has values held across its peak recomputed after it
+// (SlotState::RecomputePastPeak); then it is pruned (SlotState::PruneCopies) and its stale views re-made
+// (RefreshViews) before it is ranked. The same graph, options and seed give the same schedule unless the time
+// limit or Ctrl-C ends the run. Throws std::invalid_argument for a soft peak outside [0, kMaxSoftPeak] (NaN
+// included).
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress);
 
 // Goes on from `start`, a valid schedule of `graph`, towards `options.budget`: FastSA's single-node stage
-// alone, from a temperature low enough to keep what `start` recomputes, its best schedule pruned as a round's
-// is, and returned only where it ranks before `start` (views refreshed in both) as the rounds are ranked:
+// alone, from a temperature low enough to keep what `start` recomputes, its best schedule polished as a
+// round's is, and returned only where it ranks before `start` (views refreshed in both) as the rounds are ranked:
 // never worse than `start`. For a schedule found for one budget and wanted a little lower (memplan plan, when
 // fragmentation pushes the arena over the budget): a run from the reference order in a tenth of the time may
 // end far above where `start` already is. `options.reorder_only` and `options.rounds` do not apply. Same
