@@ -121,6 +121,7 @@ int RunPlan(const RematCommand& command) {
     nlohmann::json schedules = nlohmann::json::array();
     for (const JointTry& t : joint.tries) {
       schedules.push_back({{"from", t.gone_on ? "best schedule" : "reference order"},
+                           {"to_lower_cost", t.to_lower_cost},
                            {"aim", t.aim},
                            {"peak", t.peak},
                            {"arena_height", t.arena_height},

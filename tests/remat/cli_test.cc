@@ -260,8 +260,8 @@ TEST_F(RematCli, PlanIsReproducibleUnderItsTimeLimit) {
 }
 
 // The JSON lists every schedule planned: the first from the reference order for the budget, the retries for
-// lower budgets, once gone on from the best schedule always so; the plan printed is one of them, the first
-// whose arena fits when the budget is met.
+// lower budgets, once gone on from the best schedule always so, and last, at most once, the polish; the plan
+// printed is one of them: when the budget is met, the first whose arena fits, or the polish if its arena fits.
 TEST_F(RematCli, PlanListsEveryScheduleItPlanned) {
   const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
   const Outcome run = Memplan("plan " + graph + " --budget 60% --time-limit 4 --json --validate");
@@ -277,22 +277,61 @@ TEST_F(RematCli, PlanListsEveryScheduleItPlanned) {
   EXPECT_EQ(schedules[0]["aim"].get<Bytes>(), budget);
   bool gone_on = false;
   size_t chosen = schedules.size();
+  const bool polished = schedules.back()["to_lower_cost"].get<bool>();
   for (size_t i = 0; i < schedules.size(); ++i) {
     const nlohmann::json& s = schedules[i];
     if (i > 0) {
       EXPECT_LT(s["aim"].get<Bytes>(), budget) << i;
     }
-    if (gone_on) {
+    if (gone_on && !s["to_lower_cost"].get<bool>()) {
       EXPECT_EQ(s["from"], "best schedule") << i;
     }
+    EXPECT_EQ(s["to_lower_cost"].get<bool>(), polished && i + 1 == schedules.size()) << i;
     gone_on = s["from"] == "best schedule";
     EXPECT_GE(s["arena_height"].get<Bytes>(), s["peak"].get<Bytes>()) << i;
     if (s["peak"] == summary["peak"] && s["arena_height"] == summary["arena_height"]) chosen = i;
   }
   ASSERT_LT(chosen, schedules.size()) << run.out;
   if (summary["budget_met"].get<bool>()) {
-    EXPECT_EQ(chosen, schedules.size() - 1);
-    EXPECT_LE(schedules.back()["arena_height"].get<Bytes>(), budget);
+    const bool polish_kept = polished && schedules.back()["arena_height"].get<Bytes>() <= budget;
+    const size_t fitted = schedules.size() - (polished ? 2 : 1);
+    EXPECT_EQ(chosen, polish_kept ? schedules.size() - 1 : fitted);
+    EXPECT_LE(schedules[fitted]["arena_height"].get<Bytes>(), budget);
+  }
+}
+
+// A retry whose arena fits is followed by the polish: FastSA afresh at that retry's aim with a larger share of
+// the time limit, kept if its arena fits the budget too and it costs less. resnet18_bs8 at 75 % in 4 s: the
+// first arena is over the budget, the retry's fits at +4.5 %, the polish's at +2.4 % (2026-12-05, 1.5 s).
+// Under the sanitizers the clock may cut stages, and the schedules differ; what holds for any run is checked.
+TEST_F(RematCli, PlanPolishesARetryThatFits) {
+  const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
+  const double limit = 4;
+  const Outcome run = Memplan(fmt::format("plan {} --budget 75% --time-limit {} --json --validate", graph, limit));
+  ASSERT_LE(run.status, 1) << run.out;
+  const nlohmann::json summary = nlohmann::json::parse(run.out);
+  const nlohmann::json& schedules = summary["schedules"];
+  const Bytes budget = summary["budget"].get<Bytes>();
+  const bool polished = schedules.back()["to_lower_cost"].get<bool>();
+  if (polished) {
+    ASSERT_GE(schedules.size(), 3u);
+    const nlohmann::json& fitted = schedules[schedules.size() - 2];
+    const nlohmann::json& polish = schedules.back();
+    EXPECT_LE(fitted["arena_height"].get<Bytes>(), budget);
+    EXPECT_EQ(polish["aim"], fitted["aim"]);
+    EXPECT_EQ(polish["from"], "reference order");
+    EXPECT_LT(polish["cost_increase_percent"].get<double>(), fitted["cost_increase_percent"].get<double>());
+    if (polish["arena_height"].get<Bytes>() <= budget) {
+      EXPECT_EQ(summary["peak"], polish["peak"]);
+      EXPECT_EQ(summary["cost_increase_percent"], polish["cost_increase_percent"]);
+    }
+  }
+  // No stage was cut by the clock: the plan is the Release build's on any machine.
+  if (summary["seconds"].get<double>() < 0.9 * limit) {
+    ASSERT_TRUE(polished) << run.out;
+    EXPECT_TRUE(summary["budget_met"].get<bool>()) << run.out;
+    EXPECT_EQ(summary["peak"], schedules.back()["peak"]) << run.out;
+    EXPECT_LE(schedules.size(), 4u);
   }
 }
 
