@@ -266,6 +266,28 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   size_t base = 0;  // the try the next aim is lowered from: the last, or the best when the retries start going on
   double remat_seconds = result.seconds;
   double arena_seconds = joint.arena.seconds;
+  // A later try's schedule as buffers, placed with kRetryShare of the limit; the try is recorded.
+  struct Placed {
+    alloc::Problem buffers;
+    alloc::PlanResult arena;
+  };
+  auto place = [&](const remat::RematResult& schedule, JointTry entry) {
+    Placed placed{.buffers = remat::ScheduleToBuffers(graph, schedule.sequence), .arena = {}};
+    placed.arena =
+        PlaceArena(placed.buffers, schedule.peak, budget, left(), kRetryShare * limit, options.seed, progress);
+    arena_seconds += placed.arena.seconds;
+    entry.peak = schedule.peak;
+    entry.arena_height = placed.arena.height;
+    entry.cost = schedule.cost;
+    joint.tries.push_back(entry);
+    return placed;
+  };
+  // Makes a later try's schedule and arena the plan.
+  auto keep = [&](remat::RematResult&& schedule, Placed&& placed) {
+    result = std::move(schedule);
+    joint.buffers = std::move(placed.buffers);
+    joint.arena = std::move(placed.arena);
+  };
   for (int round = 0; round < kJointRetries && retry && joint.tries[base].arena_height > budget &&
                       !common::InterruptRequested();
        ++round) {
@@ -281,28 +303,18 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
     remat::RematResult tighter = go_on ? remat::ContinueRemat(graph, result.sequence, stage, progress)
                                        : PlanFor(graph, schedule_budget, lower_bound, stage, progress);
     CheckResult(graph, tighter);
-    alloc::Problem tighter_problem = remat::ScheduleToBuffers(graph, tighter.sequence);
-    alloc::PlanResult tighter_arena =
-        PlaceArena(tighter_problem, tighter.peak, budget, left(), kRetryShare * limit, options.seed, progress);
-    joint.tries.push_back({.gone_on = go_on,
-                           .aim = schedule_budget,
-                           .peak = tighter.peak,
-                           .arena_height = tighter_arena.height,
-                           .cost = tighter.cost});
-    base = joint.tries.size() - 1;
     remat_seconds += tighter.seconds;
-    arena_seconds += tighter_arena.seconds;
-    const bool fits = tighter_arena.height <= budget;
+    Placed placed = place(tighter, {.gone_on = go_on, .aim = schedule_budget});
+    base = joint.tries.size() - 1;
+    const bool fits = placed.arena.height <= budget;
     const bool over_own_budget = tighter.peak > schedule_budget;
     // Missed budgets are ranked by the arena alone, whatever the compute (gpt_small_bs8 at 50 %, below its
     // reach: 53.0 → 51.5 % of the reference for +7.6 → +9.2 %). Ranked by arena × cost instead (FastSA's
     // objective, the arena for the peak), the retries went on from cheaper, higher schedules, and
     // convnext_tiny_bs32 and densenet121_bs32 missed 25 % again (bench --only plan, seed 1, 2026-12-01).
-    const bool improved = fits || tighter_arena.height < joint.arena.height;
+    const bool improved = fits || placed.arena.height < joint.arena.height;
     if (improved) {
-      result = std::move(tighter);
-      joint.buffers = std::move(tighter_problem);
-      joint.arena = std::move(tighter_arena);
+      keep(std::move(tighter), std::move(placed));
       best = base;
     }
     if (fits || (over_own_budget && (!can_go_on || (go_on && !improved)))) break;
@@ -325,20 +337,8 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
     CheckResult(graph, polished);
     remat_seconds += polished.seconds;
     if (polished.cost < result.cost && polished.peak <= budget) {
-      alloc::Problem polished_problem = remat::ScheduleToBuffers(graph, polished.sequence);
-      alloc::PlanResult polished_arena =
-          PlaceArena(polished_problem, polished.peak, budget, left(), kRetryShare * limit, options.seed, progress);
-      arena_seconds += polished_arena.seconds;
-      joint.tries.push_back({.to_lower_cost = true,
-                             .aim = aim,
-                             .peak = polished.peak,
-                             .arena_height = polished_arena.height,
-                             .cost = polished.cost});
-      if (polished_arena.height <= budget) {
-        result = std::move(polished);
-        joint.buffers = std::move(polished_problem);
-        joint.arena = std::move(polished_arena);
-      }
+      Placed placed = place(polished, {.to_lower_cost = true, .aim = aim});
+      if (placed.arena.height <= budget) keep(std::move(polished), std::move(placed));
     }
   }
   result.seconds = remat_seconds;
