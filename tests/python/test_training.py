@@ -4,6 +4,7 @@ with the parameters and running statistics of plain autograd training; bad argum
 import contextlib
 import copy
 import datetime
+import faulthandler
 import json
 import operator
 import os
@@ -424,6 +425,9 @@ def _data_parallel_rank(rank, folder):
     ScheduledStep with all_reduce_gradients, and by DistributedDataParallel; both models saved in `folder`."""
     import torch.distributed as dist
 
+    # A rank that hangs prints its threads' stacks and exits, which fails the test: CI on 0ab9bc4
+    # (2026-12-05) saw spawn's join wait for the ranks until ctest's time-out, with nothing from the ranks.
+    faulthandler.dump_traceback_later(150, exit=True)
     # Loopback, not the interface the host name resolves to (a CI machine's may not carry traffic between
     # its own processes), and a time-out, so that a rank that cannot connect fails the test instead of
     # waiting out gloo's default of 30 minutes.
@@ -450,6 +454,10 @@ def _data_parallel_rank(rank, folder):
             opt.step()
     torch.save({"initial": initial, "scheduled": model.state_dict(), "ddp": ddp.module.state_dict()},
                os.path.join(folder, f"{rank}.pt"))
+    # Both ranks done before either tears down, and DDP's reducer, which holds the group, gone first:
+    # destroy_process_group can hang otherwise (pytorch/pytorch#75097).
+    dist.barrier()
+    del ddp
     dist.destroy_process_group()
 
 
