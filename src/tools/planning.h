@@ -83,7 +83,7 @@ void CheckResult(const remat::Graph& graph, const remat::RematResult& result);
 
 // One schedule memplan plan planned, and its arena.
 struct JointTry {
-  bool to_lower_cost = false;    // the polish: planned afresh at a fitting retry's aim, for less compute
+  bool to_lower_cost = false;    // the cheaper replan: afresh at a fitting retry's aim, for less compute
   bool gone_on = false;          // gone on from the best schedule so far, not planned from the reference order
   remat::Bytes aim = 0;          // the budget the schedule was planned for
   remat::Bytes peak = 0;         // the schedule's peak
@@ -107,8 +107,8 @@ struct JointPlan {
 // is more: afresh while the schedules meet their lowered budgets, then going on from the best schedule so far
 // (remat::ContinueRemat; at once when the first schedule is over the budget, FastSA only), until one of those
 // is over its budget and no better. Keeps the first result whose arena fits, else the lowest arena. After a
-// retry that fits, plans once more afresh at its aim with a larger share of the limit (the polish), and keeps
-// that instead if its arena fits too and it costs less.
+// retry that fits, plans once more afresh at its aim with a larger share of the limit (the cheaper replan),
+// and keeps that instead if its arena fits too and it costs less.
 // `options.time_limit_s` covers every try; each stage's budgets are sized by a fixed share of it, so the same
 // inputs give the same plan unless the deadline cuts a stage (planning.cc). The seconds are those of every
 // try.

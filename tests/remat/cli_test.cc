@@ -85,8 +85,8 @@ TEST_F(RematCli, SameSeedAndMovesGiveTheSameSchedule) {
   std::string schedules[2];
   for (int run = 0; run < 2; ++run) {
     const std::string path = (dir_ / fmt::format("s{}.json", run)).string();
-    const Outcome outcome =
-        Memplan(fmt::format("remat {} --budget 60% --moves 400000 --time-limit 600 --seed 4 --json -o {}", graph, path));
+    const Outcome outcome = Memplan(
+        fmt::format("remat {} --budget 60% --moves 400000 --time-limit 600 --seed 4 --json -o {}", graph, path));
     ASSERT_LE(outcome.status, 1) << outcome.out;
     EXPECT_NE(outcome.out.find("\"status\":\"moves\""), std::string::npos) << outcome.out;
     schedules[run] = common::ReadFile(path);
@@ -186,7 +186,8 @@ TEST_F(RematCli, BadInputExitsWithStatus2AndAMessage) {
        "values[0].size: is negative (-1)"},
       {R"({"format": "remat-graph/v2", "values": [], "nodes": []})", "format: unknown format"},
       {R"({"format": "remat-graph/v1", "values": [)", "malformed JSON"},
-      {R"({"directed": true, "nodes": [{"id": 0, "cost_cpu": 1, "cost_ram": 1}], "links": [{"source": 0, "target": 3}]})",
+      {R"({"directed": true, "nodes": [{"id": 0, "cost_cpu": 1, "cost_ram": 1}],)"
+       R"( "links": [{"source": 0, "target": 3}]})",
        "links[0].target: no node with id 3"},
   };
   int i = 0;
@@ -212,7 +213,8 @@ TEST_F(RematCli, ImportedGraphScheduleUsesNetworkxIds) {
   const fs::path graph_path = fs::path(SHARED_DATA_DIR) / "remat/moccasin/checkmate_vgg16_bs256_224x224_train.json";
   if (!fs::exists(graph_path)) GTEST_SKIP() << "no " << graph_path << " (../shared/data is absent)";
   const std::string schedule_path = (dir_ / "s.json").string();
-  const Outcome run = Memplan("remat " + graph_path.string() + " --budget 90% --time-limit 2 --json -o " + schedule_path);
+  const Outcome run =
+      Memplan("remat " + graph_path.string() + " --budget 90% --time-limit 2 --json -o " + schedule_path);
   ASSERT_EQ(run.status, 0) << run.out;
   const nlohmann::json summary = nlohmann::json::parse(run.out);
   EXPECT_EQ(summary["reference_peak"].get<Bytes>(), 15825108992);
@@ -260,8 +262,9 @@ TEST_F(RematCli, PlanIsReproducibleUnderItsTimeLimit) {
 }
 
 // The JSON lists every schedule planned: the first from the reference order for the budget, the retries for
-// lower budgets, once gone on from the best schedule always so, and last, at most once, the polish; the plan
-// printed is one of them: when the budget is met, the first whose arena fits, or the polish if its arena fits.
+// lower budgets, once gone on from the best schedule always so, and last, at most once, the cheaper replan; the
+// plan printed is one of them: when the budget is met, the first whose arena fits, or the replan if its arena
+// fits.
 TEST_F(RematCli, PlanListsEveryScheduleItPlanned) {
   const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
   const Outcome run = Memplan("plan " + graph + " --budget 60% --time-limit 4 --json --validate");
@@ -277,7 +280,7 @@ TEST_F(RematCli, PlanListsEveryScheduleItPlanned) {
   EXPECT_EQ(schedules[0]["aim"].get<Bytes>(), budget);
   bool gone_on = false;
   size_t chosen = schedules.size();
-  const bool polished = schedules.back()["to_lower_cost"].get<bool>();
+  const bool replanned = schedules.back()["to_lower_cost"].get<bool>();
   for (size_t i = 0; i < schedules.size(); ++i) {
     const nlohmann::json& s = schedules[i];
     if (i > 0) {
@@ -286,25 +289,26 @@ TEST_F(RematCli, PlanListsEveryScheduleItPlanned) {
     if (gone_on && !s["to_lower_cost"].get<bool>()) {
       EXPECT_EQ(s["from"], "best schedule") << i;
     }
-    EXPECT_EQ(s["to_lower_cost"].get<bool>(), polished && i + 1 == schedules.size()) << i;
+    EXPECT_EQ(s["to_lower_cost"].get<bool>(), replanned && i + 1 == schedules.size()) << i;
     gone_on = s["from"] == "best schedule";
     EXPECT_GE(s["arena_height"].get<Bytes>(), s["peak"].get<Bytes>()) << i;
     if (s["peak"] == summary["peak"] && s["arena_height"] == summary["arena_height"]) chosen = i;
   }
   ASSERT_LT(chosen, schedules.size()) << run.out;
   if (summary["budget_met"].get<bool>()) {
-    const bool polish_kept = polished && schedules.back()["arena_height"].get<Bytes>() <= budget;
-    const size_t fitted = schedules.size() - (polished ? 2 : 1);
-    EXPECT_EQ(chosen, polish_kept ? schedules.size() - 1 : fitted);
+    const bool replan_kept = replanned && schedules.back()["arena_height"].get<Bytes>() <= budget;
+    const size_t fitted = schedules.size() - (replanned ? 2 : 1);
+    EXPECT_EQ(chosen, replan_kept ? schedules.size() - 1 : fitted);
     EXPECT_LE(schedules[fitted]["arena_height"].get<Bytes>(), budget);
   }
 }
 
-// A retry whose arena fits is followed by the polish: FastSA afresh at that retry's aim with a larger share of
-// the time limit, kept if its arena fits the budget too and it costs less. resnet18_bs8 at 75 % in 4 s: the
-// first arena is over the budget, the retry's fits at +4.5 %, the polish's at +2.4 % (2026-12-05, 1.5 s).
+// A retry whose arena fits is followed by the cheaper replan: FastSA afresh at that retry's aim with a larger
+// share of the time limit, kept if its arena fits the budget too and it costs less. resnet18_bs8 at 75 % in
+// 4 s: the first arena is over the budget, the retry's fits at +4.5 %, the replan's at +2.4 % (2026-12-05,
+// 1.5 s).
 // Under the sanitizers the clock may cut stages, and the schedules differ; what holds for any run is checked.
-TEST_F(RematCli, PlanPolishesARetryThatFits) {
+TEST_F(RematCli, PlanReplansCheaperAfterARetryThatFits) {
   const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
   const double limit = 4;
   const Outcome run = Memplan(fmt::format("plan {} --budget 75% --time-limit {} --json --validate", graph, limit));
@@ -312,23 +316,23 @@ TEST_F(RematCli, PlanPolishesARetryThatFits) {
   const nlohmann::json summary = nlohmann::json::parse(run.out);
   const nlohmann::json& schedules = summary["schedules"];
   const Bytes budget = summary["budget"].get<Bytes>();
-  const bool polished = schedules.back()["to_lower_cost"].get<bool>();
-  if (polished) {
+  const bool replanned = schedules.back()["to_lower_cost"].get<bool>();
+  if (replanned) {
     ASSERT_GE(schedules.size(), 3u);
     const nlohmann::json& fitted = schedules[schedules.size() - 2];
-    const nlohmann::json& polish = schedules.back();
+    const nlohmann::json& replan = schedules.back();
     EXPECT_LE(fitted["arena_height"].get<Bytes>(), budget);
-    EXPECT_EQ(polish["aim"], fitted["aim"]);
-    EXPECT_EQ(polish["from"], "reference order");
-    EXPECT_LT(polish["cost_increase_percent"].get<double>(), fitted["cost_increase_percent"].get<double>());
-    if (polish["arena_height"].get<Bytes>() <= budget) {
-      EXPECT_EQ(summary["peak"], polish["peak"]);
-      EXPECT_EQ(summary["cost_increase_percent"], polish["cost_increase_percent"]);
+    EXPECT_EQ(replan["aim"], fitted["aim"]);
+    EXPECT_EQ(replan["from"], "reference order");
+    EXPECT_LT(replan["cost_increase_percent"].get<double>(), fitted["cost_increase_percent"].get<double>());
+    if (replan["arena_height"].get<Bytes>() <= budget) {
+      EXPECT_EQ(summary["peak"], replan["peak"]);
+      EXPECT_EQ(summary["cost_increase_percent"], replan["cost_increase_percent"]);
     }
   }
   // No stage was cut by the clock: the plan is the Release build's on any machine.
   if (summary["seconds"].get<double>() < 0.9 * limit) {
-    ASSERT_TRUE(polished) << run.out;
+    ASSERT_TRUE(replanned) << run.out;
     EXPECT_TRUE(summary["budget_met"].get<bool>()) << run.out;
     EXPECT_EQ(summary["peak"], schedules.back()["peak"]) << run.out;
     EXPECT_LE(schedules.size(), 4u);
