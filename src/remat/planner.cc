@@ -47,6 +47,7 @@ FastsaOptions ToFastsa(const RematOptions& options) {
           .moves = options.moves,
           .soft_peak = options.soft_peak,
           .chain_lookahead = options.chain_lookahead,
+          .cheaper_share = options.cheaper_share,
           .lower_bound = options.lower_bound};
 }
 

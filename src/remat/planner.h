@@ -24,6 +24,7 @@ struct RematOptions {
   uint64_t moves = 0;             // FastSA's move budget; 0: DefaultFastsaMoves
   double soft_peak = kDefaultSoftPeak;  // FastsaOptions::soft_peak
   bool chain_lookahead = false;         // FastsaOptions::chain_lookahead
+  double cheaper_share = kDefaultCheaperShare;  // FastsaOptions::cheaper_share
   std::optional<Bytes> lower_bound = std::nullopt;  // FastsaOptions::lower_bound
 };
 

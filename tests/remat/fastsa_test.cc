@@ -453,7 +453,9 @@ TEST(RematFastsa, EffortSizesTheMoveBudgetNotTheTimeLimit) {
   common::Progress progress(false);
   FastsaOptions options{.budget = 1, .time_limit_s = 60, .effort_s = 0.05, .seed = 2};
   const FastsaResult a = RunFastsa(graph, options, progress);
-  EXPECT_EQ(a.moves, DefaultFastsaMoves(graph, 0.05));
+  // A budget of 1 byte is missed: the rounds' moves, then the last stage's share of them at the peak reached.
+  const uint64_t moves = DefaultFastsaMoves(graph, 0.05);
+  EXPECT_EQ(a.moves, moves + static_cast<uint64_t>(kDefaultCheaperShare * static_cast<double>(moves)));
   EXPECT_LT(a.moves, DefaultFastsaMoves(graph, 60));
   options.time_limit_s = 30;
   const FastsaResult b = RunFastsa(graph, options, progress);
@@ -527,7 +529,8 @@ TEST(RematFastsa, EveryRoundCountGivesValidRepeatableSchedules) {
     const FastsaOptions options{.budget = budget, .time_limit_s = 60, .seed = 2, .moves = 100000, .rounds = rounds};
     const FastsaResult first = RunFastsa(graph, options, progress);
     EXPECT_EQ(first.sequence, RunFastsa(graph, options, progress).sequence) << rounds << " rounds";
-    EXPECT_LE(first.moves, options.moves);
+    // Over the budget, the last stage's share beyond them.
+    EXPECT_LE(first.moves, options.moves + static_cast<uint64_t>(options.cheaper_share * options.moves));
     const ScheduleReport report = ValidateSchedule(graph, first.sequence, {.budget = budget});
     EXPECT_TRUE(report.ok()) << rounds << " rounds: " << report.errors.front();
   }
@@ -541,6 +544,43 @@ TEST(RematFastsa, RoundsBelowTheLowerBoundAnnealTheSquareOfTheExcess) {
   EXPECT_EQ(RoundExcessPower(2, true), 2);
   EXPECT_EQ(RoundExcessPower(3, true), 1);
   for (int round = 0; round < 4; ++round) EXPECT_EQ(RoundExcessPower(round, false), 2) << round;
+}
+
+// A run whose rounds end over the budget goes on from their best at its own peak: never a higher peak nor more
+// compute than without that stage (the rounds are the same: the stage draws its random numbers after them),
+// and less compute on these two of data/torch (200 000 moves, 2026-12-05: gpt_small_bs8 at 50 %, seed 2,
+// +26.3 to +9.4 %; resnet18_bs8 at 25 %, seed 1, +36.2 to +29.5 %); a run that meets its budget runs no such
+// stage.
+TEST(RematFastsa, OverTheBudgetALastStageLowersTheComputeAtThePeakReached) {
+  struct Case {
+    const char* graph;
+    double budget_share;
+    uint64_t seed;
+    bool met;
+  };
+  for (const Case& c : {Case{"gpt_small_bs8", 0.5, 2, false}, Case{"resnet18_bs8", 0.25, 1, false},
+                        Case{"resnet18_bs8", 0.75, 1, true}}) {
+    const Graph graph = ReadGraph(fmt::format("{}/../data/torch/{}.graph.json", EXAMPLES_DIR, c.graph));
+    const auto budget = static_cast<Bytes>(c.budget_share * static_cast<double>(Simulate(graph, graph.order).peak));
+    FastsaOptions options{.budget = budget, .time_limit_s = 600, .seed = c.seed, .moves = 200000};
+    common::Progress progress(false);
+    const FastsaResult with = RunFastsa(graph, options, progress);
+    options.cheaper_share = 0;
+    const FastsaResult without = RunFastsa(graph, options, progress);
+    ASSERT_TRUE(ValidateSchedule(graph, with.sequence, {}).ok()) << c.graph;
+    const Evaluation a = Simulate(graph, with.sequence);
+    const Evaluation b = Simulate(graph, without.sequence);
+    if (c.met) {
+      ASSERT_LE(b.peak, budget) << c.graph;
+      EXPECT_EQ(with.sequence, without.sequence) << c.graph;
+      EXPECT_EQ(with.moves, without.moves) << c.graph;
+      continue;
+    }
+    ASSERT_GT(b.peak, budget) << c.graph;
+    EXPECT_LE(a.peak, b.peak) << c.graph;
+    EXPECT_LT(a.cost, b.cost) << c.graph;
+    EXPECT_EQ(with.moves, without.moves + static_cast<uint64_t>(kDefaultCheaperShare * 200000)) << c.graph;
+  }
 }
 
 // A caller's lower bound (FastsaOptions::lower_bound) stands in for the graph's: the same one gives the same
