@@ -27,9 +27,10 @@ inline constexpr double kMaxSoftPeak = 1e4;
 inline constexpr double kSoftPeakMinMovesPerNode = 100;
 
 // The share of a run's moves that its last stage gets where the rounds end over the budget (below). On the
-// budgets of data/torch's graphs that FastSA missed (bench/torch, seeds 1-3, 2026-12-05: 45 runs), 0.3 lowered
-// the mean cost from +14.8 to +12.9 %, in 12 runs by more than a point (resnet50_bs4 at 25 %, seed 2: +63.4 to
-// +37.2 %; gpt_small_bs64 at 50 %, seed 2: +28.2 to +15.5 %), no peak rose, for 0.6-0.9 s of a 10-s limit.
+// 45 budgets of data/torch's graphs that FastSA misses (seeds 1-3, default 10 s, 2026-12-05), 0.3 lowered the
+// mean cost from +14.8 to +13.0 %, in 13 runs by more than a point (resnet50_bs4 at 25 %, seed 2: +63.4 to
+// +39.5 %; gpt_small_bs64 at 50 %, seed 2: +28.2 to +15.5 %), raised no run's cost or peak, and added 0.7 s
+// to a run on average (docs/remat.md, "Cheaper at the peak reached").
 inline constexpr double kDefaultCheaperShare = 0.3;
 
 // How to run FastSA.
