@@ -254,7 +254,8 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
     best = GoOn(graph, best, reached, moves, stage_seconds(moves), result.soft_peak, chains, rng, progress,
                 "remat cheaper at its peak", stage);
     result.moves += stage.run.moves;
-    result.stop_reason = stage.run.reason;
+    // Its target (nothing left to recompute less) is not the run's: the run still missed its budget.
+    if (stage.run.reason != common::StopReason::kTarget) result.stop_reason = stage.run.reason;
     if (stage.run.reason == common::StopReason::kTimeLimit) clocked = true;
   }
   return finish(std::move(best));

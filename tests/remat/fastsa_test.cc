@@ -580,7 +580,21 @@ TEST(RematFastsa, OverTheBudgetALastStageLowersTheComputeAtThePeakReached) {
     EXPECT_LE(a.peak, b.peak) << c.graph;
     EXPECT_LT(a.cost, b.cost) << c.graph;
     EXPECT_EQ(with.moves, without.moves + static_cast<uint64_t>(kDefaultCheaperShare * 200000)) << c.graph;
+    EXPECT_EQ(with.stop_reason, common::StopReason::kMoveLimit) << c.graph;
   }
+  // Where the best recomputes nothing, nothing costs less: the stage ends at once, and its target is not the
+  // run's, which missed its budget (a random graph below its lower bound, 2026-12-05).
+  const Graph graph = testing::RandomGraph(60, 2);
+  FastsaOptions options{.budget = graph.PeakLowerBound() - 1, .time_limit_s = 600, .seed = 2, .moves = 60000};
+  common::Progress progress(false);
+  const FastsaResult with = RunFastsa(graph, options, progress);
+  options.cheaper_share = 0;
+  const FastsaResult without = RunFastsa(graph, options, progress);
+  ASSERT_EQ(Simulate(graph, without.sequence).cost, Simulate(graph, graph.order).cost);
+  EXPECT_EQ(with.sequence, without.sequence);
+  EXPECT_EQ(with.moves, without.moves);
+  EXPECT_EQ(with.stop_reason, without.stop_reason);
+  EXPECT_NE(with.stop_reason, common::StopReason::kTarget);
 }
 
 // A caller's lower bound (FastsaOptions::lower_bound) stands in for the graph's: the same one gives the same
