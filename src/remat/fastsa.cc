@@ -248,8 +248,9 @@ FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common:
   // Over the budget the rounds trade compute for peak to the end (below the lower bound, the square of the
   // excess), so the lowest peak they reach comes at whatever compute it took: resnet50_bs4 at 25 %, +38.5 to
   // +63.4 % on seeds 1-3. At that peak as the budget, the single-node stage keeps it and lowers the compute.
-  const Bytes reached = Simulate(graph, best).peak;
-  if (!stop && reached > options.budget && options.cheaper_share > 0) {
+  const bool best_over_budget = std::get<0>(best_rank);  // Rank's first key
+  if (!stop && best_over_budget && options.cheaper_share > 0) {
+    const Bytes reached = Simulate(graph, best).peak;
     const auto moves = static_cast<uint64_t>(options.cheaper_share * static_cast<double>(total_moves));
     best = GoOn(graph, best, reached, moves, stage_seconds(moves), result.soft_peak, chains, rng, progress,
                 "remat cheaper at its peak", stage);

@@ -96,9 +96,9 @@ ChainRule GroupedChainRule(const ChainRule& chains, int round);
 // round's schedule, where it ends over the budget, has values held across its peak recomputed after it
 // (SlotState::RecomputePastPeak); then it is pruned (SlotState::PruneCopies) and its stale views re-made
 // (RefreshViews) before it is ranked. Where the best ends over the budget, the run goes on from it at its
-// own peak for less compute (FastsaOptions::cheaper_share). The same graph, options and seed give the same schedule unless the time
-// limit or Ctrl-C ends the run. Throws std::invalid_argument for a soft peak outside [0, kMaxSoftPeak] (NaN
-// included).
+// own peak for less compute (FastsaOptions::cheaper_share). The same graph, options and seed give the same
+// schedule unless the time limit or Ctrl-C ends the run. Throws std::invalid_argument for a soft peak outside
+// [0, kMaxSoftPeak] (NaN included).
 FastsaResult RunFastsa(const Graph& graph, const FastsaOptions& options, common::Progress& progress);
 
 // Goes on from `start`, a valid schedule of `graph`, towards `options.budget`: FastSA's single-node stage

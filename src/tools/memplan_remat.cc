@@ -178,9 +178,10 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->check(FinitePositive());
   cmd->add_option("--seed", command.plan.seed, "Random seed")->capture_default_str();
   cmd->add_option("--moves", command.plan.moves,
-                  "FastSA's move budget (default: by graph size; remat adds 30 % where the rounds end over the "
-                  "budget: a last stage at their peak, for less compute); the same seed and moves give the same "
-                  "schedule unless --time-limit ends the run first")
+                  fmt::format("FastSA's move budget (default: by graph size; remat adds {:.0f} % where the rounds "
+                              "end over the budget: a last stage at their peak, for less compute); the same seed "
+                              "and moves give the same schedule unless --time-limit ends the run first",
+                              100 * remat::kDefaultCheaperShare))
       ->check(CLI::PositiveNumber);
   cmd->add_option("--method", command.plan.method, "fastsa, none (reference order), chen, milp (Checkmate, CBC)")
       ->capture_default_str()
