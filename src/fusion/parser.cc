@@ -33,7 +33,8 @@ const std::set<std::string> kIgnoredSpecifiers = {"const",    "volatile", "exter
 struct ParsedType {
   IntType type;
   bool is_void = false;
-  bool is_aggregate = false;  // a union or enum
+  bool is_aggregate = false;  // a union, an enum or a floating-point type: no integer, skipped (is_void too)
+  bool is_floating = false;   // float or double
   std::string record_tag;     // a struct: its tag, looked up where a variable of it is declared
 };
 
@@ -252,9 +253,9 @@ class Parser {
   bool IsTypeStart(int k = 0) const {
     const Token& t = Peek(k);
     if (t.kind != TokKind::kIdent) return false;
-    static const std::set<std::string> kTypeWords = {"void",     "char",   "short", "int",    "long",
-                                                     "signed",   "unsigned", "_Bool", "struct", "union",
-                                                     "enum",     "__signed__"};
+    static const std::set<std::string> kTypeWords = {"void",   "char",       "short",  "int",   "long",
+                                                     "signed", "unsigned",   "_Bool",  "struct", "union",
+                                                     "enum",   "__signed__", "float",  "double"};
     return kTypeWords.count(t.text) || kIgnoredSpecifiers.count(t.text) || typedefs_.count(t.text) ||
            t.text == "__attribute__";
   }
@@ -264,7 +265,7 @@ class Parser {
   std::optional<ParsedType> ParseSpecifiers(bool skip_aggregates) {
     int longs = 0;
     bool is_unsigned = false, seen = false, is_void = false, is_char = false, is_short = false,
-         is_bool = false, is_aggregate = false;
+         is_bool = false, is_aggregate = false, is_floating = false;
     std::string record_tag;
     std::optional<ParsedType> from_typedef;
     while (true) {
@@ -308,6 +309,12 @@ class Parser {
         if (Peek().kind == TokKind::kIdent) Next();
         if (Is("{")) SkipBalanced();
         is_aggregate = seen = true;
+      } else if (t.text == "float" || t.text == "double") {
+        // Declared at the top level, a floating-point type is refused only where a variable of it is made (a
+        // task declares `extern double __VERIFIER_nondet_double(void);` and may never call it).
+        if (!skip_aggregates) FailUnsupported(file_, t.loc, "floating-point type '" + t.text + "'");
+        Next();
+        is_floating = is_aggregate = seen = true;
       } else if (typedefs_.count(t.text) && !seen && !from_typedef) {
         from_typedef = typedefs_.at(t.text);
         Next();
@@ -317,8 +324,8 @@ class Parser {
     }
     if (from_typedef) return from_typedef;
     if (!seen) return std::nullopt;
-    if (is_aggregate) return ParsedType{kInt, true, true, ""};
-    if (!record_tag.empty()) return ParsedType{kInt, false, false, record_tag};
+    if (is_aggregate) return ParsedType{kInt, true, true, is_floating, ""};
+    if (!record_tag.empty()) return ParsedType{kInt, false, false, false, record_tag};
     ParsedType r;
     r.is_void = is_void;
     r.type = is_bool ? IntType{1, false}
@@ -366,6 +373,7 @@ class Parser {
     const Token start = Peek();
     auto spec = ParseSpecifiers(true);
     if (!spec) return refuse("a member of a type it does not know, '" + start.text + "'");
+    if (spec->is_floating) return refuse("a floating-point member");
     if (spec->is_aggregate || spec->is_void || opaque_typedefs_.count(start.text)) {
       return refuse("a member of type '" + start.text + "'");
     }
@@ -427,7 +435,7 @@ class Parser {
         if (base && plain && !base->is_void) {
           typedefs_[name] = *base;
         } else {
-          typedefs_[name] = ParsedType{kInt, true, false, ""};
+          typedefs_[name] = ParsedType{kInt, true, false, false, ""};
           opaque_typedefs_.insert(name);
         }
       }
@@ -475,6 +483,7 @@ class Parser {
             return;
           }
           if (pointers > 0) def.unsupported = "it returns a pointer";
+          if (pointers == 0 && spec->is_floating) def.unsupported = "it returns a floating-point value";
           if (pointers == 0 && !spec->record_tag.empty()) def.unsupported = "it returns a struct";
           def.returns_value = !spec->is_void || pointers > 0;
           def.result_type = spec->type;
@@ -493,6 +502,7 @@ class Parser {
         Expect(";");
         return;
       }
+      if (spec->is_floating) FailUnsupported(file_, name_tok.loc, "floating-point variable '" + name + "'");
       if (spec->is_aggregate || opaque_typedefs_.count(start.text)) {
         FailUnsupported(file_, start.loc, "type '" + start.text + "'");
       }
@@ -1648,15 +1658,17 @@ class Parser {
     return e;
   }
 
-  // The type a __VERIFIER_nondet_<suffix> function returns.
+  // The type a __VERIFIER_nondet_<suffix> function returns: SV-COMP's names, and the spelled-out unsigned ones
+  // that tasks declare for themselves (nla-digbench's `__VERIFIER_nondet_unsigned_int`).
   IntType NondetType(const Token& t) {
     static const std::map<std::string, IntType> kTypes = {
-        {"int", kInt},        {"uint", kUnsigned},        {"unsigned", kUnsigned},  {"char", {8, true}},
-        {"uchar", {8, false}}, {"short", {16, true}},     {"ushort", {16, false}}, {"longlong", {64, true}},
-        {"ulonglong", {64, false}}, {"bool", {1, false}}, {"_Bool", {1, false}}};
+        {"int", kInt},         {"uint", kUnsigned},      {"unsigned", kUnsigned},  {"char", {8, true}},
+        {"uchar", {8, false}}, {"short", {16, true}},    {"ushort", {16, false}},  {"longlong", {64, true}},
+        {"ulonglong", {64, false}}, {"bool", {1, false}}, {"_Bool", {1, false}},   {"unsigned_int", kUnsigned},
+        {"unsigned_char", {8, false}}, {"unsigned_short", {16, false}}, {"unsigned_longlong", {64, false}}};
     const std::string suffix = t.text.substr(std::string("__VERIFIER_nondet_").size());
     if (suffix == "long") return {long_bits_, true};
-    if (suffix == "ulong" || suffix == "size_t") return {long_bits_, false};
+    if (suffix == "ulong" || suffix == "unsigned_long" || suffix == "size_t") return {long_bits_, false};
     auto it = kTypes.find(suffix);
     if (it == kTypes.end()) FailUnsupported(file_, t.loc, "nondeterministic type of '" + t.text + "'");
     return it->second;

@@ -643,6 +643,45 @@ TEST(Parser, TheDataModelSizesLongSizeTAndPointers) {
   EXPECT_EQ(Parse("t.c", "int main() { " + decl + " }").VarNamed("b").type, kUnsignedLong);
 }
 
+// Tasks that declare their own nondeterministic functions spell some unsigned ones out
+// (nla-digbench's `__VERIFIER_nondet_unsigned_int`): each returns a value of its type.
+TEST(Parser, SpelledOutUnsignedNondetNamesReturnTheirTypes) {
+  const auto outcome = [](const std::string& body, long long input) {
+    return testing::InterpretOn(Parse("t.c", "int main() { " + body + " return 0; }", DataModel::kILP32), {input});
+  };
+  EXPECT_EQ(outcome("int x = __VERIFIER_nondet_unsigned_short(); __VERIFIER_assert(x != 65535);", 65535),
+            Outcome::kError);
+  EXPECT_EQ(outcome("int x = __VERIFIER_nondet_unsigned_char(); __VERIFIER_assert(x != 255);", 255), Outcome::kError);
+  EXPECT_EQ(outcome("unsigned u = __VERIFIER_nondet_unsigned_int(); __VERIFIER_assert(u != 4294967295U);",
+                    4294967295LL),
+            Outcome::kError);
+  EXPECT_EQ(outcome("unsigned long long u = __VERIFIER_nondet_unsigned_long(); __VERIFIER_assert(u < 4294967296ULL);",
+                    4294967295LL),
+            Outcome::kFinished);
+  EXPECT_EQ(ParseFailure("int main() { int x = __VERIFIER_nondet_unsigned_float(); return 0; }"),
+            "unsupported: t.c:1:22: unsupported nondeterministic type of '__VERIFIER_nondet_unsigned_float'");
+}
+
+// A floating-point type is outside the subset: a verdict of unknown where a value of it is made, with the
+// place; declared and never used (nla-digbench's `extern double __VERIFIER_nondet_double(void);`), no error.
+TEST(Parser, FloatingPointTypesAreUnsupportedWhereAValueOfThemIsMade) {
+  const std::string prototypes = "extern double __VERIFIER_nondet_double(void);\nextern float sqrtf(float);\n";
+  EXPECT_EQ(ParseFailure(prototypes + "int main() { int a = 1; return a; }"), "no error");
+  EXPECT_EQ(ParseFailure(prototypes + "int main() { int a = __VERIFIER_nondet_double(); return a; }"),
+            "unsupported: t.c:3:22: unsupported nondeterministic type of '__VERIFIER_nondet_double'");
+  EXPECT_EQ(ParseFailure("int main() {\n  double a, x;\n  return 0;\n}"),
+            "unsupported: t.c:2:3: unsupported floating-point type 'double'");
+  EXPECT_EQ(ParseFailure("int main() { int a = (float)3; return a; }"),
+            "unsupported: t.c:1:23: unsupported floating-point type 'float'");
+  EXPECT_EQ(ParseFailure("static double g;\nint main() { return 0; }"),
+            "unsupported: t.c:1:15: unsupported floating-point variable 'g'");
+  EXPECT_EQ(ParseFailure("double half(int x) { return x / 2; }\nint main() { return half(3) > 1; }"),
+            "unsupported: t.c:2:21: unsupported call of 'half': it returns a floating-point value");
+  EXPECT_EQ(ParseFailure("struct P { int n; double w; };\nint main() { struct P p; p.n = 1; return 0; }"),
+            "unsupported: t.c:2:26: unsupported use of 'p', a variable of struct P, which has a floating-point "
+            "member");
+}
+
 // The directives a .c task uses: what gcc's preprocessor makes of them is what the parser must read.
 TEST(Parser, PreprocessorDirectivesMeanWhatGccMakesOfThem) {
   const std::string source = R"(#include <stdlib.h>
