@@ -48,6 +48,7 @@ FastsaOptions ToFastsa(const RematOptions& options) {
           .soft_peak = options.soft_peak,
           .chain_lookahead = options.chain_lookahead,
           .cheaper_share = options.cheaper_share,
+          .lookahead_share = options.lookahead_share,
           .lower_bound = options.lower_bound};
 }
 

@@ -25,6 +25,7 @@ struct RematOptions {
   double soft_peak = kDefaultSoftPeak;  // FastsaOptions::soft_peak
   bool chain_lookahead = false;         // FastsaOptions::chain_lookahead
   double cheaper_share = kDefaultCheaperShare;  // FastsaOptions::cheaper_share
+  double lookahead_share = kDefaultLookaheadShare;  // FastsaOptions::lookahead_share
   std::optional<Bytes> lower_bound = std::nullopt;  // FastsaOptions::lower_bound
 };
 
@@ -41,7 +42,7 @@ struct RematResult {
   double seconds = 0;
   uint64_t moves = 0;         // FastSA moves proposed (0 for other methods)
   double soft_peak = 0;       // FastSA: the soft peak its rounds annealed (0: the peak itself)
-  bool chain_lookahead = false;  // FastSA: whether its chained add moves looked back
+  bool chain_lookahead = false;  // FastSA: whether its chained add moves looked back (FastsaResult)
   std::string status;         // how the method ended: "target", "moves", "time", "interrupted" (FastSA);
                               // "optimal", "feasible", "infeasible", "no solution" (MILP); "done"
 };

@@ -178,10 +178,12 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
       ->check(FinitePositive());
   cmd->add_option("--seed", command.plan.seed, "Random seed")->capture_default_str();
   cmd->add_option("--moves", command.plan.moves,
-                  fmt::format("FastSA's move budget (default: by graph size; remat adds {:.0f} % where the rounds "
-                              "end over the budget: a last stage at their peak, for less compute); the same seed "
-                              "and moves give the same schedule unless --time-limit ends the run first",
-                              100 * remat::kDefaultCheaperShare))
+                  fmt::format("FastSA's move budget (default: by graph size). Where its rounds miss a budget that "
+                              "the lower bound allows, rounds with the chain lookahead add {:.0f} % of their moves; "
+                              "where the best still misses it, remat adds {:.0f} % of the move budget, a last stage "
+                              "at its peak for less compute. The same seed and moves give the same schedule unless "
+                              "--time-limit ends the run first",
+                              100 * remat::kDefaultLookaheadShare, 100 * remat::kDefaultCheaperShare))
       ->check(CLI::PositiveNumber);
   cmd->add_option("--method", command.plan.method, "fastsa, none (reference order), chen, milp (Checkmate, CBC)")
       ->capture_default_str()
@@ -196,7 +198,8 @@ void AddPlanningOptions(CLI::App* cmd, RematCommand& command) {
   cmd->add_flag("--chain-lookahead", command.plan.chain_lookahead,
                 "FastSA: a chained recomputation judges each producer by what the chain behind it would keep alive, "
                 "up to 10 producers back, not by its own inputs (6 back); meets budgets on some graphs that the "
-                "default misses, at more compute and in about twice the time (docs/remat.md)");
+                "default misses, at more compute and in about twice the time (docs/remat.md); without it, FastSA "
+                "tries it where the default misses a budget that the lower bound allows");
   cmd->add_flag("--views-alias", command.alias_views,
                 "Count a view (view_of) as memory of the value that owns its storage, not at its own size; a view "
                 "read after its owner was recomputed is made again first (it would hold the old storage)");

@@ -235,6 +235,11 @@ JointPlan PlanJointly(const remat::Graph& graph, const std::string& budget_text,
   // The retries lower the peak where the first schedule misses, and the cheaper replan lowers the compute:
   // FastSA's own last stage over the budget would take time the shares do not leave.
   stage.cheaper_share = 0;
+  // Nor FastSA's rounds with the chain lookahead where its rounds miss a reachable budget: in the first try
+  // alone (0.6 of the limit; 0.75 of its rounds' moves beyond) they met resnet18_bs64 at 50 % on none of seeds
+  // 1-3, where the schedule must fit with its arena, and they would take time the shares do not leave
+  // (2026-12-05); --chain-lookahead meets it (docs/pytorch.md).
+  stage.lookahead_share = 0;
   stage.time_limit_s = left();
   stage.effort_s = kFirstScheduleShare * limit;
   JointPlan joint;
