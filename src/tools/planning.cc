@@ -138,9 +138,10 @@ void NoteMissedBudget(const remat::RematResult& result, remat::Bytes lower_bound
   }
   fmt::print(stderr,
              "memplan: note: the budget was not met, and the lower bound ({}) does not rule it out: FastSA ended by "
-             "its moves ({}); {} may meet it, as may another --seed\n",
+             "its moves ({}); {} may meet it, as may another --seed{}\n",
              lower_bound, result.moves,
-             options.moves > 0 ? "more --moves" : "a longer --time-limit, which sizes the default moves,");
+             options.moves > 0 ? "more --moves" : "a longer --time-limit, which sizes the default moves,",
+             options.chain_lookahead ? "" : " or --chain-lookahead (every round with it)");
 }
 
 remat::RematResult Plan(const remat::Graph& graph, const std::string& budget_text, remat::Bytes lower_bound,

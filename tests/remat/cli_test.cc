@@ -153,6 +153,12 @@ TEST_F(RematCli, AMissedBudgetAboveTheLowerBoundGetsANoteOnMoves) {
   EXPECT_EQ(few.status, 1) << few.out;
   EXPECT_NE(few.out.find("memplan: note: the budget was not met, and the lower bound"), std::string::npos) << few.out;
   EXPECT_NE(few.out.find("more --moves may meet it"), std::string::npos) << few.out;
+  // FastSA ran rounds with the chain lookahead after its own (17 500 moves of 10 000, with the last stage);
+  // every round with it is another try.
+  EXPECT_NE(few.out.find("another --seed or --chain-lookahead (every round with it)"), std::string::npos) << few.out;
+  const Outcome looked = Memplan("remat " + graph + " --budget 60% --moves 10000 --chain-lookahead");
+  EXPECT_EQ(looked.status, 1) << looked.out;
+  EXPECT_NE(looked.out.find("as may another --seed\n"), std::string::npos) << looked.out;
   const Outcome enough = Memplan("remat " + graph + " --budget 60% --moves 300000");
   EXPECT_EQ(enough.status, 0) << enough.out;
   EXPECT_EQ(enough.out.find("memplan: note"), std::string::npos) << enough.out;
