@@ -157,7 +157,9 @@ class Parser {
     pos_ = *main_pos_;
     std::vector<StmtPtr> all = globals_init_;
     jump_marks_.emplace_back();
-    all.push_back(WithJumpsLowered(ParseBlock()));
+    StmtPtr body = WithJumpsLowered(ParseBlock());
+    all.insert(all.end(), static_inits_.begin(), static_inits_.end());  // known once main's calls are parsed
+    all.push_back(std::move(body));
     prog_.body = MakeBlock(std::move(all));
     return std::move(prog_);
   }
@@ -209,6 +211,12 @@ class Parser {
     if (!Accept(text)) {
       FailSyntax(file_, Peek().loc, "expected '" + text + "' before '" + Peek().text + "'");
     }
+  }
+  // Expect(text) after an expression: a ',' there is C's comma operator, which only statements and a for's
+  // clauses may use here (ParseExpressionList).
+  void ExpectAfterExpression(const std::string& text) {
+    if (Is(",")) FailUnsupported(file_, Peek().loc, "comma operator inside an expression");
+    Expect(text);
   }
   std::string ExpectIdent() {
     if (Peek().kind != TokKind::kIdent) {
@@ -659,7 +667,7 @@ class Parser {
       Expect("(");
       std::vector<StmtPtr> hoisted;
       ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseExpr(); });
-      Expect(")");
+      ExpectAfterExpression(")");
       StmtPtr then_branch = ParseScopedStatement();
       StmtPtr else_branch;
       if (Accept("else")) else_branch = ParseScopedStatement();
@@ -668,7 +676,7 @@ class Parser {
     if (Accept("while")) {
       Expect("(");
       ExprPtr c = ParseExpr();
-      Expect(")");
+      ExpectAfterExpression(")");
       return MakeLoop(c, ParseScopedStatement());
     }
     if (Accept("do")) {
@@ -676,7 +684,7 @@ class Parser {
       Expect("while");
       Expect("(");
       ExprPtr c = ParseExpr();
-      Expect(")");
+      ExpectAfterExpression(")");
       Expect(";");
       return MakeLoop(c, body, nullptr, true);
     }
@@ -687,13 +695,13 @@ class Parser {
       if (IsTypeStart()) {
         init.push_back(ParseDeclaration());
       } else {
-        if (!Is(";")) init.push_back(ParseSimpleStatement());
+        if (!Is(";")) init.push_back(ParseExpressionList());
         Expect(";");
       }
       ExprPtr c = Is(";") ? MakeConst(1) : ParseExpr();
-      Expect(";");
+      ExpectAfterExpression(";");
       StmtPtr step;
-      if (!Is(")")) step = ParseSimpleStatement();
+      if (!Is(")")) step = ParseExpressionList();
       Expect(")");
       StmtPtr body = ParseScopedStatement();
       scopes_.pop_back();
@@ -737,9 +745,22 @@ class Parser {
       StmtPtr declaration = WithCallsHoisted(hoisted, [&] { return ParseDeclaration(); });
       return Preceded(std::move(hoisted), declaration, t.loc);
     }
-    StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
+    StmtPtr s = ParseExpressionList();
     Expect(";");
-    return Preceded(std::move(hoisted), s, t.loc);
+    return s;
+  }
+
+  // Expression statements joined by C's comma operator (`i = 0, j = n`, `i++, j--`), each run in turn with
+  // the calls it makes hoisted before it alone; a single one as it is.
+  StmtPtr ParseExpressionList() {
+    std::vector<StmtPtr> parts;
+    do {
+      const Loc loc = Peek().loc;
+      std::vector<StmtPtr> hoisted;
+      StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
+      parts.push_back(Preceded(std::move(hoisted), s, loc));
+    } while (Accept(","));
+    return parts.size() == 1 ? parts.front() : MakeBlock(std::move(parts));
   }
 
   // The rest of a switch after `switch`: its cases must label statements of its block itself (no Duff's
@@ -748,7 +769,7 @@ class Parser {
     Expect("(");
     std::vector<StmtPtr> hoisted;
     ExprPtr value = WithCallsHoisted(hoisted, [&] { return ParseExpr(); });
-    Expect(")");
+    ExpectAfterExpression(")");
     const IntType type = Promote(value->type);
     if (!Is("{")) FailUnsupported(file_, Peek().loc, "switch whose body is not a block");
     Next();
@@ -811,9 +832,12 @@ class Parser {
   // A declaration with its declarators, ending with ';'. Uninitialised scalars and arrays get havoc.
   StmtPtr ParseDeclaration() {
     const Token start = Peek();
+    bool is_static = false;
+    for (int k = 0; IsTypeStart(k); ++k) is_static = is_static || Peek(k).text == "static";
     auto spec = ParseSpecifiers(false);
     if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "declaration");
     if (opaque_typedefs_.count(start.text)) FailUnsupported(file_, start.loc, "type '" + start.text + "'");
+    if (is_static) return ParseStaticDeclarators(*spec);
     if (!spec->record_tag.empty() && Accept(";")) return MakeBlock({});  // a struct's definition alone
     std::vector<StmtPtr> out;
     do {
@@ -848,6 +872,38 @@ class Parser {
     Expect(";");
     if (out.size() == 1) return out[0];
     return MakeBlock(std::move(out));
+  }
+
+  // The declarators of a declaration of static scalars inside a function, after its specifiers `spec`: each
+  // one variable of the program, whichever call or iteration declares it, set once before main runs (to its
+  // initialiser, a constant, or 0) and kept between calls, as C's static storage is. Until 2026-12-05
+  // `static` was skipped, so a static counter was set again at every call and loopfuse proved a reachable
+  // error unreachable. Static arrays, structs and pointers are outside the subset.
+  StmtPtr ParseStaticDeclarators(const ParsedType& spec) {
+    do {
+      if (Is("*") || !spec.record_tag.empty()) FailUnsupported(file_, Peek().loc, "static pointer or struct");
+      const size_t at = pos_;  // the declarator's place: the same variable wherever the body is inlined
+      const Token name_tok = Peek();
+      const std::string name = ExpectIdent();
+      if (Is("[")) FailUnsupported(file_, name_tok.loc, "static array '" + name + "'");
+      if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+      ExprPtr init = MakeConst(0, spec.type);
+      if (Accept("=")) {
+        const Token value = Peek();
+        const std::optional<Int128> folded = FoldConstant(ParseAssignmentValue(spec.type));
+        if (!folded) FailUnsupported(file_, value.loc, "initialiser of static '" + name + "' that is not a constant");
+        init = MakeConst(*folded, spec.type);
+      }
+      auto [known, fresh] = static_locals_.try_emplace(at);
+      if (fresh) {
+        known->second = prog_.AddVar(name, spec.type, false);
+        static_inits_.push_back(MakeAssign(MakeVar(known->second, spec.type), init));
+      }
+      scopes_.back()[name] = Binding{known->second, nullptr, "", std::nullopt};
+      SkipAttributes();
+    } while (Accept(","));
+    Expect(";");
+    return MakeBlock({});
   }
 
   // The rest of an array declarator after its '[' (size, then any initialiser), declared: fresh cells, set
@@ -1648,7 +1704,7 @@ class Parser {
       }
     } else if (t.text == "(") {
       e = ParseExpr();
-      Expect(")");
+      ExpectAfterExpression(")");
       return e;
     } else {
       FailSyntax(file_, t.loc, "expected an expression before '" + t.text + "'");
@@ -1716,6 +1772,10 @@ class Parser {
   std::map<std::string, ParsedType> typedefs_;
   std::set<std::string> opaque_typedefs_;
   std::vector<StmtPtr> globals_init_;
+  // The static variables declared inside functions, by the token index of their declarator, and what sets
+  // them before main runs (ParseStaticDeclarators).
+  std::map<size_t, std::string> static_locals_;
+  std::vector<StmtPtr> static_inits_;
   std::optional<size_t> main_pos_;  // the token index of main's body
   std::vector<JumpMarks> jump_marks_;  // of main's body and of each body being inlined, innermost last
   size_t main_end_ = 0;             // the token index of its closing '}'

@@ -6,6 +6,7 @@
 
 #include "fusion/errors.h"
 #include "fusion/printer.h"
+#include "fusion/verifier.h"
 #include "test_util.h"
 
 namespace fusion {
@@ -641,6 +642,86 @@ TEST(Parser, TheDataModelSizesLongSizeTAndPointers) {
   EXPECT_EQ(ilp32.VarNamed("c").type, kLongLong);
   EXPECT_EQ(ilp32.VarNamed("d").type, kInt);
   EXPECT_EQ(Parse("t.c", "int main() { " + decl + " }").VarNamed("b").type, kUnsignedLong);
+}
+
+// A static variable inside a function is one variable, set before main runs and kept between calls and
+// iterations; until 2026-12-05 `static` was skipped, the variable set again at each call, and loopfuse proved
+// such errors unreachable (a wrong `true`).
+TEST(Parser, StaticLocalsKeepTheirValueBetweenCallsAndIterations) {
+  const std::string in_function = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int next(void) { static int calls = 10; static int twice; calls = calls + 1; twice = twice + 2; return calls + twice; }
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int last = 0;
+  for (int i = 0; i < n && i < 5; i++) last = next();
+  if (n == 3 && last == 19) reach_error();
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(in_function, {{2}, {3}, {4}});
+  EXPECT_EQ(testing::InterpretOn(p, {3}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(p, {4}), Outcome::kFinished);
+  const std::string in_loop = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  for (int i = 0; i < n; i++) { static int left = 100, step = 1; left = left - step; if (left == 97) reach_error(); }
+  return 0;
+}
+)";
+  const Program q = AgreesWithGcc(in_loop, {{2}, {3}});
+  EXPECT_EQ(testing::InterpretOn(q, {3}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(q, {2}), Outcome::kFinished);
+  // Through the clauses as well as by runs: a counter that persists is proved by Spacer, and the reset that
+  // hid the error is gone.
+  const Verdict counted = Verify(ParseText(R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int next(void) { static int calls; calls = calls + 1; return calls; }
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  for (int i = 0; i < n; i++) { int x = next(); if (x != i + 1) reach_error(); }
+  return 0;
+}
+)"),
+                                 VerifyOptions{30, true});
+  EXPECT_EQ(counted.verdict, "true") << counted.reason;
+  const Verdict second = Verify(
+      ParseText("extern void reach_error(void);\nvoid f(void) { static int c = 0; c++; if (c == 2) reach_error(); }\n"
+                "int main(void) { f(); f(); return 0; }"),
+      VerifyOptions{30, true});
+  EXPECT_EQ(second.verdict, "false") << second.reason;
+  EXPECT_EQ(ParseFailure("int main() { static int a[2]; return 0; }"),
+            "unsupported: t.c:1:25: unsupported static array 'a'");
+  EXPECT_EQ(ParseFailure("int main() { int n = 1; static int c = n; return c; }"),
+            "unsupported: t.c:1:40: unsupported initialiser of static 'c' that is not a constant");
+  EXPECT_EQ(ParseFailure("int main() { static int c; static int c; return 0; }"),
+            "error: t.c:1:39: redefinition of 'c'");
+}
+
+// C's comma operator joins expression statements, in a statement and in a for's first and third clauses;
+// inside an expression it is outside the subset (until 2026-12-05 any comma there was a syntax error).
+TEST(Parser, CommaOperatorJoinsStatementsAndForClauses) {
+  const std::string source = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int i, j, s = 0;
+  for (i = 0, j = n; i < j; i++, j--) s = s + 1;
+  i = 1, j = s, s++;
+  if (j == 3 && i == 1 && s == 4) reach_error();
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{4}, {5}, {6}, {0}});
+  EXPECT_EQ(testing::InterpretOn(p, {6}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(p, {4}), Outcome::kFinished);
+  EXPECT_EQ(ParseFailure("int main() { int i = 0, j = 1; int k = (i, j); return k; }"),
+            "unsupported: t.c:1:42: unsupported comma operator inside an expression");
+  EXPECT_EQ(ParseFailure("int main() { int i = 0, j = 1; if (i, j) return 1; return 0; }"),
+            "unsupported: t.c:1:37: unsupported comma operator inside an expression");
+  EXPECT_EQ(ParseFailure("int main() { int i = 0; for (; i < 2, i < 3;) i++; return 0; }"),
+            "unsupported: t.c:1:37: unsupported comma operator inside an expression");
 }
 
 // Tasks that declare their own nondeterministic functions spell some unsigned ones out
