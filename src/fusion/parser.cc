@@ -832,12 +832,19 @@ class Parser {
   // A declaration with its declarators, ending with ';'. Uninitialised scalars and arrays get havoc.
   StmtPtr ParseDeclaration() {
     const Token start = Peek();
-    bool is_static = false;
-    for (int k = 0; IsTypeStart(k); ++k) is_static = is_static || Peek(k).text == "static";
+    bool is_static = false, is_extern = false;
+    for (int k = 0; IsTypeStart(k); ++k) {
+      is_static = is_static || Peek(k).text == "static";
+      is_extern = is_extern || Peek(k).text == "extern";
+    }
     auto spec = ParseSpecifiers(false);
-    if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "declaration");
+    if (!spec || spec->is_void) {
+      if (is_extern && spec) return ParseExternDeclarators(*spec);  // `extern void f(void);`
+      FailUnsupported(file_, start.loc, "declaration");
+    }
     if (opaque_typedefs_.count(start.text)) FailUnsupported(file_, start.loc, "type '" + start.text + "'");
     if (is_static) return ParseStaticDeclarators(*spec);
+    if (is_extern) return ParseExternDeclarators(*spec);
     if (!spec->record_tag.empty() && Accept(";")) return MakeBlock({});  // a struct's definition alone
     std::vector<StmtPtr> out;
     do {
@@ -872,6 +879,35 @@ class Parser {
     Expect(";");
     if (out.size() == 1) return out[0];
     return MakeBlock(std::move(out));
+  }
+
+  // The declarators of an `extern` declaration inside a function, after its specifiers `spec`: each names the
+  // global of the file (a scalar or an array), and a function's prototype declares nothing the parser needs.
+  // Until 2026-12-05 `extern` was skipped and the name became a fresh local, which shadowed the global with a
+  // nondeterministic value (a wrong `false`). An extern object that the file does not define is outside the
+  // subset: its value is not the program's.
+  StmtPtr ParseExternDeclarators(const ParsedType& spec) {
+    do {
+      if (Is("*") || !spec.record_tag.empty()) FailUnsupported(file_, Peek().loc, "extern pointer or struct");
+      const Token name_tok = Peek();
+      const std::string name = ExpectIdent();
+      if (Is("(")) {
+        SkipBalanced();
+      } else {
+        if (Is("[")) SkipBalanced();
+        const auto global = scopes_.front().find(name);
+        if (global == scopes_.front().end() || global->second.record) {
+          FailUnsupported(file_, name_tok.loc, "extern '" + name + "' that the file does not define");
+        }
+        if (scopes_.back().count(name) && scopes_.back().at(name).var != global->second.var) {
+          FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+        }
+        scopes_.back()[name] = global->second;
+      }
+      SkipAttributes();
+    } while (Accept(","));
+    Expect(";");
+    return MakeBlock({});
   }
 
   // The declarators of a declaration of static scalars inside a function, after its specifiers `spec`: each

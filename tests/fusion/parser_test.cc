@@ -699,6 +699,31 @@ int main(void) {
             "error: t.c:1:39: redefinition of 'c'");
 }
 
+// `extern` inside a function names the file's global; until 2026-12-05 it declared a fresh local that shadowed
+// the global with a nondeterministic value (a wrong `false`).
+TEST(Parser, ExternDeclarationsInsideAFunctionNameTheGlobal) {
+  const std::string source = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int g = 5;
+int cells[3] = {1, 2, 3};
+void bump(void) { extern int g; g = g + 1; }
+int main(void) {
+  extern int g, cells[];
+  extern int __VERIFIER_nondet_int(void);
+  extern void reach_error(void);
+  int k = __VERIFIER_nondet_int();
+  if (k == 1) bump();
+  if (g + cells[2] == 9) reach_error();
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{0}, {1}});
+  EXPECT_EQ(testing::InterpretOn(p, {1}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(p, {0}), Outcome::kFinished);
+  EXPECT_EQ(ParseFailure("int main() { extern int h; return h; }"),
+            "unsupported: t.c:1:25: unsupported extern 'h' that the file does not define");
+}
+
 // C's comma operator joins expression statements, in a statement and in a for's first and third clauses;
 // inside an expression it is outside the subset (until 2026-12-05 any comma there was a syntax error).
 TEST(Parser, CommaOperatorJoinsStatementsAndForClauses) {
