@@ -1139,6 +1139,13 @@ class Parser {
       ExprPtr rhs = ParseExpr();
       return MakeAssign(lhs, Bitwise(bitwise, lhs, rhs));
     }
+    if (op.text == "<<=" || op.text == ">>=") {
+      Next();
+      Token shift = op;
+      shift.text = op.text.substr(0, 2);
+      ExprPtr rhs = ParseExpr();
+      return MakeAssign(lhs, Shift(shift, lhs, rhs));
+    }
     FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
   }
 

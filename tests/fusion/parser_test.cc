@@ -724,6 +724,29 @@ int main(void) {
             "unsupported: t.c:1:25: unsupported extern 'h' that the file does not define");
 }
 
+// `<<=` and `>>=` are the shifts they abbreviate, on a variable or an array cell (until 2026-12-05 a syntax
+// error).
+TEST(Parser, ShiftAssignmentsAreTheirShifts) {
+  const std::string source = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int a[3] = {1, 2, 3};
+  unsigned u = 5;
+  int s = -20;
+  a[2] <<= 2;
+  u >>= 1;
+  s >>= 2;
+  if (n >= 0 && n < 4) a[0] <<= n;
+  if (a[2] == 12 && u == 2 && s == -5 && a[0] == 8) reach_error();
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{3}, {2}, {-1}});
+  EXPECT_EQ(testing::InterpretOn(p, {3}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(p, {2}), Outcome::kFinished);
+}
+
 // C's comma operator joins expression statements, in a statement and in a for's first and third clauses;
 // inside an expression it is outside the subset (until 2026-12-05 any comma there was a syntax error).
 TEST(Parser, CommaOperatorJoinsStatementsAndForClauses) {
