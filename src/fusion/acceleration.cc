@@ -176,8 +176,15 @@ class Pass {
         return Binary(e);
       case ExprKind::kTernary:
         return Truth(Eval(*e.args[0])) ? Eval(*e.args[1]) : Eval(*e.args[2]);
-      case ExprKind::kCast:
-        return Fit(e.type, Eval(*e.args[0]), true);
+      case ExprKind::kCast: {
+        const Form a = Eval(*e.args[0]);
+        if (e.type.bits > 1) return Fit(e.type, a, true);
+        // To _Bool is a test for non-zero, not a wrap-around modulo 2 (`b += 6` leaves a true b true): a
+        // comparison, which holds as it holds now until its operand reaches 0.
+        if (failed_) return {};
+        if (!IsConstant(a)) constraints_.push_back({a, "!=", 0, 0});
+        return {a.value != 0, {}};
+      }
       case ExprKind::kNondet:
         return FailForm();
     }

@@ -99,6 +99,23 @@ const std::vector<Case>& Cases() {
          return total;
        },
        {{1000, 1}, {1000, 7}, {0, 3}, {1, 9}}},
+      // Conversions to _Bool test for non-zero: `b += 6` leaves b true (until 2026-12-05 a jump took it modulo
+      // 2, so b ended false), and c = x is true but where x is 0, which a jump must not pass.
+      {R"(int main() { _Bool b = __VERIFIER_nondet_bool(); int x = __VERIFIER_nondet_int();
+          _Bool c = 0; int k = 0, n = 0;
+          if (x < -30000000 || x > 30000000) return 0;
+          while (k < 20000000) { b += 6; c = x; n = n + c; x++; k++; }
+          __VERIFIER_assert(b + 2 * n != __VERIFIER_nondet_int()); return 0; })",
+       [](const std::vector<long long>& in) {
+         bool b = in[0] != 0;
+         long long n = 0;
+         for (long long k = 0, x = in[1]; k < 20000000; ++k, ++x) {
+           b = (b + 6) != 0;
+           n += x != 0;
+         }
+         return b + 2 * n;
+       },
+       {{0, -5}, {1, 5}, {0, -20000000}, {1, -19999999}, {0, 0}, {0, -30000000}}},
   };
   return cases;
 }

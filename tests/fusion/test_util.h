@@ -36,17 +36,21 @@ Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs);
 class GccProgram {
  public:
   explicit GccProgram(const Program& prog);
-  // C source compiled as it is (with the harness: it must declare, not define, the verification functions).
-  explicit GccProgram(const std::string& source);
+  // C source compiled as it is (with the harness: it must declare, not define, the verification functions),
+  // compiled at -O0 with `flags` (by default none but -w).
+  explicit GccProgram(const std::string& source, const std::string& flags = "-w");
   ~GccProgram();
   // Empty, or the compiler's complaint.
   const std::string& error() const { return error_; }
+  // What the compiler printed (its warnings, where it compiled).
+  const std::string& diagnostics() const { return diagnostics_; }
   // The outcome of a run: "finished", "error" or "blocked" (also a run still going after 2 s).
   std::string Run(const std::vector<long long>& inputs) const;
 
  private:
   std::string dir_;
   std::string error_;
+  std::string diagnostics_;
 };
 
 // The loops in the scope of a statement (nested ones included), counted.
