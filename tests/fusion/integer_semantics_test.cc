@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "fusion/errors.h"
+#include "fusion/fuse.h"
+#include "fusion/normalize.h"
 #include "fusion/printer.h"
 #include "test_util.h"
 
@@ -62,7 +64,8 @@ const char* const kEdgeConstants[] = {"127", "255", "0xff", "0x7fff", "65535", "
                                       "0xffffffffu", "2147483648u", "4294967296ll", "0xffffffffffffffffull", "(-128)"};
 
 // A random program: variables v0, v1, ... of random types, the first ones read from inputs and the others set
-// to constants, maybe a global g, then statements; Text() gives its C text with a check at the end.
+// to constants, maybe a global g and an array a of four cells (global or local, with an initialiser), then
+// statements; Text() gives its C text with a check at the end.
 class ProgramGenerator {
  public:
   explicit ProgramGenerator(unsigned seed) : rng_(seed) {
@@ -73,6 +76,18 @@ class ProgramGenerator {
     if (Pick(0, 1)) {
       const char* type = kTypes[Pick(0, kTypeCount - 1)].name;
       globals_ = fmt::format("{} g = {};\n", type, Constant());
+      has_global_ = true;
+    }
+    for (int v = 0; v < variables; ++v) observed_.push_back({fmt::format("v{}", v), types_[v]});
+    if (Pick(0, 1)) {
+      const int type = Pick(0, kTypeCount - 1);
+      // A global's initialiser may leave cells out (zeroed); a local's has all four.
+      const bool global = Pick(0, 1);
+      std::string cells = Constant();
+      for (int c = 1, n = global ? Pick(0, 3) : 3; c <= n; ++c) cells += ", " + Constant();
+      (global ? globals_ : array_) += fmt::format("{} a[4] = {{{}}};\n", kTypes[type].name, cells);
+      if (!global) array_ = "  " + array_;
+      for (int c = 0; c < 4; ++c) observed_.push_back({fmt::format("a[{}]", c), type});
     }
     for (int n = Pick(3, 8); n > 0; --n) body_ += Statement(1);
   }
@@ -96,10 +111,12 @@ class ProgramGenerator {
         text += fmt::format("  {} v{} = {};\n", t.name, v, initial_[v]);
       }
     }
-    return text + body_ + check + "  return 0;\n}\n";
+    return text + array_ + body_ + check + "  return 0;\n}\n";
   }
 
   const std::vector<int>& types() const { return types_; }
+  // What the checks compare, with its type: the variables, then the array's cells.
+  const std::vector<std::pair<std::string, int>>& observed() const { return observed_; }
   int inputs() const { return inputs_; }
   // Whether the program divides by more than a constant (Expr).
   bool inexact() const { return inexact_; }
@@ -109,8 +126,13 @@ class ProgramGenerator {
  private:
   int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   int Pick(int lo, size_t hi) { return Pick(lo, static_cast<int>(hi)); }
+  // A variable, the global or a cell of the array (at a constant index, or at k in a loop of at most four
+  // iterations).
   std::string Var() {
-    if (!globals_.empty() && Pick(0, 5) == 0) return "g";
+    if (has_global_ && Pick(0, 5) == 0) return "g";
+    if (observed_.size() > types_.size() && Pick(0, 3) == 0) {
+      return in_counted_loop_ && Pick(0, 1) ? "a[k]" : fmt::format("a[{}]", Pick(0, 3));
+    }
     return fmt::format("v{}", Pick(0, static_cast<int>(types_.size()) - 1));
   }
   std::string Constant() {
@@ -222,7 +244,9 @@ class ProgramGenerator {
   std::string CountedLoop(const std::string& indent) {
     has_loop_ = true;
     std::string s = fmt::format("{}for (k = 0; k < {}; k++) {{\n", indent, Pick(0, 4));
+    in_counted_loop_ = true;
     for (int n = Pick(1, 3); n > 0; --n) s += Statement(2);
+    in_counted_loop_ = false;
     return s + indent + "}\n";
   }
 
@@ -246,7 +270,11 @@ class ProgramGenerator {
   std::vector<int> types_;
   int inputs_ = 0;
   std::vector<std::string> initial_;
+  std::vector<std::pair<std::string, int>> observed_;
   std::string globals_;
+  std::string array_;  // a local array's declaration
+  bool has_global_ = false;
+  bool in_counted_loop_ = false;
   std::string body_;
   bool inexact_ = false;
   bool has_loop_ = false;
@@ -265,10 +293,10 @@ std::vector<std::string> GccValues(const ProgramGenerator& gen, const testing::G
   std::istringstream out(gcc.Run(inputs));
   std::vector<std::string> values;
   std::string word;
-  for (size_t v = 0; v < gen.types().size() && out >> word; ++v) {
-    values.push_back(Literal(word, kTypes[gen.types()[v]].is_signed));
+  for (size_t v = 0; v < gen.observed().size() && out >> word; ++v) {
+    values.push_back(Literal(word, kTypes[gen.observed()[v].second].is_signed));
   }
-  if (!(out >> word) || word != "done" || values.size() != gen.types().size()) return {};
+  if (!(out >> word) || word != "done" || values.size() != gen.observed().size()) return {};
   return values;
 }
 
@@ -293,14 +321,25 @@ std::vector<std::string> InputValues(const ProgramGenerator& gen, const std::vec
   return values;
 }
 
-// A check that fails where any variable differs from its value (or, negated, where all equal them).
-std::string Check(const std::vector<std::string>& values, bool negated) {
+// A check that fails where anything observed differs from its value (or, negated, where all equal them).
+std::string Check(const ProgramGenerator& gen, const std::vector<std::string>& values, bool negated) {
   std::string cond;
   for (size_t v = 0; v < values.size(); ++v) {
     if (v) cond += negated ? " && " : " || ";
-    cond += fmt::format("v{} {} {}", v, negated ? "==" : "!=", values[v]);
+    cond += fmt::format("{} {} {}", gen.observed()[v].first, negated ? "==" : "!=", values[v]);
   }
   return fmt::format("  if ({}) reach_error();\n", cond);
+}
+
+// The outcome of prog's run on inputs, where an uninitialised value reads 0 and no input: a rewrite's
+// havoc (a scalarized array's cells, until its initialiser sets them) must not shift the inputs.
+std::string RunOn(const Program& prog, const std::vector<long long>& inputs) {
+  size_t next = 0;
+  const InputSource source = [&](IntType, const InputSite& site) {
+    if (!site.name.empty()) return Int128(0);
+    return Int128(next < inputs.size() ? inputs[next++] : 0);
+  };
+  return OutcomeName(Interpret(prog, source, 10'000'000).outcome);
 }
 
 // How many programs and runs each reader compared, and why the others were left out.
@@ -311,6 +350,7 @@ struct Tally {
   int runs = 0;                 // compared by the interpreter and the printed program
   int undefined = 0;            // runs: undefined behaviour (the sanitizer's trap), or no end within 2 s
   int step_limit = 0;           // runs: more iterations than the interpreter's steps, in a loop it cannot jump
+  int rewritten = 0;            // runs of programs that a rewrite changed
   int spacer = 0;               // runs compared by Spacer too (those of programs without loops)
   int spacer_unknown = 0;       // of twice spacer (each run's check and its negation)
   int spacer_inexact = 0;       // runs where a division by a variable let Spacer reach other values
@@ -320,10 +360,9 @@ struct Tally {
 void CompareProgram(unsigned seed, Tally& tally) {
   const ProgramGenerator gen(seed);
   std::string print_values = "  int printf(const char *, ...);\n";
-  for (size_t v = 0; v < gen.types().size(); ++v) {
-    print_values += kTypes[gen.types()[v]].is_signed
-                        ? fmt::format("  printf(\"%lld \", (long long)v{});\n", v)
-                        : fmt::format("  printf(\"%llu \", (unsigned long long)v{});\n", v);
+  for (const auto& [lvalue, type] : gen.observed()) {
+    print_values += kTypes[type].is_signed ? fmt::format("  printf(\"%lld \", (long long){});\n", lvalue)
+                                           : fmt::format("  printf(\"%llu \", (unsigned long long){});\n", lvalue);
   }
   print_values += "  printf(\"done\");\n";
   const std::string observed = gen.Text({}, print_values);
@@ -352,7 +391,7 @@ void CompareProgram(unsigned seed, Tally& tally) {
       ++tally.undefined;
       continue;
     }
-    const std::string checked = gen.Text({}, Check(values, false));
+    const std::string checked = gen.Text({}, Check(gen, values, false));
     Program prog;
     try {
       prog = testing::ParseText(checked);
@@ -375,11 +414,22 @@ void CompareProgram(unsigned seed, Tally& tally) {
     ASSERT_EQ(printed.error(), "") << PrintProgram(prog);
     ASSERT_EQ(printed.Run(inputs), "finished") << "loopfuse prints a program that computes other values\n"
                                                << checked << "inputs:" << shown << "\nprinted:\n" << PrintProgram(prog);
+    // The rewrites that keep what a program computes: every candidate's start (normalize.h), then short loops
+    // unrolled and aligned loops fused (fuse.h's kAligned; the guesses add assumes and reads, not checked here).
+    std::vector<std::string> applied;
+    const Program start = CandidateStart(prog, applied);
+    const Variant aligned = Transform(start, FusionMode::kAligned);
+    for (const Program* rewritten : {&start, &aligned.prog}) {
+      ASSERT_EQ(RunOn(*rewritten, inputs), "finished")
+          << "a rewrite changes what the program computes\n" << checked << "inputs:" << shown << "\nrewritten:\n"
+          << PrintProgram(*rewritten);
+    }
+    tally.rewritten += !applied.empty() || !aligned.transformations.empty();
     if (gen.has_loop()) continue;
     const std::vector<std::string> input_values = InputValues(gen, inputs);
     ++tally.spacer;
-    const std::string safe_text = gen.Text(input_values, Check(values, false));
-    const std::string unsafe_text = gen.Text(input_values, Check(values, true));
+    const std::string safe_text = gen.Text(input_values, Check(gen, values, false));
+    const std::string unsafe_text = gen.Text(input_values, Check(gen, values, true));
     // Sound: the values gcc computes are never proved unreachable.
     const SolveStatus u = testing::SolveAny(testing::ParseText(unsafe_text), 5);
     ASSERT_NE(u, SolveStatus::kSafe) << "Spacer proves unreachable the values gcc computes\n" << unsafe_text;
@@ -400,11 +450,12 @@ TEST(IntegerSemantics, LoopfuseComputesWhatGccComputes) {
   const unsigned programs = env ? std::strtoul(env, nullptr, 10) : 40;
   Tally t;
   for (unsigned seed = 1; seed <= programs && !HasFailure(); ++seed) CompareProgram(seed, t);
-  fmt::print("{} programs compared ({} left out: undefined behaviour in constants; {} unsupported); {} runs compared "
-             "({} left out: undefined behaviour or no end in 2 s; {} at the interpreter's step limit); Spacer on {} "
-             "({} unknown of twice that; {} other values reachable through a division's facts)\n",
-             t.programs, t.undefined_constants, t.unsupported, t.runs, t.undefined, t.step_limit, t.spacer,
-             t.spacer_unknown, t.spacer_inexact);
+  fmt::print("{} programs compared ({} left out: undefined behaviour in constants; {} unsupported); {} runs "
+             "compared ({} left out: undefined behaviour or no end in 2 s; {} at the interpreter's step limit), {} of "
+             "them of programs that a rewrite changed; Spacer on {} ({} unknown of twice that; {} other values "
+             "reachable through a division's facts)\n",
+             t.programs, t.undefined_constants, t.unsupported, t.runs, t.undefined, t.step_limit, t.rewritten,
+             t.spacer, t.spacer_unknown, t.spacer_inexact);
   if (env) return;
   // Not a comparison of nothing: most of the 40 programs run on some inputs without undefined behaviour.
   EXPECT_GT(t.runs, 30);
