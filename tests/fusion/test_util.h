@@ -44,7 +44,8 @@ class GccProgram {
   const std::string& error() const { return error_; }
   // What the compiler printed (its warnings, where it compiled).
   const std::string& diagnostics() const { return diagnostics_; }
-  // The outcome of a run: "finished", "error" or "blocked" (also a run still going after 2 s).
+  // The outcome of a run: "finished" (it printed nothing), "error", "blocked" (also a run still going after 2 s),
+  // or what else the program printed.
   std::string Run(const std::vector<long long>& inputs) const;
 
  private:
