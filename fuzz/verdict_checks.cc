@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,8 @@ constexpr long kMaxRuns = 4096;
 // Bound on the magnitude of every int value, far from 2^31: signed overflow is undefined in C, and the
 // interpreter and the Horn encoding need not agree on it.
 constexpr long long kMagnitudeLimit = 1LL << 26;
+// The same for long long values: far beyond 32 bits, far from 2^63.
+constexpr long long kWideMagnitudeLimit = 1LL << 58;
 // Cells of the array; every loop bound is at most 8.
 constexpr int kCells = 8;
 
@@ -95,20 +98,43 @@ struct Loop {
 
 // A generated program: everything in main but its final assertion, which Text() adds.
 struct Generated {
-  bool is_unsigned = false;
+  // The type of the inputs, data and cells: int or unsigned int, or a narrower type (char, short: arithmetic in
+  // int, wrap-around where a value is stored) or long long (values past 32 bits), signed or not.
+  fusion::IntType type = fusion::kInt;
   int lo = 0;     // every nondeterministic value is assumed into [lo, lo + width]
   int width = 1;
   std::string declarations;
   std::vector<Loop> loops;
   std::string tested;  // the expression the final assertion compares
 
-  std::string Type() const { return is_unsigned ? "unsigned int" : "int"; }
-  std::string Nondet() const { return is_unsigned ? "__VERIFIER_nondet_uint()" : "__VERIFIER_nondet_int()"; }
-  // A C literal of the program's type.
-  std::string Literal(long long v) const {
-    if (is_unsigned) return fmt::format("{}u", v);
-    return v < 0 ? fmt::format("({})", v) : fmt::format("{}", v);
+  bool IsUnsigned() const { return !type.is_signed; }
+  // Narrower than int: operands are promoted to int, so the tested sums and differences are ints.
+  bool IsNarrow() const { return type.bits < 32; }
+  std::string Type() const { return fusion::TypeName(type); }
+  // The call that reads a nondeterministic value of type t (of the program's type without t).
+  static std::string Nondet(fusion::IntType t) {
+    static const std::map<std::pair<int, bool>, std::string> kSuffixes = {
+        {{8, true}, "char"},   {{8, false}, "uchar"},  {{16, true}, "short"},    {{16, false}, "ushort"},
+        {{32, true}, "int"},   {{32, false}, "uint"},  {{64, true}, "longlong"}, {{64, false}, "ulonglong"}};
+    return "__VERIFIER_nondet_" + kSuffixes.at({t.bits, t.is_signed}) + "()";
   }
+  std::string Nondet() const { return Nondet(type); }
+  // The type of the tested expression, and so of the final assertion's constant.
+  fusion::IntType TestedType() const { return IsNarrow() ? fusion::kInt : type; }
+  // The program that finds the value of `tested` at the end of a run: it fails where tested > k, k its first
+  // input.
+  std::string Probe() const {
+    const fusion::IntType t = TestedType();
+    return Text(fmt::format("{} k = {};", fusion::TypeName(t), Nondet(t)), tested + " <= k");
+  }
+  // A C literal of type t (int where t is narrower).
+  static std::string Literal(fusion::Int128 v, fusion::IntType t) {
+    const std::string suffix = t.bits < 32 ? "" : std::string(t.is_signed ? "" : "u") + (t.bits == 64 ? "ll" : "");
+    const std::string text = fusion::DecimalText(v) + suffix;
+    return v < 0 ? "(" + text + ")" : text;
+  }
+  // A C literal of the program's type.
+  std::string Literal(fusion::Int128 v) const { return Literal(v, type); }
   // The assume that keeps lvalue's nondeterministic value in the enumerated range.
   std::string AssumeInRange(const std::string& lvalue) const {
     return fmt::format("__VERIFIER_assume({0} >= {1} && {0} <= {2});", lvalue, Literal(lo), Literal(lo + width));
@@ -148,7 +174,9 @@ std::string AssignmentText(const Assignment& s, const Loop& loop, const Generate
 std::string Generated::Text(const std::string& prefix, const std::string& assertion) const {
   std::string out =
       "extern int __VERIFIER_nondet_int(void);\n"
-      "extern unsigned int __VERIFIER_nondet_uint(void);\n"
+      "extern unsigned int __VERIFIER_nondet_uint(void);\n";
+  if (type.bits != 32) out += fmt::format("extern {} {}(void);\n", Type(), Nondet().substr(0, Nondet().size() - 2));
+  out +=
       "extern void __VERIFIER_assume(int);\n"
       "extern void __VERIFIER_assert(int);\n"
       "int main(void) {\n";
@@ -176,12 +204,19 @@ class Generator {
 
   Generated Run() {
     const unsigned shape = in_.Next();
-    g_.is_unsigned = shape & 1;
+    const bool is_unsigned = shape & 1;
     const int loop_count = 2 + (shape >> 1) % 2;
     const bool shared_counter = shape & 4;
     has_array_ = (shape >> 3) % 3 != 0;
     both_ends_ = has_array_ && (shape >> 3) / 3 % 3 == 0;
-    g_.lo = g_.is_unsigned ? static_cast<int>(in_.Next() % 3) : static_cast<int>(in_.Next() % 5) - 2;
+    // The range byte also picks the width of the type (below 15: 32 bits, as before the other types were
+    // added, so that older seeds make the programs they made) and whether the data start near the type's
+    // largest values, where narrow values wrap around and long long ones pass 32 bits.
+    const unsigned range = in_.Next();
+    static const int kBits[] = {32, 8, 16, 64};
+    g_.type = {kBits[range / 15 % 4], !is_unsigned};
+    g_.lo = is_unsigned ? static_cast<int>(range % 3) : static_cast<int>(range % 5) - 2;
+    const bool near_edge = g_.type.bits != 32 && range / 60 % 2 == 1;
     g_.width = 1 + in_.Next() % 3;
     inputs_ = 1 + in_.Next() % 3;
     data_ = 1 + in_.Next() % 3;
@@ -192,9 +227,10 @@ class Generator {
     }
     for (int k = 0; k < data_; ++k) {
       const unsigned init = in_.Next();
-      const std::string value = init % 2 ? fmt::format("x{}", init / 2 % inputs_) : g_.Literal(init / 2 % 4);
+      const Int128 constant = (near_edge ? EdgeBase() : 0) + init / 2 % 4;
+      const std::string value = init % 2 ? fmt::format("x{}", init / 2 % inputs_) : g_.Literal(constant);
       d += fmt::format("  {} s{} = {};\n", type, k, value);
-      magnitude_.push_back(init % 2 ? InputMagnitude() : init / 2 % 4);
+      magnitude_.push_back(init % 2 ? InputMagnitude() : static_cast<long long>(constant));
     }
     if (has_array_) d += fmt::format("  {} a[{}];\n", type, kCells);
     for (int l = 0; l < loop_count; ++l) {
@@ -213,6 +249,12 @@ class Generator {
 
  private:
   long long InputMagnitude() const { return std::max(std::abs(g_.lo), std::abs(g_.lo + g_.width)); }
+
+  // The lowest of the four constants that data start from near the edge of their type: the largest values of
+  // a narrow or an unsigned long long type, just below 2^32 for long long.
+  Int128 EdgeBase() const {
+    return g_.type == fusion::kLongLong ? (Int128(1) << 32) - 2 : fusion::MaxOf(g_.type) - 3;
+  }
 
   // A loop bound: a constant, x0, or x0 plus a constant; none exceeds 8.
   void PickBound(Loop& loop) {
@@ -269,7 +311,8 @@ class Generator {
     if (fills_both_ends) loop.body.push_back(InitCell(loop, true));
     const int statements = 1 + static_cast<int>(in_.Next() % 3);
     for (int k = 0; k < statements; ++k) loop.body.push_back(MakeAssignment(readable, index));
-    if (!g_.is_unsigned) BoundMagnitudes(loop);
+    // Only int and long long overflow: narrow values are computed in int and wrap where they are stored.
+    if (g_.type == fusion::kInt || g_.type == fusion::kLongLong) BoundMagnitudes(loop);
     return loop;
   }
 
@@ -372,7 +415,7 @@ class Generator {
           const long long value = s.form == 0 || s.form >= 5 ? a : s.form <= 2 ? t + a : a + b;
           long long& target = s.target.source == Source::kCell ? cell_magnitude_ : magnitude_[s.target.value];
           target = std::max(target, value);
-          fits = fits && target <= kMagnitudeLimit;
+          fits = fits && target <= (g_.type == fusion::kInt ? kMagnitudeLimit : kWideMagnitudeLimit);
         }
       }
       if (fits) return;
@@ -432,28 +475,30 @@ Enumeration Enumerate(const fusion::Program& prog, int lo, int width) {
 // Values as C would print them, space-separated.
 std::string ValuesText(const std::vector<Int128>& values) {
   std::string out;
-  for (Int128 v : values) out += fmt::format("{}{}", out.empty() ? "" : " ", static_cast<long long>(v));
+  for (Int128 v : values) out += fmt::format("{}{}", out.empty() ? "" : " ", fusion::DecimalText(v));
   return out;
 }
 
 // The value of g.tested at the end of one run, found by bisection over the first input of a probe
 // program whose assertion is `tested <= k`, k that first input; `pattern` gives the other values (as
 // offsets into the range, repeated).
-long long TestedValue(const Generated& g, const fusion::Program& probe, const std::vector<unsigned>& pattern) {
-  long long lo = g.is_unsigned ? 0 : -kMagnitudeLimit * 4, hi = g.is_unsigned ? 0xffffffffLL : kMagnitudeLimit * 4;
+Int128 TestedValue(const Generated& g, const fusion::Program& probe, const std::vector<unsigned>& pattern) {
+  const fusion::IntType t = g.TestedType();
+  const long long limit = t.bits == 64 ? kWideMagnitudeLimit : kMagnitudeLimit;
+  Int128 lo = t.is_signed ? -limit * 4 : 0, hi = t.is_signed ? limit * 4 : fusion::MaxOf(t);
   while (lo < hi) {
-    const long long k = lo + (hi - lo) / 2;
+    const Int128 k = lo + (hi - lo) / 2;
     size_t pos = 0;
     const fusion::RunResult r = fusion::Interpret(
         probe,
         [&](fusion::IntType, const fusion::InputSite&) {
           const size_t p = pos++;
-          return p == 0 ? Int128(k) : Int128(g.lo + pattern[(p - 1) % pattern.size()] % (g.width + 1));
+          return p == 0 ? k : Int128(g.lo + static_cast<int>(pattern[(p - 1) % pattern.size()] % (g.width + 1)));
         },
         kMaxSteps);
     Require(r.outcome == fusion::Outcome::kFinished || r.outcome == fusion::Outcome::kError,
-            "a probe run finishes or fails, not " + fusion::OutcomeName(r.outcome) + ":\n" +
-                g.Text(g.Type() + " k = " + g.Nondet() + ";", g.tested + " <= k"));
+            fmt::format("a probe run finishes or fails, not {} (inputs {}):\n{}", fusion::OutcomeName(r.outcome),
+                        ValuesText(r.inputs), g.Probe()));
     if (r.outcome == fusion::Outcome::kError) {
       lo = k + 1;  // tested > k
     } else {
@@ -467,20 +512,19 @@ long long TestedValue(const Generated& g, const fusion::Program& probe, const st
 // and highest inputs and one pattern from the bytes), so that it holds in some programs and fails in
 // others by a small margin.
 std::string MakeAssertion(const Generated& g, Generator& gen) {
-  const fusion::Program probe = fusion::Parse("probe.c", g.Text(g.Type() + " k = " + g.Nondet() + ";", g.tested + " <= k"));
+  const fusion::Program probe = fusion::Parse("probe.c", g.Probe());
   const std::vector<unsigned> mixed = {gen.Next(), gen.Next(), gen.Next()};
-  const std::vector<long long> samples = {TestedValue(g, probe, {0}), TestedValue(g, probe, {3}),
-                                          TestedValue(g, probe, mixed)};
+  const std::vector<Int128> samples = {TestedValue(g, probe, {0}), TestedValue(g, probe, {3}),
+                                       TestedValue(g, probe, mixed)};
   const unsigned choice = gen.Next();
   static const char* const kRels[] = {"<=", ">=", "==", "!="};
   static const int kDeltas[] = {-1, 0, 0, 1};
   const std::string rel = kRels[choice % 4];
-  long long k = rel == "<=" ? *std::max_element(samples.begin(), samples.end())
-                : rel == ">=" ? *std::min_element(samples.begin(), samples.end())
-                              : samples[choice / 4 % 3];
-  k += kDeltas[choice / 16 % 4];
-  if (g.is_unsigned) k = static_cast<long long>(fusion::Wrap(fusion::kUnsigned, k));
-  return fmt::format("{} {} {}", g.tested, rel, g.Literal(k));
+  Int128 k = rel == "<=" ? *std::max_element(samples.begin(), samples.end())
+             : rel == ">=" ? *std::min_element(samples.begin(), samples.end())
+                           : samples[choice / 4 % 3];
+  k = fusion::Wrap(g.TestedType(), k + kDeltas[choice / 16 % 4]);
+  return fmt::format("{} {} {}", g.tested, rel, Generated::Literal(k, g.TestedType()));
 }
 
 }  // namespace
