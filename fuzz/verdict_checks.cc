@@ -98,18 +98,18 @@ struct Loop {
 
 // A generated program: everything in main but its final assertion, which Text() adds.
 struct Generated {
-  // The type of the inputs, data and cells: int or unsigned int, or a narrower type (char, short: arithmetic in
-  // int, wrap-around where a value is stored) or long long (values past 32 bits), signed or not.
+  // The type of the inputs, cells and (but in mixed programs) data: int or unsigned int, or a narrower type
+  // (char, short: arithmetic in int, wrap-around where a value is stored) or long long (values past 32 bits),
+  // signed or not.
   fusion::IntType type = fusion::kInt;
+  // The type of the tested expression (C's usual arithmetic conversions), and so of the assertion's constant.
+  fusion::IntType tested_type = fusion::kInt;
   int lo = 0;     // every nondeterministic value is assumed into [lo, lo + width]
   int width = 1;
   std::string declarations;
   std::vector<Loop> loops;
   std::string tested;  // the expression the final assertion compares
 
-  bool IsUnsigned() const { return !type.is_signed; }
-  // Narrower than int: operands are promoted to int, so the tested sums and differences are ints.
-  bool IsNarrow() const { return type.bits < 32; }
   std::string Type() const { return fusion::TypeName(type); }
   // The call that reads a nondeterministic value of type t (of the program's type without t).
   static std::string Nondet(fusion::IntType t) {
@@ -119,13 +119,10 @@ struct Generated {
     return "__VERIFIER_nondet_" + kSuffixes.at({t.bits, t.is_signed}) + "()";
   }
   std::string Nondet() const { return Nondet(type); }
-  // The type of the tested expression, and so of the final assertion's constant.
-  fusion::IntType TestedType() const { return IsNarrow() ? fusion::kInt : type; }
   // The program that finds the value of `tested` at the end of a run: it fails where tested > k, k its first
   // input.
   std::string Probe() const {
-    const fusion::IntType t = TestedType();
-    return Text(fmt::format("{} k = {};", fusion::TypeName(t), Nondet(t)), tested + " <= k");
+    return Text(fmt::format("{} k = {};", fusion::TypeName(tested_type), Nondet(tested_type)), tested + " <= k");
   }
   // A C literal of type t (int where t is narrower).
   static std::string Literal(fusion::Int128 v, fusion::IntType t) {
@@ -200,6 +197,9 @@ std::string Generated::Text(const std::string& prefix, const std::string& assert
 // little at a time.
 class Generator {
  public:
+  // The widths of the types that the range byte and, in mixed programs, each data variable's byte choose from.
+  static constexpr int kBits[] = {32, 8, 16, 64};
+
   explicit Generator(std::string_view data) : in_(data) {}
 
   Generated Run() {
@@ -210,12 +210,13 @@ class Generator {
     has_array_ = (shape >> 3) % 3 != 0;
     both_ends_ = has_array_ && (shape >> 3) / 3 % 3 == 0;
     // The range byte also picks the width of the type (below 15: 32 bits, as before the other types were
-    // added, so that older seeds make the programs they made) and whether the data start near the type's
-    // largest values, where narrow values wrap around and long long ones pass 32 bits.
+    // added, so that older seeds make the programs they made), whether the data start near the type's
+    // largest values, where narrow values wrap around and long long ones pass 32 bits, and from 180 on
+    // whether each data variable has a type of its own (mixed: conversions wherever values meet).
     const unsigned range = in_.Next();
-    static const int kBits[] = {32, 8, 16, 64};
     g_.type = {kBits[range / 15 % 4], !is_unsigned};
     g_.lo = is_unsigned ? static_cast<int>(range % 3) : static_cast<int>(range % 5) - 2;
+    const bool mixed = range >= 180;
     const bool near_edge = g_.type.bits != 32 && range / 60 % 2 == 1;
     g_.width = 1 + in_.Next() % 3;
     inputs_ = 1 + in_.Next() % 3;
@@ -227,10 +228,13 @@ class Generator {
     }
     for (int k = 0; k < data_; ++k) {
       const unsigned init = in_.Next();
-      const Int128 constant = (near_edge ? EdgeBase() : 0) + init / 2 % 4;
-      const std::string value = init % 2 ? fmt::format("x{}", init / 2 % inputs_) : g_.Literal(constant);
-      d += fmt::format("  {} s{} = {};\n", type, k, value);
-      magnitude_.push_back(init % 2 ? InputMagnitude() : static_cast<long long>(constant));
+      const fusion::IntType t = mixed ? fusion::IntType{kBits[init / 8 % 4], init / 32 % 2 == 0} : g_.type;
+      const bool edge = mixed ? init / 64 % 2 == 1 : near_edge;
+      const Int128 constant = (edge ? EdgeBase(t) : 0) + init / 2 % 4;
+      const std::string value = init % 2 ? fmt::format("x{}", init / 2 % inputs_) : g_.Literal(constant, t);
+      d += fmt::format("  {} s{} = {};\n", fusion::TypeName(t), k, value);
+      data_type_.push_back(t);
+      magnitude_.push_back(Stored(init % 2 ? InputMagnitude() : constant, t));
     }
     if (has_array_) d += fmt::format("  {} a[{}];\n", type, kCells);
     for (int l = 0; l < loop_count; ++l) {
@@ -240,7 +244,15 @@ class Generator {
     }
     const unsigned e = in_.Next();
     const int j = static_cast<int>(e % data_), k = static_cast<int>(e / 4 % data_);
-    g_.tested = e / 16 % 3 == 0 ? fmt::format("s{}", j) : fmt::format("s{} {} s{}", j, e / 16 % 3 == 1 ? "-" : "+", k);
+    const fusion::IntType sum_type = Common(data_type_[j], data_type_[k]);
+    // A sum or difference that could overflow a signed type (mixed programs) tests s<j> alone.
+    if (e / 16 % 3 == 0 || (sum_type.is_signed && magnitude_[j] + magnitude_[k] > fusion::MaxOf(sum_type))) {
+      g_.tested = fmt::format("s{}", j);
+      g_.tested_type = Common(data_type_[j], data_type_[j]);
+    } else {
+      g_.tested = fmt::format("s{} {} s{}", j, e / 16 % 3 == 1 ? "-" : "+", k);
+      g_.tested_type = sum_type;
+    }
     return g_;
   }
 
@@ -248,12 +260,27 @@ class Generator {
   unsigned Next() { return in_.Next(); }
 
  private:
-  long long InputMagnitude() const { return std::max(std::abs(g_.lo), std::abs(g_.lo + g_.width)); }
+  Int128 InputMagnitude() const { return std::max(std::abs(g_.lo), std::abs(g_.lo + g_.width)); }
 
-  // The lowest of the four constants that data start from near the edge of their type: the largest values of
-  // a narrow or an unsigned long long type, just below 2^32 for long long.
-  Int128 EdgeBase() const {
-    return g_.type == fusion::kLongLong ? (Int128(1) << 32) - 2 : fusion::MaxOf(g_.type) - 3;
+  // The lowest of the four constants that data of type t start from near the edge of their type: the largest
+  // values of t, but just below 2^32 for long long.
+  static Int128 EdgeBase(fusion::IntType t) {
+    return t == fusion::kLongLong ? (Int128(1) << 32) - 2 : fusion::MaxOf(t) - 3;
+  }
+
+  // The type C computes a binary operation of operands of types a and b in (integer promotion, then the usual
+  // arithmetic conversions of types of at most 64 bits), written out here rather than taken from loopfuse.
+  static fusion::IntType Common(fusion::IntType a, fusion::IntType b) {
+    if (a.bits < 32) a = fusion::kInt;
+    if (b.bits < 32) b = fusion::kInt;
+    if (a.bits != b.bits) return a.bits > b.bits ? a : b;  // the 64-bit type holds every 32-bit value
+    return {a.bits, a.is_signed && b.is_signed};
+  }
+
+  // A bound on the magnitude of a value of magnitude at most `value` once stored in type t: an unsigned type may
+  // wrap a negative value around to its largest, a signed one holds at most its own range.
+  static Int128 Stored(Int128 value, fusion::IntType t) {
+    return t.is_signed ? std::min(value, -fusion::MinOf(t)) : fusion::MaxOf(t);
   }
 
   // A loop bound: a constant, x0, or x0 plus a constant; none exceeds 8.
@@ -311,8 +338,7 @@ class Generator {
     if (fills_both_ends) loop.body.push_back(InitCell(loop, true));
     const int statements = 1 + static_cast<int>(in_.Next() % 3);
     for (int k = 0; k < statements; ++k) loop.body.push_back(MakeAssignment(readable, index));
-    // Only int and long long overflow: narrow values are computed in int and wrap where they are stored.
-    if (g_.type == fusion::kInt || g_.type == fusion::kLongLong) BoundMagnitudes(loop);
+    BoundMagnitudes(loop);
     return loop;
   }
 
@@ -390,7 +416,7 @@ class Generator {
   }
 
   // Largest magnitude an operand can have.
-  long long Magnitude(const Operand& o) const {
+  Int128 Magnitude(const Operand& o) const {
     switch (o.source) {
       case Source::kConst: return o.value;
       case Source::kCounter: return kCells;
@@ -401,21 +427,38 @@ class Generator {
     return 0;
   }
 
-  // Keeps int values far from overflow: follows an upper bound of every magnitude through the loop's
-  // iterations and, while it grows past kMagnitudeLimit, turns the loop's last statements (from the end)
-  // into assignments of a constant.
+  // The C type of an operand (a constant's literal has the program's type, or int for a narrower one).
+  fusion::IntType Type(const Operand& o) const {
+    switch (o.source) {
+      case Source::kConst: return Common(g_.type, g_.type);
+      case Source::kCounter: return fusion::kInt;
+      case Source::kData: return data_type_[o.value];
+      default: return g_.type;
+    }
+  }
+
+  // Keeps signed arithmetic from overflowing (undefined in C, and the interpreter and the Horn encoding need
+  // not agree on it): follows an upper bound of every magnitude through the loop's iterations and, while an
+  // int or long long sum, difference or quotient may pass kMagnitudeLimit or kWideMagnitudeLimit, turns the
+  // loop's last statements (from the end) into assignments of a constant. Unsigned arithmetic wraps, and so
+  // does every conversion to a narrower type (gcc's rule for signed ones).
   void BoundMagnitudes(Loop& loop) {
-    const std::vector<long long> data_before = magnitude_;
-    const long long cells_before = cell_magnitude_;
+    const std::vector<Int128> data_before = magnitude_;
+    const Int128 cells_before = cell_magnitude_;
     for (size_t keep = loop.body.size();; --keep) {
       bool fits = true;
       for (int it = 0; it < loop.max_bound && fits; ++it) {
         for (const Assignment& s : loop.body) {
-          const long long a = Magnitude(s.a), b = Magnitude(s.b), t = Magnitude(s.target);
-          const long long value = s.form == 0 || s.form >= 5 ? a : s.form <= 2 ? t + a : a + b;
-          long long& target = s.target.source == Source::kCell ? cell_magnitude_ : magnitude_[s.target.value];
-          target = std::max(target, value);
-          fits = fits && target <= (g_.type == fusion::kInt ? kMagnitudeLimit : kWideMagnitudeLimit);
+          const Int128 a = Magnitude(s.a), b = Magnitude(s.b), t = Magnitude(s.target);
+          Int128 value = a;
+          if (s.form != 0) {
+            const fusion::IntType op = s.form <= 2 ? Common(Type(s.target), Type(s.a)) : Common(Type(s.a), Type(s.b));
+            const Int128 bound = s.form <= 2 ? t + a : s.form <= 4 ? a + b : a;
+            if (op.is_signed) fits = fits && bound <= (op.bits == 32 ? kMagnitudeLimit : kWideMagnitudeLimit);
+            value = op.is_signed ? bound : fusion::MaxOf(op);
+          }
+          Int128& target = s.target.source == Source::kCell ? cell_magnitude_ : magnitude_[s.target.value];
+          target = std::max(target, Stored(value, Type(s.target)));
         }
       }
       if (fits) return;
@@ -433,8 +476,9 @@ class Generator {
   bool both_ends_ = false;  // the first loop runs over half the cells and writes a[i] and a[2n - 1 - i]
   int inputs_ = 1;
   int data_ = 1;
-  std::vector<long long> magnitude_;  // of each data variable
-  long long cell_magnitude_ = 0;
+  std::vector<fusion::IntType> data_type_;  // of each data variable
+  std::vector<Int128> magnitude_;           // of each data variable
+  Int128 cell_magnitude_ = 0;
 };
 
 // The outcomes of every run of prog whose nondeterministic values all lie in [lo, lo + width]: the
@@ -445,6 +489,7 @@ struct Enumeration {
   long failing = 0;
   std::vector<Int128> first_failing;  // the values of the first failing run
   std::string unexpected;             // the outcome of a run that neither finished nor failed, if any
+  bool overflow = false;              // some run left a signed type's range (a bug of the generator)
 };
 
 Enumeration Enumerate(const fusion::Program& prog, int lo, int width) {
@@ -460,6 +505,7 @@ Enumeration Enumerate(const fusion::Program& prog, int lo, int width) {
         },
         kMaxSteps);
     ++e.runs;
+    e.overflow = e.overflow || r.signed_overflow;
     if (r.outcome == fusion::Outcome::kError) {
       if (e.failing++ == 0) e.first_failing = r.inputs;
     } else if (r.outcome != fusion::Outcome::kFinished && e.unexpected.empty()) {
@@ -483,9 +529,7 @@ std::string ValuesText(const std::vector<Int128>& values) {
 // program whose assertion is `tested <= k`, k that first input; `pattern` gives the other values (as
 // offsets into the range, repeated).
 Int128 TestedValue(const Generated& g, const fusion::Program& probe, const std::vector<unsigned>& pattern) {
-  const fusion::IntType t = g.TestedType();
-  const long long limit = t.bits == 64 ? kWideMagnitudeLimit : kMagnitudeLimit;
-  Int128 lo = t.is_signed ? -limit * 4 : 0, hi = t.is_signed ? limit * 4 : fusion::MaxOf(t);
+  Int128 lo = fusion::MinOf(g.tested_type), hi = fusion::MaxOf(g.tested_type);
   while (lo < hi) {
     const Int128 k = lo + (hi - lo) / 2;
     size_t pos = 0;
@@ -496,8 +540,9 @@ Int128 TestedValue(const Generated& g, const fusion::Program& probe, const std::
           return p == 0 ? k : Int128(g.lo + static_cast<int>(pattern[(p - 1) % pattern.size()] % (g.width + 1)));
         },
         kMaxSteps);
-    Require(r.outcome == fusion::Outcome::kFinished || r.outcome == fusion::Outcome::kError,
-            fmt::format("a probe run finishes or fails, not {} (inputs {}):\n{}", fusion::OutcomeName(r.outcome),
+    Require((r.outcome == fusion::Outcome::kFinished || r.outcome == fusion::Outcome::kError) && !r.signed_overflow,
+            fmt::format("a probe run finishes or fails without signed overflow, not {}{} (inputs {}):\n{}",
+                        fusion::OutcomeName(r.outcome), r.signed_overflow ? " with overflow" : "",
                         ValuesText(r.inputs), g.Probe()));
     if (r.outcome == fusion::Outcome::kError) {
       lo = k + 1;  // tested > k
@@ -523,8 +568,8 @@ std::string MakeAssertion(const Generated& g, Generator& gen) {
   Int128 k = rel == "<=" ? *std::max_element(samples.begin(), samples.end())
              : rel == ">=" ? *std::min_element(samples.begin(), samples.end())
                            : samples[choice / 4 % 3];
-  k = fusion::Wrap(g.TestedType(), k + kDeltas[choice / 16 % 4]);
-  return fmt::format("{} {} {}", g.tested, rel, Generated::Literal(k, g.TestedType()));
+  k = fusion::Wrap(g.tested_type, k + kDeltas[choice / 16 % 4]);
+  return fmt::format("{} {} {}", g.tested, rel, Generated::Literal(k, g.tested_type));
 }
 
 }  // namespace
@@ -544,9 +589,10 @@ void CheckLoopfuseVerdicts(std::string_view data) {
     Require(false, fmt::format("a generated program parses ({}):\n{}", e.what(), text));
   }
   const Enumeration truth = Enumerate(prog, g.lo, g.width);
-  Require(truth.unexpected.empty() && truth.runs <= kMaxRuns,
-          fmt::format("every run of the generated program finishes or fails ({} runs, one {}):\n{}", truth.runs,
-                      truth.unexpected, text));
+  Require(truth.unexpected.empty() && truth.runs <= kMaxRuns && !truth.overflow,
+          fmt::format("every run of the generated program finishes or fails, without signed overflow ({} runs, "
+                      "one {}{}):\n{}",
+                      truth.runs, truth.unexpected, truth.overflow ? ", one with overflow" : "", text));
   const std::string found = truth.failing ? fmt::format("{} of {} runs fail, the first on inputs {}", truth.failing,
                                                         truth.runs, ValuesText(truth.first_failing))
                                           : fmt::format("none of {} runs fails", truth.runs);

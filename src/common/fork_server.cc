@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 namespace common {
@@ -192,8 +193,21 @@ bool Drain(int& fd, std::string& text) {
   return false;
 }
 
-// Reaps a child whose pipes are closed and says how its call ended.
-std::pair<ReplyKind, std::string> Finish(Child& c) {
+// The first lines of a text (up to four, those not blank), joined by "; ": what a library says as it ends
+// the process (Z3: "ASSERTION VIOLATION", the file, the line, "UNEXPECTED CODE WAS REACHED.").
+std::string FirstLines(const std::string& text) {
+  std::string out;
+  std::istringstream lines(text);
+  int kept = 0;
+  for (std::string line; kept < 4 && std::getline(lines, line);) {
+    if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
+    out += (kept++ ? "; " : "") + line;
+  }
+  return out;
+}
+
+// Reaps a child whose pipes are closed and says how its call ended (library_exits: ForkServer's).
+std::pair<ReplyKind, std::string> Finish(Child& c, const std::vector<int>& library_exits) {
   int status = 0;
   while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -209,13 +223,19 @@ std::pair<ReplyKind, std::string> Finish(Child& c) {
     const int sig = WTERMSIG(status);
     return {kNone, fmt::format("process killed by signal {} ({}){}", sig, strsignal(sig), why)};
   }
+  const int code = WEXITSTATUS(status);
+  if (std::find(library_exits.begin(), library_exits.end(), code) != library_exits.end()) {
+    const std::string said = FirstLines(c.err_text);
+    return {kNone, fmt::format("process exited with status {}{}", code, said.empty() ? "" : ": " + said)};
+  }
   WriteAll(2, c.err_text);  // a sanitizer's report, say: the whole of it
-  return {kFailed, fmt::format("process exited with status {}{}", WEXITSTATUS(status), why)};
+  return {kFailed, fmt::format("process exited with status {}{}", code, why)};
 }
 
 // The server's loop: takes calls and cancellations from the clients, forks a child per call, kills
 // children past their deadline, and sends each reply back; returns once every client has gone.
-void Serve(const std::vector<int>& clients, const ForkServer::Handler& handler) {
+void Serve(const std::vector<int>& clients, const ForkServer::Handler& handler,
+           const std::vector<int>& library_exits) {
   std::vector<bool> open(clients.size(), true);
   std::vector<std::optional<Child>> running(clients.size());
   auto kill_child = [](Child& c) { kill(c.pid, SIGKILL); };
@@ -287,7 +307,7 @@ void Serve(const std::vector<int>& clients, const ForkServer::Handler& handler) 
         kill_child(c);
       }
       if (c.out >= 0 || c.err >= 0) continue;
-      auto [kind, text] = Finish(c);
+      auto [kind, text] = Finish(c, library_exits);
       running[i].reset();
       if (open[i]) {
         const char k = kind;
@@ -299,7 +319,7 @@ void Serve(const std::vector<int>& clients, const ForkServer::Handler& handler) 
 
 }  // namespace
 
-ForkServer::ForkServer(unsigned clients, Handler handler) {
+ForkServer::ForkServer(unsigned clients, Handler handler, std::vector<int> library_exits) {
   std::vector<int> server_ends;
   for (unsigned i = 0; i < clients; ++i) {
     int pair[2];
@@ -322,7 +342,7 @@ ForkServer::ForkServer(unsigned clients, Handler handler) {
     for (int fd : fds_) close(fd);
     // Nothing may unwind out of here: the stack below is the caller's, which the server must not run.
     try {
-      Serve(server_ends, handler);
+      Serve(server_ends, handler, library_exits);
     } catch (...) {
       _exit(1);
     }

@@ -29,14 +29,17 @@ class ForkServer {
     bool ok = false;
     std::string text;   // the reply when ok, else why there is none ("killed by signal 6 (...)", ...)
     bool failed = false;  // not ok because the child exited with a non-zero status (a sanitizer report,
-                          // a bug), not because it was killed or cancelled
+                          // a bug), not because it was killed or cancelled, nor with one of library_exits
   };
 
   // Forks the server. Call it while this process has no other thread: glibc makes its malloc and stdio
   // safe in a child, but not ASan's allocator nor a library's own locks. Throws std::logic_error when another
   // thread is there after the fork (threads that a library's fork handlers end, as Z3 ends its idle timer
   // threads, do not count). clients: how many threads will call Call (numbered 0..clients-1).
-  ForkServer(unsigned clients, Handler handler);
+  // library_exits: the statuses with which a library that the handler calls ends the process itself on an
+  // error of its own (Z3 calls exit() with its error codes); a call that ends so has no reply, as a killed
+  // one, and its text gives the first lines the child wrote to stderr, instead of failing.
+  ForkServer(unsigned clients, Handler handler, std::vector<int> library_exits = {});
   // Ends the server and waits for it; every call must have returned.
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;

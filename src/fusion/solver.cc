@@ -118,6 +118,12 @@ const std::vector<OptionSet>& Portfolio() {
   return kSets;
 }
 
+std::vector<int> Z3ExitStatuses() {
+  std::vector<int> statuses;
+  for (int status = 101; status <= 114; ++status) statuses.push_back(status);
+  return statuses;
+}
+
 HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants)
     : ctx_(std::make_unique<z3::context>()) {
   Watchdog dog(*ctx_, time_limit_s);

@@ -28,6 +28,12 @@ struct OptionSet {
 // The option sets the portfolio tries, most useful first (see docs/loopfuse.md for why these).
 const std::vector<OptionSet>& Portfolio();
 
+// The statuses with which Z3 ends the process itself on an error of its own (its util/error_codes.h, from
+// ERR_MEMOUT 101 to ERR_UNREACHABLE 114; Spacer's array projection in Z3 4.8.12 reaches code it deems
+// unreachable on some clauses): a solver run in a child process that ends so has no answer, as one that
+// aborts; it is not loopfuse's bug (common::ForkServer's library_exits).
+std::vector<int> Z3ExitStatuses();
+
 // What one solver run concluded.
 enum class SolveStatus {
   kSafe,     // invariants found and re-checked inductive

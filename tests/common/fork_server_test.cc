@@ -15,7 +15,8 @@ namespace common {
 namespace {
 
 // A handler whose request says what the child does: "echo X" replies X; "abort" writes a line to stderr
-// and aborts (as Z3 does); "exit N" exits with status N; "throw" throws; "sleep" never ends on its own;
+// and aborts (as Z3 does); "exit N" exits with status N; "z3 N" writes what Z3 4.8.12 writes when it
+// reaches code it deems unreachable and exits with status N; "throw" throws; "sleep" never ends on its own;
 // "state" replies with what the caller's memory held when the server was forked.
 std::string Behave(const std::string& request, const std::string& state) {
   if (request.rfind("echo ", 0) == 0) return request.substr(5);
@@ -24,6 +25,12 @@ std::string Behave(const std::string& request, const std::string& state) {
     std::abort();
   }
   if (request.rfind("exit ", 0) == 0) _exit(std::stoi(request.substr(5)));
+  if (request.rfind("z3 ", 0) == 0) {
+    std::fputs("ASSERTION VIOLATION\nFile: ./src/qe/mbp/mbp_arrays.cpp\nLine: 477\nUNEXPECTED CODE WAS REACHED.\n"
+               "4.8.12.0\nPlease file an issue with this message and more detail about how you encountered it\n",
+               stderr);
+    std::exit(std::stoi(request.substr(3)));
+  }
   if (request == "throw") throw std::runtime_error("handler failed");
   if (request == "sleep") {
     for (;;) pause();
@@ -86,6 +93,22 @@ TEST(ForkServer, ANonZeroExitOrAnExceptionIsAFailure) {
   EXPECT_FALSE(thrown.ok);
   EXPECT_TRUE(thrown.failed);
   EXPECT_NE(thrown.text.find("handler failed"), std::string::npos) << thrown.text;
+}
+
+TEST(ForkServer, AnExitStatusOfTheLibrarysOwnIsNoReplyNotAFailure) {
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); }, {101, 114});
+  const ForkServer::Reply z3 = server.Call(0, "z3 114", 10, nullptr);
+  EXPECT_FALSE(z3.ok);
+  EXPECT_FALSE(z3.failed);
+  EXPECT_EQ(z3.text,
+            "process exited with status 114: ASSERTION VIOLATION; File: ./src/qe/mbp/mbp_arrays.cpp; Line: 477; "
+            "UNEXPECTED CODE WAS REACHED.");
+  // Another status is still a failure, even with the same message.
+  const ForkServer::Reply other = server.Call(0, "z3 7", 10, nullptr);
+  EXPECT_FALSE(other.ok);
+  EXPECT_TRUE(other.failed);
+  EXPECT_NE(other.text.find("status 7"), std::string::npos) << other.text;
+  EXPECT_EQ(server.Call(0, "echo again", 10, nullptr).text, "again");
 }
 
 TEST(ForkServer, KillsAChildAtItsTimeLimit) {

@@ -21,20 +21,23 @@ SolveStatus SolveAny(const Program& prog, double seconds_each, bool symbolic_uin
   // Each run in a child process, as in the verifier: interrupting Z3 4.8.12 at an unlucky moment aborts the
   // process (docs/reliability.md, "The Z3 abort"), which here would end the whole test binary (CI on
   // 65b0520, in the random-dispatch test: up to 160 programs, half a second per option set).
-  common::ForkServer server(1, [&prog, seconds_each, symbolic_uint_max](const std::string& option) {
-    HornProblem problem(prog, 60, symbolic_uint_max);
-    // The limit counts CPU time, with wall time ten times as long as a backstop: under a sanitizer on a
-    // loaded machine a wall-clock limit cut proofs that take a second when idle.
-    const SolveResult r = problem.Solve(Portfolio().at(std::stoul(option)), 10 * seconds_each, 0, seconds_each);
-    return std::to_string(static_cast<int>(r.status));
-  });
+  common::ForkServer server(
+      1,
+      [&prog, seconds_each, symbolic_uint_max](const std::string& option) {
+        HornProblem problem(prog, 60, symbolic_uint_max);
+        // The limit counts CPU time, with wall time ten times as long as a backstop: under a sanitizer on a
+        // loaded machine a wall-clock limit cut proofs that take a second when idle.
+        const SolveResult r = problem.Solve(Portfolio().at(std::stoul(option)), 10 * seconds_each, 0, seconds_each);
+        return std::to_string(static_cast<int>(r.status));
+      },
+      Z3ExitStatuses());
   for (size_t option = 0; option < Portfolio().size(); ++option) {
     const common::ForkServer::Reply reply = server.Call(0, std::to_string(option), 60 + 11 * seconds_each, nullptr);
     if (reply.failed) {
       ADD_FAILURE() << "a solver process failed: " << reply.text;
       return SolveStatus::kUnknown;
     }
-    if (!reply.ok) continue;  // killed (Z3's abort): this option set's unknown
+    if (!reply.ok) continue;  // killed, or ended by Z3 itself (its abort, its exit codes): this option set's unknown
     const auto status = static_cast<SolveStatus>(std::stoi(reply.text));
     if (status != SolveStatus::kUnknown) return status;
   }
