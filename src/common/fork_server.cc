@@ -148,6 +148,11 @@ Child StartChild(const ForkServer::Handler& handler, const std::string& request,
     if (getppid() != server) _exit(1);
     const rlimit no_core{0, 0};  // an abort inside a library is expected here; no core files
     setrlimit(RLIMIT_CORE, &no_core);
+    // A library that calls exit() here (Z3 on an error of its own) would run the exit handlers and static
+    // destructors of the caller, which are not the child's: libFuzzer's reports the exit as the fuzz
+    // target's and changes its status to 77. Registered last, this handler runs first and ends the child
+    // with the library's status.
+    on_exit([](int status, void*) { _exit(status); }, nullptr);
     dup2(err[1], 2);
     CloseOtherDescriptors(out[1]);
     std::string reply;
