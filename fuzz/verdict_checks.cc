@@ -49,10 +49,10 @@ constexpr long kMaxSteps = 100'000;
 // Largest number of input sequences the enumeration may visit (decides whether array cells can be
 // nondeterministic: (width + 1) ^ (inputs + cells) runs).
 constexpr long kMaxRuns = 4096;
-// Bound on the magnitude of every int value, far from 2^31: signed overflow is undefined in C, and the
-// interpreter and the Horn encoding need not agree on it.
+// Bound on the magnitude of every int sum, difference and quotient, far from 2^31: signed overflow is
+// undefined in C, and the interpreter and the Horn encoding need not agree on it.
 constexpr long long kMagnitudeLimit = 1LL << 26;
-// The same for long long values: far beyond 32 bits, far from 2^63.
+// The same for long long arithmetic: far beyond 32 bits, far from 2^63.
 constexpr long long kWideMagnitudeLimit = 1LL << 58;
 // Cells of the array; every loop bound is at most 8.
 constexpr int kCells = 8;
