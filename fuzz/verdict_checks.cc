@@ -114,13 +114,15 @@ struct Generated {
   bool divides_by_variable = false;
 
   std::string Type() const { return fusion::TypeName(type); }
-  // The call that reads a nondeterministic value of type t (of the program's type without t).
-  static std::string Nondet(fusion::IntType t) {
+  // The SV-COMP function that returns a nondeterministic value of type t.
+  static std::string NondetFunction(fusion::IntType t) {
     static const std::map<std::pair<int, bool>, std::string> kSuffixes = {
         {{8, true}, "char"},   {{8, false}, "uchar"},  {{16, true}, "short"},    {{16, false}, "ushort"},
         {{32, true}, "int"},   {{32, false}, "uint"},  {{64, true}, "longlong"}, {{64, false}, "ulonglong"}};
-    return "__VERIFIER_nondet_" + kSuffixes.at({t.bits, t.is_signed}) + "()";
+    return "__VERIFIER_nondet_" + kSuffixes.at({t.bits, t.is_signed});
   }
+  // The call that reads a nondeterministic value of type t (of the program's type without t).
+  static std::string Nondet(fusion::IntType t) { return NondetFunction(t) + "()"; }
   std::string Nondet() const { return Nondet(type); }
   // The program that finds the value of `tested` at the end of a run: it fails where tested > k, k its first
   // input.
@@ -175,7 +177,7 @@ std::string Generated::Text(const std::string& prefix, const std::string& assert
   std::string out =
       "extern int __VERIFIER_nondet_int(void);\n"
       "extern unsigned int __VERIFIER_nondet_uint(void);\n";
-  if (type.bits != 32) out += fmt::format("extern {} {}(void);\n", Type(), Nondet().substr(0, Nondet().size() - 2));
+  if (type.bits != 32) out += fmt::format("extern {} {}(void);\n", Type(), NondetFunction(type));
   out +=
       "extern void __VERIFIER_assume(int);\n"
       "extern void __VERIFIER_assert(int);\n"
