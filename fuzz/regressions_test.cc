@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -36,13 +37,15 @@ int Replay(const fs::path& dir, const std::function<void(std::string_view)>& che
 // FUZZ_RANDOM_INPUTS=N runs N random inputs (16 to 127 bytes, from FUZZ_RANDOM_SEED, default 1) through
 // `check`: a hunt in whatever build runs the test (the Release build checks loopfuse's verdicts several times
 // faster than libFuzzer under ASan). Each input that fails is written to fuzz-failure-TARGET-K in the working
-// directory, to be fixed and copied into fuzz/regressions/TARGET/. Nothing without the variable.
+// directory, to be fixed and copied into fuzz/regressions/TARGET/. A count goes to stderr every 100 inputs,
+// so that a hunt stopped from outside says how far it got. Nothing without the variable.
 void RandomInputs(const std::string& target, const std::function<void(std::string_view)>& check) {
   const char* count = std::getenv("FUZZ_RANDOM_INPUTS");
   if (!count) return;
   const char* seed = std::getenv("FUZZ_RANDOM_SEED");
   std::mt19937 rng(seed ? std::stoul(seed) : 1);
   const long inputs = std::stol(count);
+  long failed = 0;
   for (long k = 0; k < inputs; ++k) {
     std::string data(16 + rng() % 112, '\0');
     for (char& c : data) c = static_cast<char>(rng());
@@ -52,6 +55,10 @@ void RandomInputs(const std::string& target, const std::function<void(std::strin
       const std::string file = "fuzz-failure-" + target + "-" + std::to_string(k);
       std::ofstream(file, std::ios::binary) << data;
       ADD_FAILURE() << "random input " << k << " (written to " << file << "): " << e.what();
+      ++failed;
+    }
+    if ((k + 1) % 100 == 0 || k + 1 == inputs) {
+      std::cerr << target << ": " << k + 1 << " of " << inputs << " random inputs, " << failed << " failed\n";
     }
   }
 }
