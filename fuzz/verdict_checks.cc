@@ -70,9 +70,11 @@ struct Operand {
   bool previous = false;
 };
 
-// target = rhs, possibly under `if (guard_a rel guard_b)`. rhs by form: 0 a, 1 target + a, 2 target - a,
-// 3 a + b, 4 a - b, 5 a % b, 6 a / b (5 and 6 where b != 0, else a: horn.cc's division by a variable).
-struct Assignment {
+// One statement of a loop body: target = rhs, possibly under `if (guard_a rel guard_b)`, or, where `jump` is
+// set, `break;` or `continue;` under the guard. rhs by form: 0 a, 1 target + a, 2 target - a, 3 a + b, 4 a - b,
+// 5 a % b, 6 a / b (5 and 6 where b != 0, else a: horn.cc's division by a variable).
+struct Statement {
+  std::string jump;  // "break", "continue" or empty
   Operand target;
   int form = 0;
   Operand a;
@@ -93,7 +95,11 @@ struct Loop {
   std::string span;
   int max_span = 0;
   int shape = 0;  // 0 for-up, 1 for-down, 2 while-up, 3 while-down
-  std::vector<Assignment> body;
+  std::vector<Statement> body;
+  // A loop nested in this one's body (none or one, itself without), run before body[inner_at]: it reads
+  // and writes data only, its counter its own.
+  std::vector<Loop> inner;
+  size_t inner_at = 0;
 };
 
 // A generated program: everything in main but its final assertion, which Text() adds.
@@ -160,7 +166,11 @@ std::string OperandText(const Operand& o, const Loop& loop, const Generated& g) 
   return "";
 }
 
-std::string AssignmentText(const Assignment& s, const Loop& loop, const Generated& g) {
+std::string StatementText(const Statement& s, const Loop& loop, const Generated& g) {
+  if (!s.jump.empty()) {
+    return fmt::format("if ({} {} {}) {{ {}; }}", OperandText(s.guard_a, loop, g), s.rel, OperandText(s.guard_b, loop, g),
+                       s.jump);
+  }
   const std::string t = OperandText(s.target, loop, g);
   const std::string a = OperandText(s.a, loop, g);
   const std::string b = OperandText(s.b, loop, g);
@@ -171,6 +181,29 @@ std::string AssignmentText(const Assignment& s, const Loop& loop, const Generate
   if (!s.guarded) return text;
   return fmt::format("if ({} {} {}) {{ {} }}", OperandText(s.guard_a, loop, g), s.rel, OperandText(s.guard_b, loop, g),
                      text);
+}
+
+// The C text of a loop, each line after `pad`.
+std::string LoopText(const Loop& loop, const Generated& g, const std::string& pad) {
+  const std::string in = pad + "  ";
+  std::string body;
+  for (size_t k = 0; k <= loop.body.size(); ++k) {
+    if (k == loop.inner_at) {
+      for (const Loop& inner : loop.inner) body += LoopText(inner, g, in);
+    }
+    if (k < loop.body.size()) body += in + StatementText(loop.body[k], loop, g) + "\n";
+  }
+  const std::string& c = loop.counter;
+  switch (loop.shape) {
+    case 0: return fmt::format("{3}for ({0} = 0; {0} < {1}; {0}++) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
+    case 1: return fmt::format("{3}for ({0} = {1} - 1; {0} >= 0; {0}--) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
+    case 2:
+      return fmt::format("{3}{0} = 0;\n{3}while ({0} < {1}) {{\n{2}{4}{0} = {0} + 1;\n{3}}}\n", c, loop.bound, body, pad,
+                         in);
+    default:
+      return fmt::format("{3}{0} = {1};\n{3}while ({0} > 0) {{\n{4}{0} = {0} - 1;\n{2}{3}}}\n", c, loop.bound, body, pad,
+                         in);
+  }
 }
 
 std::string Generated::Text(const std::string& prefix, const std::string& assertion) const {
@@ -184,17 +217,7 @@ std::string Generated::Text(const std::string& prefix, const std::string& assert
       "int main(void) {\n";
   if (!prefix.empty()) out += "  " + prefix + "\n";
   out += declarations;
-  for (const Loop& loop : loops) {
-    std::string body;
-    for (const Assignment& s : loop.body) body += "    " + AssignmentText(s, loop, *this) + "\n";
-    const std::string& c = loop.counter;
-    switch (loop.shape) {
-      case 0: out += fmt::format("  for ({0} = 0; {0} < {1}; {0}++) {{\n{2}  }}\n", c, loop.bound, body); break;
-      case 1: out += fmt::format("  for ({0} = {1} - 1; {0} >= 0; {0}--) {{\n{2}  }}\n", c, loop.bound, body); break;
-      case 2: out += fmt::format("  {0} = 0;\n  while ({0} < {1}) {{\n{2}    {0} = {0} + 1;\n  }}\n", c, loop.bound, body); break;
-      default: out += fmt::format("  {0} = {1};\n  while ({0} > 0) {{\n    {0} = {0} - 1;\n{2}  }}\n", c, loop.bound, body);
-    }
-  }
+  for (const Loop& loop : loops) out += LoopText(loop, *this, "  ");
   return out + fmt::format("  __VERIFIER_assert({});\n  return 0;\n}}\n", assertion);
 }
 
@@ -223,7 +246,12 @@ class Generator {
     g_.lo = is_unsigned ? static_cast<int>(range % 3) : static_cast<int>(range % 5) - 2;
     const bool mixed = range >= 180;
     const bool near_edge = g_.type.bits != 32 && range / 60 % 2 == 1;
-    g_.width = 1 + in_.Next() % 3;
+    // The width byte also picks the control flow (below 3: none, as before it was added): guarded `break`s and
+    // `continue`s, loops nested in loops, or both.
+    const unsigned width = in_.Next();
+    g_.width = 1 + width % 3;
+    jumps_ = width / 3 % 2 == 1;
+    nested_ = width / 6 % 2 == 1;
     inputs_ = 1 + in_.Next() % 3;
     data_ = 1 + in_.Next() % 3;
     const std::string type = g_.Type();
@@ -246,6 +274,7 @@ class Generator {
       const std::string counter = shared_counter ? "i" : fmt::format("i{}", l);
       if (l == 0 || !shared_counter) d += fmt::format("  int {} = 0;\n", counter);
       g_.loops.push_back(MakeLoop(l, counter));
+      for (const Loop& inner : g_.loops.back().inner) d += fmt::format("  int {} = 0;\n", inner.counter);
     }
     const unsigned e = in_.Next();
     const int j = static_cast<int>(e % data_), k = static_cast<int>(e / 4 % data_);
@@ -258,10 +287,10 @@ class Generator {
       g_.tested = fmt::format("s{} {} s{}", j, e / 16 % 3 == 1 ? "-" : "+", k);
       g_.tested_type = sum_type;
     }
-    for (const Loop& loop : g_.loops) {
-      for (const Assignment& s : loop.body) {
-        const bool constant_divisor = s.b.source == Source::kConst && s.b.value != 0;
-        g_.divides_by_variable = g_.divides_by_variable || (s.form >= 5 && !constant_divisor);
+    for (Loop& loop : g_.loops) {
+      for (const Statement* s : InExecutionOrder(loop)) {
+        const bool constant_divisor = s->b.source == Source::kConst && s->b.value != 0;
+        g_.divides_by_variable = g_.divides_by_variable || (s->jump.empty() && s->form >= 5 && !constant_divisor);
       }
     }
     return g_;
@@ -348,15 +377,57 @@ class Generator {
     if (index == 0 && has_array_) loop.body.push_back(InitCell(loop, false));
     if (fills_both_ends) loop.body.push_back(InitCell(loop, true));
     const int statements = 1 + static_cast<int>(in_.Next() % 3);
-    for (int k = 0; k < statements; ++k) loop.body.push_back(MakeAssignment(readable, index));
+    for (int k = 0; k < statements; ++k) loop.body.push_back(MakeStatement(loop, readable, index, has_array_));
+    if (nested_) {
+      const unsigned n = in_.Next();
+      if (n % 2) {
+        loop.inner.push_back(MakeInnerLoop(index));
+        loop.inner_at = n / 2 % (loop.body.size() + 1);
+      }
+    }
     BoundMagnitudes(loop);
     return loop;
   }
 
+  // A loop nested in loop number `index`: over 1 to 3 or x0 iterations, of 1 or 2 statements on data only.
+  // Its shape is one where `continue` goes on to the next iteration (not while-up, whose counter the body's
+  // last line counts).
+  Loop MakeInnerLoop(int index) {
+    Loop inner;
+    inner.counter = fmt::format("j{}", index);
+    const unsigned b = in_.Next();
+    if (b % 4 < 3) {
+      inner.max_bound = static_cast<int>(b % 4) + 1;
+      inner.bound = std::to_string(inner.max_bound);
+    } else {
+      inner.bound = "x0";
+      inner.max_bound = std::max(g_.lo + g_.width, 0);
+    }
+    static constexpr int kShapes[] = {0, 1, 3};
+    inner.shape = kShapes[b / 4 % 3];
+    const int statements = 1 + static_cast<int>(b / 12 % 2);
+    for (int k = 0; k < statements; ++k) inner.body.push_back(MakeStatement(inner, false, index, false));
+    return inner;
+  }
+
+  // The statements of a loop body in the order one iteration runs them (those of a nested loop once).
+  static std::vector<Statement*> InExecutionOrder(Loop& loop) {
+    std::vector<Statement*> order;
+    for (size_t k = 0; k <= loop.body.size(); ++k) {
+      if (k == loop.inner_at) {
+        for (Loop& inner : loop.inner) {
+          for (Statement& s : inner.body) order.push_back(&s);
+        }
+      }
+      if (k < loop.body.size()) order.push_back(&loop.body[k]);
+    }
+    return order;
+  }
+
   // a[counter] (or the reversed cell) = a constant, the counter, an input, counter + input, or a
   // nondeterministic value (when the enumeration stays small enough).
-  Assignment InitCell(const Loop& loop, bool reversed) {
-    Assignment s;
+  Statement InitCell(const Loop& loop, bool reversed) {
+    Statement s;
     s.target = {Source::kCell, 0, reversed};
     const unsigned v = in_.Next();
     long runs = 1;
@@ -397,11 +468,15 @@ class Generator {
     return static_cast<int>((choice % 2 ? choice / 2 : static_cast<unsigned>(loop)) % data_);
   }
 
-  Assignment MakeAssignment(bool readable, int loop) {
-    Assignment s;
+  // A statement of `body_of` (loop number `loop` or a loop nested in it): an assignment, to a cell only where
+  // `cells_writable`, or in programs with jumps a guarded `break` or `continue`. Never a `break` in the first
+  // loop of a program with the array (later loops read every cell it writes), nor a `continue` in a while-up
+  // loop (it would skip the count).
+  Statement MakeStatement(const Loop& body_of, bool readable, int loop, bool cells_writable) {
+    Statement s;
     const unsigned t = in_.Next();
-    s.target = has_array_ && t % 4 == 0 ? Operand{Source::kCell, 0, t / 4 % 2 == 1}
-                                        : Operand{Source::kData, Data(loop, t / 4)};
+    s.target = cells_writable && t % 4 == 0 ? Operand{Source::kCell, 0, t / 4 % 2 == 1}
+                                            : Operand{Source::kData, Data(loop, t / 4)};
     // A quarter of the sums and differences become a remainder or a quotient, decided by the same draw, so that
     // the inputs of fuzz/regressions/loopfuse_verdicts make the programs they made before forms 5 and 6.
     const unsigned form = in_.Next();
@@ -422,6 +497,14 @@ class Generator {
       s.guard_a = MakeOperand(readable, loop);
       s.guard_b = MakeOperand(readable, loop);
       s.rel = kRels[guard / 4 % 6];
+      if (jumps_) {
+        const unsigned j = in_.Next() % 3;
+        const bool fills_the_array = loop == 0 && has_array_ && cells_writable;  // not a loop nested in it
+        const bool may_break = !fills_the_array;
+        const bool may_continue = body_of.shape != 2;
+        if (j == 0 && may_break) s.jump = "break";
+        if (j == 1 && may_continue) s.jump = "continue";
+      }
     }
     return s;
   }
@@ -456,35 +539,54 @@ class Generator {
   void BoundMagnitudes(Loop& loop) {
     const std::vector<Int128> data_before = magnitude_;
     const Int128 cells_before = cell_magnitude_;
-    for (size_t keep = loop.body.size();; --keep) {
+    const std::vector<Statement*> order = InExecutionOrder(loop);
+    for (size_t keep = order.size();; --keep) {
       bool fits = true;
       for (int it = 0; it < loop.max_bound && fits; ++it) {
-        for (const Assignment& s : loop.body) {
-          const Int128 a = Magnitude(s.a), b = Magnitude(s.b), t = Magnitude(s.target);
-          Int128 value = a;
-          if (s.form != 0) {
-            const fusion::IntType op = s.form <= 2 ? Common(Type(s.target), Type(s.a)) : Common(Type(s.a), Type(s.b));
-            const Int128 bound = s.form <= 2 ? t + a : s.form <= 4 ? a + b : a;
-            if (op.is_signed) fits = fits && bound <= (op.bits == 32 ? kMagnitudeLimit : kWideMagnitudeLimit);
-            value = op.is_signed ? bound : fusion::MaxOf(op);
+        for (size_t k = 0; k <= loop.body.size(); ++k) {
+          if (k == loop.inner_at) {
+            for (const Loop& inner : loop.inner) {
+              for (int inner_it = 0; inner_it < inner.max_bound; ++inner_it) {
+                for (const Statement& s : inner.body) fits = Apply(s) && fits;
+              }
+            }
           }
-          Int128& target = s.target.source == Source::kCell ? cell_magnitude_ : magnitude_[s.target.value];
-          target = std::max(target, Stored(value, Type(s.target)));
+          if (k < loop.body.size()) fits = Apply(loop.body[k]) && fits;
         }
       }
       if (fits) return;
       magnitude_ = data_before;
       cell_magnitude_ = cells_before;
-      Assignment& last = loop.body[keep - 1];
+      Statement& last = *order[keep - 1];
       last.form = 0;
       last.a = {Source::kConst, 1};
     }
+  }
+
+  // Raises the magnitude bound of s's target to cover one run of s; false where s's arithmetic may pass the
+  // limits. Jumps assign nothing.
+  bool Apply(const Statement& s) {
+    if (!s.jump.empty()) return true;
+    const Int128 a = Magnitude(s.a), b = Magnitude(s.b), t = Magnitude(s.target);
+    Int128 value = a;
+    bool fits = true;
+    if (s.form != 0) {
+      const fusion::IntType op = s.form <= 2 ? Common(Type(s.target), Type(s.a)) : Common(Type(s.a), Type(s.b));
+      const Int128 bound = s.form <= 2 ? t + a : s.form <= 4 ? a + b : a;
+      if (op.is_signed) fits = bound <= (op.bits == 32 ? kMagnitudeLimit : kWideMagnitudeLimit);
+      value = op.is_signed ? bound : fusion::MaxOf(op);
+    }
+    Int128& target = s.target.source == Source::kCell ? cell_magnitude_ : magnitude_[s.target.value];
+    target = std::max(target, Stored(value, Type(s.target)));
+    return fits;
   }
 
   ByteReader in_;
   Generated g_;
   bool has_array_ = false;
   bool both_ends_ = false;  // the first loop runs over half the cells and writes a[i] and a[2n - 1 - i]
+  bool jumps_ = false;   // guarded statements may be `break` or `continue`
+  bool nested_ = false;  // loops may have a loop nested in them
   int inputs_ = 1;
   int data_ = 1;
   std::vector<fusion::IntType> data_type_;  // of each data variable
