@@ -796,6 +796,11 @@ void CheckLoopfuseVerdicts(std::string_view data) {
       Require(v.reason.find("no wrap-around") != std::string::npos || v.reason.find("split") != std::string::npos,
               "an exact candidate's error is unreachable: " + verdict + ":\n" + text);
     }
+    // The reason blames bounded quotients only where there are some.
+    if (v.reason.find(fusion::kBoundedDivisionNote) != std::string::npos) {
+      Require(g.divides_by_variable, "the note on bounded quotients in a program that divides by none: " + verdict +
+                                         ":\n" + text);
+    }
     if (v.verdict != "false") continue;
     size_t pos = 0;
     const fusion::RunResult replay = fusion::Interpret(

@@ -583,6 +583,7 @@ class Encoder {
     const z3::expr same_sign = (a > 0) == (b > 0);  // of a nonzero quotient
     const z3::expr below_once = abs_a < abs_b, below_twice = abs_a < 2 * abs_b, below_thrice = abs_a < 3 * abs_b;
     const z3::expr x = Fresh(remainder ? "remainder" : "quotient", ctx_.int_sort());
+    sys_.bounds_division = true;
     const z3::expr facts =
         remainder
             ? z3::implies(below_once, x == a) &&

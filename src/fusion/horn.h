@@ -42,6 +42,9 @@ struct HornSystem {
   // The predicates that hold at a loop head only where its goto dispatch variable has one value (EncodeHorn):
   // predicate -> (variable, value). The others hold at their loop head whatever the values.
   std::map<int, std::pair<std::string, Int128>> dispatch_values;
+  // Whether a quotient or remainder by a variable is in the clauses: bounded by linear facts, not exact
+  // (DivideByVariable in horn.cc), so that an error the clauses reach may be one no run reaches.
+  bool bounds_division = false;
   // The clause as a closed formula (forall vars. body => head) for the Horn solver.
   z3::expr Formula(z3::context& ctx, const HornClause& c) const;
 };

@@ -75,6 +75,8 @@ class HornProblem {
   std::optional<CounterexampleValues> Counterexample(const OptionSet& options, double time_limit_s);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
+  // Whether the clauses bound a quotient or remainder by a variable rather than give it (HornSystem).
+  bool bounds_division() const { return sys_ && sys_->bounds_division; }
 
  private:
   std::unique_ptr<z3::context> ctx_;

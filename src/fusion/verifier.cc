@@ -411,7 +411,8 @@ class PortfolioRun {
     // Every job may end before the time limit: each gave up (a division by a variable, say) or was refused.
     const bool out_of_time = clock_.Seconds() >= options_.timeout_s - kKillGrace_s;
     v.reason = !spacer_found_error_.empty()
-                   ? "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it"
+                   ? "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it" +
+                         (spacer_error_bounds_division_ ? std::string("; ") + kBoundedDivisionNote : "")
                    : (out_of_time ? "time-out" : "no solver run answered") + std::string(" (last: ") + last_reason_ + ")";
   }
 
@@ -498,6 +499,7 @@ class PortfolioRun {
       out["status"] = static_cast<int>(r.status);
       out["reason"] = r.reason;
       out["invariants"] = r.invariants;
+      out["bounds_division"] = problem.bounds_division();
     } catch (const std::bad_alloc&) {
       out["status"] = static_cast<int>(SolveStatus::kUnknown);
       out["reason"] = "out of memory";
@@ -584,6 +586,7 @@ class PortfolioRun {
         lock.lock();
         if (!spacer_found_error_.empty()) continue;
         spacer_found_error_ = who;
+        spacer_error_bounds_division_ = out.value("bounds_division", false);
         lock.unlock();
         const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
         const RunSearch search =
@@ -619,6 +622,7 @@ class PortfolioRun {
   Proof proofs_[kGoals];
   Verdict verdict_{"", "", 0, {}, {}, {}, ""};
   std::string spacer_found_error_;  // the first job whose `unsafe` started the search, or empty
+  bool spacer_error_bounds_division_ = false;  // whether that job's clauses bound a division (HornSystem)
   std::string last_reason_ = "time-out";
   std::string process_failure_;  // why a solver process failed (a bug: Verify throws it), or empty
 };

@@ -39,6 +39,12 @@ struct Verdict {
   std::string solved_by;                      // "variant / option set"
 };
 
+// What the reason of an `unknown` verdict adds where Spacer's unconfirmed `unsafe` came from clauses that bound
+// a quotient or remainder by a variable (HornSystem::bounds_division): the error may be the bounds' alone.
+inline constexpr const char* kBoundedDivisionNote =
+    "its clauses bound a quotient or remainder by a variable by linear facts only, and may reach an error that no "
+    "run reaches";
+
 // Verifies that no error is reachable in prog.
 Verdict Verify(const Program& prog, const VerifyOptions& options);
 
