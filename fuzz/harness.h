@@ -58,7 +58,7 @@ void CheckAllocPlanners(std::string_view data);
 
 // A small program of the C subset generated from the bytes (2-3 loops over bounds <= 8, data of one integer
 // type from signed char to unsigned long long, some starting next to the type's largest value, an array,
-// filled from both ends in some, guarded breaks and continues and loops nested in loops in some,
+// filled from both ends in some, guarded breaks, continues and forward gotos and loops nested in loops in some,
 // nondeterministic values assumed into a small range, one final assertion),
 // its truth decided by running the interpreter on every value the inputs can take.
 // loopfuse's verdicts, fused and unfused, agree with it: `true` only when no run fails, `false` only with a

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,10 +72,11 @@ struct Operand {
 };
 
 // One statement of a loop body: target = rhs, possibly under `if (guard_a rel guard_b)`, or, where `jump` is
-// set, `break;` or `continue;` under the guard. rhs by form: 0 a, 1 target + a, 2 target - a, 3 a + b, 4 a - b,
+// set, `break;`, `continue;` or `goto L<k>;` (to the label before loop k, or before the assertion) under the
+// guard. rhs by form: 0 a, 1 target + a, 2 target - a, 3 a + b, 4 a - b,
 // 5 a % b, 6 a / b (5 and 6 where b != 0, else a: horn.cc's division by a variable).
 struct Statement {
-  std::string jump;  // "break", "continue" or empty
+  std::string jump;  // "break", "continue", "goto L<k>" or empty
   Operand target;
   int form = 0;
   Operand a;
@@ -114,6 +116,8 @@ struct Generated {
   int width = 1;
   std::string declarations;
   std::vector<Loop> loops;
+  // The loops that a goto jumps to, whose label comes before them (loops.size(): before the assertion).
+  std::set<size_t> labels;
   std::string tested;  // the expression the final assertion compares
   // Whether a remainder or quotient has a divisor other than a nonzero constant: the clauses then bound it by
   // linear facts only (horn.cc, DivideByVariable), and Spacer may find errors no run reaches.
@@ -217,7 +221,10 @@ std::string Generated::Text(const std::string& prefix, const std::string& assert
       "int main(void) {\n";
   if (!prefix.empty()) out += "  " + prefix + "\n";
   out += declarations;
-  for (const Loop& loop : loops) out += LoopText(loop, *this, "  ");
+  for (size_t k = 0; k <= loops.size(); ++k) {
+    if (labels.count(k)) out += fmt::format("  L{}:\n", k);
+    if (k < loops.size()) out += LoopText(loops[k], *this, "  ");
+  }
   return out + fmt::format("  __VERIFIER_assert({});\n  return 0;\n}}\n", assertion);
 }
 
@@ -233,7 +240,7 @@ class Generator {
   Generated Run() {
     const unsigned shape = in_.Next();
     const bool is_unsigned = shape & 1;
-    const int loop_count = 2 + (shape >> 1) % 2;
+    loop_count_ = 2 + (shape >> 1) % 2;
     const bool shared_counter = shape & 4;
     has_array_ = (shape >> 3) % 3 != 0;
     both_ends_ = has_array_ && (shape >> 3) / 3 % 3 == 0;
@@ -247,11 +254,12 @@ class Generator {
     const bool mixed = range >= 180;
     const bool near_edge = g_.type.bits != 32 && range / 60 % 2 == 1;
     // The width byte also picks the control flow (below 3: none, as before it was added): guarded `break`s and
-    // `continue`s, loops nested in loops, or both.
+    // `continue`s, loops nested in loops, forward `goto`s out of loops, in any combination.
     const unsigned width = in_.Next();
     g_.width = 1 + width % 3;
     jumps_ = width / 3 % 2 == 1;
     nested_ = width / 6 % 2 == 1;
+    gotos_ = width / 12 % 2 == 1;
     inputs_ = 1 + in_.Next() % 3;
     data_ = 1 + in_.Next() % 3;
     const std::string type = g_.Type();
@@ -270,7 +278,7 @@ class Generator {
       magnitude_.push_back(Stored(init % 2 ? InputMagnitude() : constant, t));
     }
     if (has_array_) d += fmt::format("  {} a[{}];\n", type, kCells);
-    for (int l = 0; l < loop_count; ++l) {
+    for (int l = 0; l < loop_count_; ++l) {
       const std::string counter = shared_counter ? "i" : fmt::format("i{}", l);
       if (l == 0 || !shared_counter) d += fmt::format("  int {} = 0;\n", counter);
       g_.loops.push_back(MakeLoop(l, counter));
@@ -469,9 +477,10 @@ class Generator {
   }
 
   // A statement of `body_of` (loop number `loop` or a loop nested in it): an assignment, to a cell only where
-  // `cells_writable`, or in programs with jumps a guarded `break` or `continue`. Never a `break` in the first
-  // loop of a program with the array (later loops read every cell it writes), nor a `continue` in a while-up
-  // loop (it would skip the count).
+  // `cells_writable`, or in programs with jumps a guarded `break` or `continue`, in programs with gotos a
+  // guarded `goto` forward to the label before a later loop or the assertion. Never a `break` or a `goto` out
+  // of the first loop of a program with the array (later loops read every cell it writes), nor a `continue` in
+  // a while-up loop (it would skip the count).
   Statement MakeStatement(const Loop& body_of, bool readable, int loop, bool cells_writable) {
     Statement s;
     const unsigned t = in_.Next();
@@ -497,13 +506,19 @@ class Generator {
       s.guard_a = MakeOperand(readable, loop);
       s.guard_b = MakeOperand(readable, loop);
       s.rel = kRels[guard / 4 % 6];
-      if (jumps_) {
-        const unsigned j = in_.Next() % 3;
+      if (jumps_ || gotos_) {
+        const unsigned j = in_.Next() % (gotos_ ? 4 : 3);
         const bool fills_the_array = loop == 0 && has_array_ && cells_writable;  // not a loop nested in it
         const bool may_break = !fills_the_array;
         const bool may_continue = body_of.shape != 2;
-        if (j == 0 && may_break) s.jump = "break";
-        if (j == 1 && may_continue) s.jump = "continue";
+        const bool may_leave = !(loop == 0 && has_array_);  // a goto leaves a nested loop's outer loop too
+        if (j == 0 && jumps_ && may_break) s.jump = "break";
+        if (j == 1 && jumps_ && may_continue) s.jump = "continue";
+        if (j == 3 && may_leave) {
+          const size_t target = loop + 1 + in_.Next() % (loop_count_ - loop);
+          s.jump = fmt::format("goto L{}", target);
+          g_.labels.insert(target);
+        }
       }
     }
     return s;
@@ -587,6 +602,8 @@ class Generator {
   bool both_ends_ = false;  // the first loop runs over half the cells and writes a[i] and a[2n - 1 - i]
   bool jumps_ = false;   // guarded statements may be `break` or `continue`
   bool nested_ = false;  // loops may have a loop nested in them
+  bool gotos_ = false;   // guarded statements may be a `goto` forward out of their loop
+  int loop_count_ = 2;
   int inputs_ = 1;
   int data_ = 1;
   std::vector<fusion::IntType> data_type_;  // of each data variable
