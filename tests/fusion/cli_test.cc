@@ -167,20 +167,18 @@ TEST(Cli, AnUnknownSaysWhenOnlyTheBoundsOfARemainderReachTheError) {
   // (7 * n) % n is 0, but where the dividend is three times the divisor or more the clauses know only the
   // remainder's sign and |r| < |n|: Spacer reaches the error with r = 1, which no run does. The verdict stays
   // unknown and says why.
-  const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
+  const std::string file = WriteTemp("mod_bounds.c", R"(extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int);
 int main() {
   int n = __VERIFIER_nondet_int();
   if (n < 4 || n > 1000000) return 0;
-  int r = (7 * n) %% n;
+  int r = (7 * n) % n;
   __VERIFIER_assert(r == 0);
   return 0;
 }
-)";
-  char text[1024];
-  std::snprintf(text, sizeof text, kProgram);
+)");
   nlohmann::json j;
-  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("mod_bounds.c", text), j), 4) << j.dump();
+  EXPECT_EQ(Verify("--timeout 20 " + file, j), 4) << j.dump();
   EXPECT_EQ(j["verdict"], "unknown");
   const std::string reason = j["reason"];
   EXPECT_EQ(reason.rfind("Spacer found the error reachable (", 0), 0u) << reason;
