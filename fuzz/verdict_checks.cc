@@ -807,16 +807,15 @@ void CheckLoopfuseVerdicts(std::string_view data) {
     // Spacer's `unsafe` on a safe program from a candidate whose errors are all the original's: a
     // transformation lost what it claims to keep (guess-and-assume once left a copy uninitialised). Not
     // so for the halves of the wrap-around split, whose UINT_MAX is a parameter, nor for index-set
-    // splitting's fused program, which asserts that the cell ranges are disjoint, nor for any program that
-    // divides by a variable (the clauses' quotients are bounds; `-126 % i` may be -1 there).
-    if (v.reason.rfind("Spacer found the error reachable (", 0) == 0 && truth.failing == 0 && !g.divides_by_variable) {
+    // splitting's fused program, which asserts that the cell ranges are disjoint, nor where the reason says
+    // that the clauses bounded a division by a variable (`-126 % i` may be -1 there), which it may say only
+    // of a program that divides by one.
+    const bool bounded_division = v.reason.find(fusion::kBoundedDivisionNote) != std::string::npos;
+    Require(!bounded_division || g.divides_by_variable,
+            "the note on bounded quotients in a program that divides by none: " + verdict + ":\n" + text);
+    if (v.reason.rfind("Spacer found the error reachable (", 0) == 0 && truth.failing == 0 && !bounded_division) {
       Require(v.reason.find("no wrap-around") != std::string::npos || v.reason.find("split") != std::string::npos,
               "an exact candidate's error is unreachable: " + verdict + ":\n" + text);
-    }
-    // The reason blames bounded quotients only where there are some.
-    if (v.reason.find(fusion::kBoundedDivisionNote) != std::string::npos) {
-      Require(g.divides_by_variable, "the note on bounded quotients in a program that divides by none: " + verdict +
-                                         ":\n" + text);
     }
     if (v.verdict != "false") continue;
     size_t pos = 0;
