@@ -66,22 +66,30 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
     Token t;
     t.loc = here();
     const size_t begin = p;
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '_')) ++p;
-      t.kind = TokKind::kIdent;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '.')) ++p;
-      t.kind = TokKind::kNumber;
-    } else if (c == '\'' || c == '"') {
-      ++p;
-      while (p < text.size() && text[p] != c && text[p] != '\n') p += text[p] == '\\' ? 2 : 1;
-      if (p < text.size() && text[p] == c) {
+    // A character or string literal from its opening quote at p (after any prefix).
+    const auto literal = [&] {
+      const char quote = text[p++];
+      while (p < text.size() && text[p] != quote && text[p] != '\n') p += text[p] == '\\' ? 2 : 1;
+      if (p < text.size() && text[p] == quote) {
         ++p;
-        t.kind = c == '\'' ? TokKind::kChar : TokKind::kString;
+        t.kind = quote == '\'' ? TokKind::kChar : TokKind::kString;
       } else {
         t.kind = TokKind::kInvalid;
         t.text = "unterminated literal";
       }
+    };
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '_')) ++p;
+      t.kind = TokKind::kIdent;
+      // L'a', u'a', U'a', u8"a": a literal with its encoding prefix, one token.
+      const std::string word = text.substr(begin, p - begin);
+      const bool prefix = word == "L" || word == "u" || word == "U" || word == "u8";
+      if (prefix && p < text.size() && (text[p] == '\'' || text[p] == '"')) literal();
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '.')) ++p;
+      t.kind = TokKind::kNumber;
+    } else if (c == '\'' || c == '"') {
+      literal();
     } else {
       t.kind = TokKind::kPunct;
       size_t len = 0;
@@ -138,12 +146,15 @@ IntegerLiteral ReadIntegerLiteral(const std::string& file, const Token& t) {
   if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     base = 16;
     i = 2;
+  } else if (s.size() > 1 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {  // GNU C's and C23's binary
+    base = 2;
+    i = 2;
   } else if (s.size() > 1 && s[0] == '0') {
     base = 8;
     i = 1;
   }
   lit.decimal = base == 10;
-  if (i >= s.size() && base == 16) FailSyntax(file, t.loc, "malformed number '" + t.text + "'");
+  if (i >= s.size() && (base == 16 || base == 2)) FailSyntax(file, t.loc, "malformed number '" + t.text + "'");
   for (; i < s.size(); ++i) {
     const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
     int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : 99;

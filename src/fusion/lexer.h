@@ -34,7 +34,7 @@ struct IntegerLiteral {
   Int128 value = 0;
   bool is_unsigned = false;  // a u or U suffix
   int longs = 0;             // how many l or L suffixes
-  bool decimal = true;       // hex and octal literals may also take unsigned types
+  bool decimal = true;       // hex, octal and binary literals may also take unsigned types
 };
 
 // Reads the integer literal of a kNumber token. Throws UnsupportedError on a floating or malformed number, or one

@@ -33,7 +33,7 @@ const std::set<std::string> kIgnoredSpecifiers = {"const",    "volatile", "exter
 struct ParsedType {
   IntType type;
   bool is_void = false;
-  bool is_aggregate = false;  // a union, an enum or a floating-point type: no integer, skipped (is_void too)
+  bool is_aggregate = false;  // a union or a floating-point type: no integer, skipped (is_void too)
   bool is_floating = false;   // float or double
   std::string record_tag;     // a struct: its tag, looked up where a variable of it is declared
 };
@@ -57,6 +57,8 @@ struct Binding {
   // An array declared with a constant size: its size in bytes, for `sizeof a` (not a pointer's, nor an
   // array parameter's, which C measures as a pointer).
   std::optional<Int128> array_bytes;
+  // An enumeration constant: its value, a constant of type int (var is empty).
+  std::optional<Int128> enumerator;
 };
 
 // A function of the file other than main, inlined at each call: where its parameter list and body are.
@@ -263,18 +265,21 @@ class Parser {
     if (t.kind != TokKind::kIdent) return false;
     static const std::set<std::string> kTypeWords = {"void",   "char",       "short",  "int",   "long",
                                                      "signed", "unsigned",   "_Bool",  "struct", "union",
-                                                     "enum",   "__signed__", "float",  "double"};
+                                                     "enum",   "__signed__", "float",  "double",
+                                                     "__int128"};
     return kTypeWords.count(t.text) || kIgnoredSpecifiers.count(t.text) || typedefs_.count(t.text) ||
            t.text == "__attribute__";
   }
 
-  // Parses declaration specifiers; union and enum types are unsupported unless skip_aggregates. A struct's
-  // members are recorded (ParseStructSpecifier); whoever cannot take a struct refuses its record_tag.
+  // Parses declaration specifiers; union types are unsupported unless skip_aggregates. A struct's members are
+  // recorded (ParseStructSpecifier), an enum's constants bound (ParseEnumSpecifier); whoever cannot take a
+  // struct refuses its record_tag.
   std::optional<ParsedType> ParseSpecifiers(bool skip_aggregates) {
     int longs = 0;
     bool is_unsigned = false, seen = false, is_void = false, is_char = false, is_short = false,
          is_bool = false, is_aggregate = false, is_floating = false;
     std::string record_tag;
+    std::optional<IntType> enum_type;
     std::optional<ParsedType> from_typedef;
     while (true) {
       SkipAttributes();
@@ -311,11 +316,21 @@ class Parser {
         Next();
         record_tag = ParseStructSpecifier();
         seen = true;
-      } else if (t.text == "union" || t.text == "enum") {
+      } else if (t.text == "enum") {
+        Next();
+        enum_type = ParseEnumSpecifier(skip_aggregates);
+        seen = true;
+      } else if (t.text == "union") {
         if (!skip_aggregates) FailUnsupported(file_, t.loc, "type '" + t.text + "'");
         Next();
         if (Peek().kind == TokKind::kIdent) Next();
         if (Is("{")) SkipBalanced();
+        is_aggregate = seen = true;
+      } else if (t.text == "__int128") {
+        // GNU C's 128-bit integers hold values past what loopfuse computes with; refused where a value of them is
+        // made, as floating-point types are.
+        if (!skip_aggregates) FailUnsupported(file_, t.loc, "128-bit integer type '__int128'");
+        Next();
         is_aggregate = seen = true;
       } else if (t.text == "float" || t.text == "double") {
         // Declared at the top level, a floating-point type is refused only where a variable of it is made (a
@@ -334,6 +349,7 @@ class Parser {
     if (!seen) return std::nullopt;
     if (is_aggregate) return ParsedType{kInt, true, true, is_floating, ""};
     if (!record_tag.empty()) return ParsedType{kInt, false, false, false, record_tag};
+    if (enum_type) return ParsedType{*enum_type, false, false, false, ""};
     ParsedType r;
     r.is_void = is_void;
     r.type = is_bool ? IntType{1, false}
@@ -369,6 +385,73 @@ class Parser {
     if (records_.count(tag)) FailUnsupported(file_, start.loc, "second definition of '" + record.name + "'");
     records_.emplace(tag, std::move(record));
     return tag;
+  }
+
+  // The rest of an enum specifier after `enum`: its tag, and its list of constants if one follows, each bound in
+  // the innermost scope as a constant of type int (C's rule: the value given, else one more than the one before,
+  // from 0). Returns the enum's own type as gcc makes it: unsigned int where no constant is negative, else int.
+  // A constant whose value is not a constant expression, or lies outside int, is refused where it is used when
+  // at_top_level (the headers of a `.i` file define enums that main never reads), else at once.
+  IntType ParseEnumSpecifier(bool at_top_level) {
+    SkipAttributes();
+    const Token start = Peek();
+    std::string tag;
+    if (start.kind == TokKind::kIdent) tag = Next().text;
+    SkipAttributes();
+    if (!Is("{")) {
+      if (tag.empty()) FailSyntax(file_, start.loc, "expected an enum's tag or '{' before '" + start.text + "'");
+      const auto known = enum_types_.find(tag);
+      if (known == enum_types_.end()) FailUnsupported(file_, start.loc, "enum '" + tag + "' before its definition");
+      return known->second;
+    }
+    Next();
+    std::optional<Int128> next = 0;
+    bool negative = false;
+    while (!Accept("}")) {
+      const Token name = Peek();
+      ExpectIdent();
+      SkipAttributes();
+      std::string refused;
+      if (Accept("=")) {
+        const Token value_start = Peek();
+        const size_t value_pos = pos_;
+        try {
+          next = FoldConstant(ParseExpr());
+          if (!next) refused = "constant of an enum whose value is not a constant expression";
+        } catch (const common::InputError&) {
+          if (!at_top_level) throw;
+          pos_ = value_pos;
+          while (!Is(",") && !Is("}")) {
+            if (AtEnd()) FailSyntax(file_, value_start.loc, "expected '}' at the end of the enum");
+            if (Is("(") || Is("[") || Is("{")) {
+              SkipBalanced();
+            } else {
+              Next();
+            }
+          }
+          next.reset();
+          refused = "constant of an enum whose value loopfuse does not read";
+        }
+      } else if (!next) {
+        refused = "constant of an enum after one whose value loopfuse does not read";
+      }
+      if (next && (*next < MinOf(kInt) || *next > MaxOf(kInt))) {
+        refused = "constant of an enum outside int";
+        next.reset();
+      }
+      if (!refused.empty() && !at_top_level) FailUnsupported(file_, name.loc, refused + " '" + name.text + "'");
+      if (scopes_.back().count(name.text)) FailSyntax(file_, name.loc, "redefinition of '" + name.text + "'");
+      scopes_.back()[name.text] = Binding{"", nullptr, refused, std::nullopt, next};
+      if (next) negative = negative || *next < 0;
+      if (next) ++*next;
+      if (!Accept(",")) {
+        Expect("}");
+        break;
+      }
+    }
+    const IntType type = negative ? kInt : kUnsigned;
+    if (!tag.empty()) enum_types_[tag] = type;
+    return type;
   }
 
   // One member declaration of a struct's body, through its ';', added to record: integer members and members of
@@ -564,7 +647,7 @@ class Parser {
   std::string Declare(const std::string& name, IntType type, bool is_array, Loc loc, const std::string& base = "") {
     if (scopes_.back().count(name)) FailSyntax(file_, loc, "redefinition of '" + name + "'");
     const std::string unique = prog_.AddVar(base.empty() ? name : base, type, is_array);
-    scopes_.back()[name] = Binding{unique, nullptr, "", std::nullopt};
+    scopes_.back()[name] = Binding{unique, nullptr, "", std::nullopt, std::nullopt};
     return unique;
   }
 
@@ -585,6 +668,7 @@ class Parser {
     const Binding* b = FindBinding(t.text);
     if (!b) FailSyntax(file_, t.loc, "use of undeclared identifier '" + t.text + "'");
     if (!b->refused.empty()) FailUnsupported(file_, t.loc, "use of '" + t.text + "', a " + b->refused);
+    if (b->enumerator) FailSyntax(file_, t.loc, "'" + t.text + "' is an enumeration constant, not a variable");
     if (b->record) FailUnsupported(file_, t.loc, "use of struct '" + t.text + "' as a whole (only its members)");
     return prog_.VarNamed(b->var);
   }
@@ -935,7 +1019,7 @@ class Parser {
         known->second = prog_.AddVar(name, spec.type, false);
         static_inits_.push_back(MakeAssign(MakeVar(known->second, spec.type), init));
       }
-      scopes_.back()[name] = Binding{known->second, nullptr, "", std::nullopt};
+      scopes_.back()[name] = Binding{known->second, nullptr, "", std::nullopt, std::nullopt};
       SkipAttributes();
     } while (Accept(","));
     Expect(";");
@@ -980,7 +1064,7 @@ class Parser {
     }
     if (!refused.empty()) {
       SkipToEnd(true);
-      scopes_.back()[name] = Binding{"", nullptr, refused, std::nullopt};
+      scopes_.back()[name] = Binding{"", nullptr, refused, std::nullopt, std::nullopt};
       return {};
     }
     const Record& record = found->second;
@@ -1001,7 +1085,7 @@ class Parser {
         out.push_back(global ? MakeAssign(MakeVar(unique, type), MakeConst(0, type)) : MakeHavoc(unique));
       }
     }
-    scopes_.back()[name] = Binding{"", &record, "", std::nullopt};
+    scopes_.back()[name] = Binding{"", &record, "", std::nullopt, std::nullopt};
     return out;
   }
 
@@ -1111,6 +1195,13 @@ class Parser {
       const std::string op = Next().text;
       ExprPtr lhs = ParseUnary();
       return Increment(lhs, op == "++" ? "+" : "-", t.loc);
+    }
+    const std::string& after = Peek(1).text;
+    const bool assigns = after == "++" || after == "--" ||
+                         (!after.empty() && after.back() == '=' && after != "==" && after != "!=" && after != "<=" &&
+                          after != ">=");
+    if (const Binding* b = t.kind == TokKind::kIdent ? FindBinding(t.text) : nullptr; b && b->enumerator && assigns) {
+      FailSyntax(file_, t.loc, "'" + t.text + "' is an enumeration constant, not a variable");
     }
     ExprPtr lhs = ParseUnary();
     if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
@@ -1356,7 +1447,7 @@ class Parser {
       }
       if (array_arg) {
         if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
-        scopes_.back()[name] = Binding{arg->name, nullptr, "", std::nullopt};
+        scopes_.back()[name] = Binding{arg->name, nullptr, "", std::nullopt, std::nullopt};
         params.push_back(std::nullopt);
       } else if (array) {
         Declare(name, spec->type, true, name_tok.loc);
@@ -1741,6 +1832,8 @@ class Parser {
         }
         Expect(")");
         e = MakeNondet(NondetType(t));
+      } else if (const Binding* b = FindBinding(t.text); b && b->enumerator) {
+        e = MakeConst(*b->enumerator, kInt);
       } else {
         const Var& v = Lookup(t);
         e = MakeVar(v.name, v.type);
@@ -1791,14 +1884,45 @@ class Parser {
     FailUnsupported(file_, t.loc, "number '" + t.text + "' (too large)");
   }
 
+  // A character constant: one character or escape sequence (simple, octal, hexadecimal). A plain one is an
+  // int holding the char that gcc makes of it, signed ('\xff' is -1); L'x' a wchar_t (int), u'x' a char16_t
+  // and U'x' a char32_t holding the code itself. A constant of several characters (implementation-defined), a
+  // hexadecimal escape of more than two digits, and a prefixed one of a raw byte outside ASCII (a UTF-8
+  // sequence) or with u8 are unsupported.
   ExprPtr CharLiteral(const Token& t) {
-    const std::string body = t.text.substr(1, t.text.size() - 2);
-    if (body.size() == 1) return MakeConst(static_cast<unsigned char>(body[0]), kInt);
-    static const std::map<std::string, int> kEscapes = {{"\\0", 0},    {"\\n", 10},  {"\\t", 9},  {"\\r", 13},
-                                                        {"\\\\", 92},  {"\\'", 39},  {"\\\"", 34}, {"\\a", 7}};
-    auto it = kEscapes.find(body);
-    if (it == kEscapes.end()) FailUnsupported(file_, t.loc, "character literal " + t.text);
-    return MakeConst(it->second, kInt);
+    const size_t quote = t.text.find('\'');
+    const std::string prefix = t.text.substr(0, quote);
+    const std::string body = t.text.substr(quote + 1, t.text.size() - quote - 2);
+    const auto refuse = [&] { FailUnsupported(file_, t.loc, "character literal " + t.text); };
+    Int128 code = 0;
+    size_t used = 1;
+    if (body.empty()) FailSyntax(file_, t.loc, "empty character literal");
+    if (body[0] != '\\') {
+      code = static_cast<unsigned char>(body[0]);
+    } else if (body.size() < 2) {
+      refuse();
+    } else if (body[1] == 'x') {
+      used = 2;
+      while (used < body.size() && std::isxdigit(static_cast<unsigned char>(body[used])) && used < 4) {
+        code = code * 16 + std::stoi(body.substr(used++, 1), nullptr, 16);
+      }
+      if (used == 2) FailSyntax(file_, t.loc, "\\x without hexadecimal digits in " + t.text);
+    } else if (body[1] >= '0' && body[1] <= '7') {
+      for (used = 1; used < body.size() && used < 4 && body[used] >= '0' && body[used] <= '7'; ++used) {
+        code = code * 8 + (body[used] - '0');
+      }
+    } else {
+      static const std::map<char, int> kEscapes = {{'n', 10}, {'t', 9},   {'r', 13},  {'\\', 92}, {'\'', 39}, {'"', 34},
+                                                   {'a', 7},  {'b', 8},   {'f', 12},  {'v', 11},  {'?', 63}};
+      const auto it = kEscapes.find(body[1]);
+      if (it == kEscapes.end()) refuse();
+      code = it->second;
+      used = 2;
+    }
+    if (used != body.size() || code > 255) refuse();
+    if (prefix.empty()) return MakeConst(code > 127 ? code - 256 : code, kInt);
+    if ((body[0] != '\\' && code > 127) || prefix == "u8") refuse();
+    return MakeConst(code, prefix == "L" ? kInt : prefix == "u" ? IntType{16, false} : kUnsigned);
   }
 
   std::string file_;
@@ -1812,6 +1936,7 @@ class Parser {
   Program prog_;
   std::vector<std::map<std::string, Binding>> scopes_;
   std::map<std::string, Record> records_;  // the structs defined, by tag
+  std::map<std::string, IntType> enum_types_;  // the enums defined, by tag: their types
   std::map<std::string, ParsedType> typedefs_;
   std::set<std::string> opaque_typedefs_;
   std::vector<StmtPtr> globals_init_;

@@ -811,6 +811,76 @@ TEST(Parser, FloatingPointTypesAreUnsupportedWhereAValueOfThemIsMade) {
             "member");
 }
 
+// Enumeration constants are ints with C's values (given, else one more than the one before); a variable of an
+// enum type is of the type gcc gives the enum: unsigned int where no constant is negative, else int. Until
+// 2026-12-05 every use of an enumeration constant was a syntax error ("use of undeclared identifier", exit 2).
+TEST(Parser, EnumConstantsAreIntsAndEnumVariablesHaveGccsType) {
+  const std::string source = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+enum Level { LOW, MID, HIGH = 10, TOP, BELOW = -1 };
+typedef enum { RED = 1 << 2, GREEN = RED + 1 } color;
+enum Flag { OFF, ON };
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  enum Flag f = ON;
+  enum Level l = BELOW;
+  color c = GREEN;
+  enum { STEP = 3 } step = STEP;
+  int sum = 0;
+  switch (x) {
+    case MID: sum = TOP; break;
+    case HIGH: sum = c; break;
+    default: sum = step;
+  }
+  if (f - 2 < 0) sum = sum + 100;
+  if (l - 2 < 0) sum = sum + 1000;
+  if (sizeof(enum Flag) != 4) sum = 0;
+  if (x == sum + LOW) reach_error();
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{1}, {11}, {1003}, {1005}, {1011}, {10}});
+  EXPECT_EQ(testing::InterpretOn(p, {1003}), Outcome::kError);  // f - 2 is unsigned, l - 2 is -3
+  EXPECT_EQ(testing::InterpretOn(p, {1011}), Outcome::kFinished);
+  EXPECT_EQ(ParseFailure("enum E { A, B };\nint main() { A = 2; return 0; }"),
+            "error: t.c:2:14: 'A' is an enumeration constant, not a variable");
+  EXPECT_EQ(ParseFailure("int main() { enum E e; return 0; }"),
+            "unsupported: t.c:1:19: unsupported enum 'E' before its definition");
+  EXPECT_EQ(ParseFailure("extern int __VERIFIER_nondet_int(void);\n"
+                         "int main() { int n = __VERIFIER_nondet_int(); enum { K = n }; return 0; }"),
+            "unsupported: t.c:2:54: unsupported constant of an enum whose value is not a constant expression 'K'");
+  // A header's enum whose values loopfuse cannot read is refused only where one of them is used.
+  const std::string header = "enum { W = (int)(unsigned char)sizeof(struct unknown), V };\n";
+  EXPECT_EQ(ParseFailure(header + "int main() { return 0; }"), "no error");
+  EXPECT_EQ(ParseFailure(header + "int main() { return V; }"),
+            "unsupported: t.c:2:21: unsupported use of 'V', a constant of an enum after one whose value loopfuse does "
+            "not read");
+}
+
+// Character constants as gcc reads them: octal and hexadecimal escapes, a char of 255 as -1 (char is signed),
+// wide and Unicode ones, and GNU C's binary constants. Until 2026-12-05 these escapes were unsupported and
+// L'a' a syntax error.
+TEST(Parser, CharacterConstantsAndBinaryNumbersAsGccReadsThem) {
+  const std::string source = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int sum = '\x41' + '\101' + '\xff' + '\377' + '\7' + '\b' + '\?' + '\v' + '\f' + '"';
+  unsigned u = U'a' + u'b' + L'\xff' + L'c';
+  if (x == sum + u + 0b101 + 0B11u) reach_error();
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{0}, {820}, {821}});
+  EXPECT_EQ(testing::InterpretOn(p, {820}), Outcome::kError);
+  EXPECT_EQ(ParseFailure("int main() { int c = 'ab'; return c; }"), "unsupported: t.c:1:22: unsupported character "
+                                                                      "literal 'ab'");
+  EXPECT_EQ(ParseFailure("int main() { int c = u8'a'; return c; }"),
+            "unsupported: t.c:1:22: unsupported character literal u8'a'");
+  EXPECT_EQ(ParseFailure("int main() { __int128 y = 0; return 0; }"),
+            "unsupported: t.c:1:14: unsupported 128-bit integer type '__int128'");
+}
+
 // The directives a .c task uses: what gcc's preprocessor makes of them is what the parser must read.
 TEST(Parser, PreprocessorDirectivesMeanWhatGccMakesOfThem) {
   const std::string source = R"(#include <stdlib.h>
