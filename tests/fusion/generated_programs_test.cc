@@ -1,5 +1,6 @@
 // Generated programs with functions, globals, static and extern locals, comma-joined clauses, compound shifts,
-// a switch that falls through, a do-while with continue and an unsigned char that wraps, run by loopfuse's
+// a switch that falls through, a do-while with continue, an unsigned char that wraps and an enum (whose type
+// gcc makes unsigned where no constant is negative), run by loopfuse's
 // interpreter and by gcc's build of the same text on the same inputs. The
 // loopfuse_verdicts fuzz target checks the verifier against the interpreter, which reads the same parse: a
 // parser that misreads C agrees with itself there (until 2026-12-05 a static local was set again at every
@@ -36,6 +37,7 @@ int g0 = {0}, g1;
 int cells[4] = {{{1}, {2}}};
 typedef unsigned char byte;
 byte wrap = {15};
+enum mode {{ M0 = {18}, M1, M2 = {19} }};
 int step(int p) {{
   static int k{3};
   {4}
@@ -67,6 +69,9 @@ int main(void) {{
   for (i = 0; i < {11}; i++) {{ static int seen{12}; seen += i; s = s + seen; {13} }}
   i = 0;
   do {{ i++; if (i % 2 == {17}) continue; s = s + (wrap > 128 ? 1 : -1); }} while (i < 4);
+  enum mode m = {20};
+  if (m - 2 < 0) s = s + 2;
+  s = s + M2 * 2 + (m == M1);
   if ((s + g0 + g1 + cells[1] + wrap) % 3 == {14}) reach_error();
   return 0;
 }}
@@ -74,7 +79,8 @@ int main(void) {{
       Pick(rng, -3, 3), Pick(rng, -3, 3), Pick(rng, -3, 3), static_init, maybe("extern int g0;"),
       Pick(rng, 0, 1) ? "+" : "-", Pick(rng, -2, 6), maybe("extern int g1, cells[];"), Pick(rng, 0, 3),
       Pick(rng, 0, 4), Pick(rng, 0, 3), Pick(rng, 0, 4), maybe(" = 2"), maybe("t = step(s % 3);"),
-      Pick(rng, -2, 2), Pick(rng, 0, 255), Pick(rng, 1, 3), Pick(rng, 0, 1));
+      Pick(rng, -2, 2), Pick(rng, 0, 255), Pick(rng, 1, 3), Pick(rng, 0, 1), Pick(rng, -3, 3), Pick(rng, -2, 2),
+      std::string("M") + std::to_string(Pick(rng, 0, 2)));
 }
 
 TEST(GeneratedPrograms, RunAsGccRunsThem) {
