@@ -172,8 +172,8 @@ std::string OperandText(const Operand& o, const Loop& loop, const Generated& g) 
 
 std::string StatementText(const Statement& s, const Loop& loop, const Generated& g) {
   if (!s.jump.empty()) {
-    return fmt::format("if ({} {} {}) {{ {}; }}", OperandText(s.guard_a, loop, g), s.rel, OperandText(s.guard_b, loop, g),
-                       s.jump);
+    return fmt::format("if ({} {} {}) {{ {}; }}", OperandText(s.guard_a, loop, g), s.rel,
+                       OperandText(s.guard_b, loop, g), s.jump);
   }
   const std::string t = OperandText(s.target, loop, g);
   const std::string a = OperandText(s.a, loop, g);
@@ -202,11 +202,11 @@ std::string LoopText(const Loop& loop, const Generated& g, const std::string& pa
     case 0: return fmt::format("{3}for ({0} = 0; {0} < {1}; {0}++) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
     case 1: return fmt::format("{3}for ({0} = {1} - 1; {0} >= 0; {0}--) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
     case 2:
-      return fmt::format("{3}{0} = 0;\n{3}while ({0} < {1}) {{\n{2}{4}{0} = {0} + 1;\n{3}}}\n", c, loop.bound, body, pad,
-                         in);
+      return fmt::format("{3}{0} = 0;\n{3}while ({0} < {1}) {{\n{2}{4}{0} = {0} + 1;\n{3}}}\n", c, loop.bound, body,
+                         pad, in);
     default:
-      return fmt::format("{3}{0} = {1};\n{3}while ({0} > 0) {{\n{4}{0} = {0} - 1;\n{2}{3}}}\n", c, loop.bound, body, pad,
-                         in);
+      return fmt::format("{3}{0} = {1};\n{3}while ({0} > 0) {{\n{4}{0} = {0} - 1;\n{2}{3}}}\n", c, loop.bound, body,
+                         pad, in);
   }
 }
 

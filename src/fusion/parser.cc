@@ -360,20 +360,27 @@ class Parser {
     return r;
   }
 
-  // The rest of a struct specifier after `struct`: its tag, and its member list if one follows, recorded in
-  // records_ (an anonymous struct under a tag made of its location). Returns the tag. The headers of a `.i`
-  // file define structs of pointers, arrays and unions: such a struct is recorded as unsupported, refused
-  // only where a variable of it is declared.
-  std::string ParseStructSpecifier() {
+  // After `struct` or `enum`: its tag (empty if none; attributes around it skipped) and the token where the tag
+  // or body begins. Neither a tag nor a body ('{') is a syntax error naming `kind`.
+  std::pair<std::string, Token> ParseTag(const std::string& kind) {
     SkipAttributes();
     const Token start = Peek();
     std::string tag;
     if (start.kind == TokKind::kIdent) tag = Next().text;
     SkipAttributes();
-    if (!Is("{")) {
-      if (tag.empty()) FailSyntax(file_, start.loc, "expected a struct's tag or '{' before '" + start.text + "'");
-      return tag;
+    if (!Is("{") && tag.empty()) {
+      FailSyntax(file_, start.loc, "expected " + kind + "'s tag or '{' before '" + start.text + "'");
     }
+    return {tag, start};
+  }
+
+  // The rest of a struct specifier after `struct`: its tag, and its member list if one follows, recorded in
+  // records_ (an anonymous struct under a tag made of its location). Returns the tag. The headers of a `.i`
+  // file define structs of pointers, arrays and unions: such a struct is recorded as unsupported, refused
+  // only where a variable of it is declared.
+  std::string ParseStructSpecifier() {
+    auto [tag, start] = ParseTag("a struct");
+    if (!Is("{")) return tag;
     Record record;
     record.name = tag.empty() ? "anonymous struct" : "struct " + tag;
     if (tag.empty()) tag = "<anonymous " + std::to_string(start.loc.line) + ":" + std::to_string(start.loc.col) + ">";
@@ -393,13 +400,8 @@ class Parser {
   // A constant whose value is not a constant expression, or lies outside int, is refused where it is used when
   // at_top_level (the headers of a `.i` file define enums that main never reads), else at once.
   IntType ParseEnumSpecifier(bool at_top_level) {
-    SkipAttributes();
-    const Token start = Peek();
-    std::string tag;
-    if (start.kind == TokKind::kIdent) tag = Next().text;
-    SkipAttributes();
+    const auto [tag, start] = ParseTag("an enum");
     if (!Is("{")) {
-      if (tag.empty()) FailSyntax(file_, start.loc, "expected an enum's tag or '{' before '" + start.text + "'");
       const auto known = enum_types_.find(tag);
       if (known == enum_types_.end()) FailUnsupported(file_, start.loc, "enum '" + tag + "' before its definition");
       return known->second;

@@ -410,10 +410,12 @@ class PortfolioRun {
     }
     // Every job may end before the time limit: each gave up (a division by a variable, say) or was refused.
     const bool out_of_time = clock_.Seconds() >= options_.timeout_s - kKillGrace_s;
-    v.reason = !spacer_found_error_.empty()
-                   ? "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it" +
-                         (spacer_error_bounds_division_ ? std::string("; ") + kBoundedDivisionNote : "")
-                   : (out_of_time ? "time-out" : "no solver run answered") + std::string(" (last: ") + last_reason_ + ")";
+    if (!spacer_found_error_.empty()) {
+      v.reason = "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it";
+      if (spacer_error_bounds_division_) v.reason += std::string("; ") + kBoundedDivisionNote;
+    } else {
+      v.reason = (out_of_time ? "time-out" : "no solver run answered") + std::string(" (last: ") + last_reason_ + ")";
+    }
   }
 
  private:
