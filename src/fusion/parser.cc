@@ -417,12 +417,14 @@ class Parser {
       if (Accept("=")) {
         const Token value_start = Peek();
         const size_t value_pos = pos_;
+        const int unevaluated = unevaluated_;  // what a sub-parse that throws leaves raised
         try {
           next = FoldConstant(ParseExpr());
           if (!next) refused = "constant of an enum whose value is not a constant expression";
         } catch (const common::InputError&) {
           if (!at_top_level) throw;
           pos_ = value_pos;
+          unevaluated_ = unevaluated;
           while (!Is(",") && !Is("}")) {
             if (AtEnd()) FailSyntax(file_, value_start.loc, "expected '}' at the end of the enum");
             if (Is("(") || Is("[") || Is("{")) {
