@@ -1200,15 +1200,14 @@ class Parser {
       ExprPtr lhs = ParseUnary();
       return Increment(lhs, op == "++" ? "+" : "-", t.loc);
     }
-    const std::string& after = Peek(1).text;
-    const bool assigns = after == "++" || after == "--" ||
-                         (!after.empty() && after.back() == '=' && after != "==" && after != "!=" && after != "<=" &&
-                          after != ">=");
-    if (const Binding* b = t.kind == TokKind::kIdent ? FindBinding(t.text) : nullptr; b && b->enumerator && assigns) {
-      FailSyntax(file_, t.loc, "'" + t.text + "' is an enumeration constant, not a variable");
-    }
     ExprPtr lhs = ParseUnary();
     if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
+      static const std::set<std::string> kAssignments = {"=",  "+=", "-=", "*=",  "/=",  "%=", "&=",
+                                                         "|=", "^=", "<<=", ">>=", "++", "--"};
+      const Binding* b = t.kind == TokKind::kIdent ? FindBinding(t.text) : nullptr;
+      if (b && b->enumerator && kAssignments.count(Peek().text)) {
+        FailSyntax(file_, t.loc, "'" + t.text + "' is an enumeration constant, not a variable");
+      }
       FailUnsupported(file_, t.loc, "expression statement (only assignments and calls are statements)");
     }
     if (Accept("++")) return Increment(lhs, "+", t.loc);
