@@ -74,7 +74,7 @@ struct Operand {
 // One statement of a loop body: target = rhs, possibly under `if (guard_a rel guard_b)`, or, where `jump` is
 // set, `break;`, `continue;` or `goto L<k>;` (to the label before loop k, or before the assertion) under the
 // guard. rhs by form: 0 a, 1 target + a, 2 target - a, 3 a + b, 4 a - b,
-// 5 a % b, 6 a / b (5 and 6 where b != 0, else a: horn.cc's division by a variable).
+// 5 a % b, 6 a / b (5 and 6 where b != 0, else a: horn.cc's division by a variable), 7 a & b, 8 a | b, 9 a ^ b.
 struct Statement {
   std::string jump;  // "break", "continue", "goto L<k>" or empty
   Operand target;
@@ -179,7 +179,9 @@ std::string StatementText(const Statement& s, const Loop& loop, const Generated&
   const std::string a = OperandText(s.a, loop, g);
   const std::string b = OperandText(s.b, loop, g);
   const std::string rhs[] = {a, t + " + " + a, t + " - " + a, a + " + " + b, a + " - " + b,
-                             fmt::format("({1} != 0 ? {0} % {1} : {0})", a, b), fmt::format("({1} != 0 ? {0} / {1} : {0})", a, b)};
+                             fmt::format("({1} != 0 ? {0} % {1} : {0})", a, b),
+                             fmt::format("({1} != 0 ? {0} / {1} : {0})", a, b),
+                             a + " & " + b, a + " | " + b, a + " ^ " + b};
   std::string text = fmt::format("{} = {};", t, rhs[s.form]);
   if (s.a.source == Source::kNondet) text += " " + g.AssumeInRange(t);
   if (!s.guarded) return text;
@@ -254,12 +256,14 @@ class Generator {
     const bool mixed = range >= 180;
     const bool near_edge = g_.type.bits != 32 && range / 60 % 2 == 1;
     // The width byte also picks the control flow (below 3: none, as before it was added): guarded `break`s and
-    // `continue`s, loops nested in loops, forward `goto`s out of loops, in any combination.
+    // `continue`s, loops nested in loops, forward `goto`s out of loops, in any combination; and whether sums
+    // and differences may become bitwise operators (below 24: no, as before they were added).
     const unsigned width = in_.Next();
     g_.width = 1 + width % 3;
     jumps_ = width / 3 % 2 == 1;
     nested_ = width / 6 % 2 == 1;
     gotos_ = width / 12 % 2 == 1;
+    bitwise_ = width / 24 % 2 == 1;
     inputs_ = 1 + in_.Next() % 3;
     data_ = 1 + in_.Next() % 3;
     const std::string type = g_.Type();
@@ -298,7 +302,8 @@ class Generator {
     for (Loop& loop : g_.loops) {
       for (const Statement* s : InExecutionOrder(loop)) {
         const bool constant_divisor = s->b.source == Source::kConst && s->b.value != 0;
-        g_.divides_by_variable = g_.divides_by_variable || (s->jump.empty() && s->form >= 5 && !constant_divisor);
+        const bool divides = s->form == 5 || s->form == 6;
+        g_.divides_by_variable = g_.divides_by_variable || (s->jump.empty() && divides && !constant_divisor);
       }
     }
     return g_;
@@ -491,6 +496,7 @@ class Generator {
     const unsigned form = in_.Next();
     s.form = static_cast<int>(form % 5);
     if (s.form >= 3 && form / 5 % 4 == 3) s.form += 2;
+    if (bitwise_ && (s.form == 3 || s.form == 4) && form / 20 % 2 == 1) s.form = 7 + static_cast<int>(form / 40 % 3);
     // Forms 1 and 2 read the target cell: only where an operand could read it (the reversed cell in the
     // first loop may not be written yet, and an unwritten cell is an input the enumeration does not bound).
     const bool reads_target = s.form == 1 || s.form == 2;
@@ -587,7 +593,11 @@ class Generator {
     bool fits = true;
     if (s.form != 0) {
       const fusion::IntType op = s.form <= 2 ? Common(Type(s.target), Type(s.a)) : Common(Type(s.a), Type(s.b));
-      const Int128 bound = s.form <= 2 ? t + a : s.form <= 4 ? a + b : a;
+      // A bitwise operator's result fits in as many bits as its operands (two's complement): below the
+      // power of two above both magnitudes.
+      Int128 bits_bound = 1;
+      while (bits_bound <= std::max(a, b)) bits_bound *= 2;
+      const Int128 bound = s.form <= 2 ? t + a : s.form <= 4 ? a + b : s.form <= 6 ? a : bits_bound;
       if (op.is_signed) fits = bound <= (op.bits == 32 ? kMagnitudeLimit : kWideMagnitudeLimit);
       value = op.is_signed ? bound : fusion::MaxOf(op);
     }
@@ -603,6 +613,7 @@ class Generator {
   bool jumps_ = false;   // guarded statements may be `break` or `continue`
   bool nested_ = false;  // loops may have a loop nested in them
   bool gotos_ = false;   // guarded statements may be a `goto` forward out of their loop
+  bool bitwise_ = false;  // sums and differences may become `&`, `|` or `^`
   int loop_count_ = 2;
   int inputs_ = 1;
   int data_ = 1;

@@ -1,6 +1,6 @@
 int main(void) {
   int y = 0, z = 5;
   while (y < 3) y = y + 1;
-  y = y | z;
+  y = (z += 1);
   return 0;
 }

@@ -259,8 +259,12 @@ class Pass {
       if (IsConstant(a)) return Fit(e.type, Scaled(b, a.value), wraps);
       return FailForm();
     }
-    // Division and remainder are not affine: only of constants, and never undefined.
-    if (!IsConstant(a) || !IsConstant(b) || b.value == 0) return FailForm();
+    // Division, remainder and the bitwise operators are not affine: only of constants, and never undefined.
+    if (!IsConstant(a) || !IsConstant(b)) return FailForm();
+    if (op == "&") return {a.value & b.value, {}};
+    if (op == "|") return {a.value | b.value, {}};
+    if (op == "^") return {a.value ^ b.value, {}};
+    if (b.value == 0) return FailForm();
     if (e.type.is_signed && b.value == -1 && a.value == MinOf(e.type)) return FailForm();
     return Fit(e.type, {op == "/" ? a.value / b.value : a.value % b.value, {}}, wraps);
   }

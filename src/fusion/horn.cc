@@ -600,6 +600,99 @@ class Encoder {
     return x;
   }
 
+  // A range that holds every value of e: its type's, narrowed where e is a constant, a conversion that keeps
+  // its operand's values, a choice, or a bitwise operator on non-negative values. It decides how many bits
+  // Bitwise takes apart, and casts from narrow types are what C's promotions put around most operands.
+  static std::pair<Int128, Int128> ValueRange(const ExprPtr& e) {
+    const auto [lo, hi] = RangeOf(e);
+    std::pair<Int128, Int128> r{lo, hi};
+    if (e->kind == ExprKind::kCast || e->kind == ExprKind::kTernary) {
+      const size_t first = e->kind == ExprKind::kCast ? 0 : 1;
+      r = ValueRange(e->args[first]);
+      for (size_t i = first + 1; i < e->args.size(); ++i) {
+        const auto [alo, ahi] = ValueRange(e->args[i]);
+        r = {std::min(r.first, alo), std::max(r.second, ahi)};
+      }
+    } else if (e->kind == ExprKind::kBinary && (e->op == "&" || e->op == "|" || e->op == "^")) {
+      const auto [alo, ahi] = ValueRange(e->args[0]);
+      const auto [blo, bhi] = ValueRange(e->args[1]);
+      if (alo >= 0 && blo >= 0) {
+        const Int128 high = std::max(ahi, bhi);
+        Int128 all = 1;
+        while (all <= high) all *= 2;
+        r = e->op == "&" ? std::pair<Int128, Int128>{0, std::min(ahi, bhi)} : std::pair<Int128, Int128>{0, all - 1};
+      }
+    }
+    if (r.first < lo || r.second > hi) return {lo, hi};
+    return r;
+  }
+
+  // C's a & b, a | b or a ^ b (`op`) of two values that are not both constants, exactly: the operands as sums
+  // of bits weighted by powers of two, each bit a fresh Boolean (a case split of the SAT core, where integers
+  // 0 or 1 left the arithmetic to enumerate their sums), and the result's bits Boolean functions of theirs.
+  // Only as many bits as the ranges need (ValueRange: an unsigned char promoted to int takes 8, not 32).
+  // Where one operand is non-negative and below 2^k, k bits of each do: the other is 2^k q plus its low k bits
+  // (q a fresh integer, floor division), and the result is 2^k q (| and ^) or 0 (&) plus the k bits. Where both
+  // may be negative, two's complement over as many bits as both need: the top bit's weight is negative, and
+  // sign extension repeats the top bit and the operator with it. A value taken apart once on a path, or made
+  // by an operator here, keeps its bits (Decomposition): two sets of bits of one value are equal only by the
+  // uniqueness of binary numbers, which the solver finds by enumerating them.
+  z3::expr Bitwise(const std::string& op, const ExprPtr& x, const ExprPtr& y, const z3::expr& a,
+                   const z3::expr& b, std::vector<z3::expr>& path) {
+    const auto [alo, ahi] = ValueRange(x);
+    const auto [blo, bhi] = ValueRange(y);
+    const bool a_narrow = alo >= 0 && (blo < 0 || ahi <= bhi);
+    const bool negative = alo < 0 && blo < 0;
+    int bits = 1;
+    if (!negative) {
+      while ((a_narrow ? ahi : bhi) >= (Int128(1) << bits)) ++bits;
+    } else {
+      const Int128 lo = std::min(alo, blo), hi = std::max(ahi, bhi);
+      while (lo < -(Int128(1) << (bits - 1)) || hi >= (Int128(1) << (bits - 1))) ++bits;
+    }
+    const auto weight = [&](int i) { return negative && i == bits - 1 ? -Num(Int128(1) << i) : Num(Int128(1) << i); };
+    const auto decompose = [&](const z3::expr& v, Int128 lo, Int128 hi) {
+      const bool fits = negative || (lo >= 0 && hi < (Int128(1) << bits));
+      const Shape shape{bits, negative, fits};
+      const auto known = decompositions_.find(v.id());
+      if (known != decompositions_.end() && z3::eq(known->second.value, v) && known->second.shape == shape &&
+          (!known->second.fact || std::any_of(path.begin(), path.end(), [&](const z3::expr& c) {
+            return z3::eq(c, *known->second.fact);
+          }))) {
+        return known->second;
+      }
+      Decomposition d{v, shape, {}, Num(0), std::nullopt};
+      z3::expr sum = Num(0);
+      for (int i = 0; i < bits; ++i) {
+        d.bits.push_back(Fresh("bit", ctx_.bool_sort()));
+        sum = sum + z3::ite(d.bits.back(), weight(i), Num(0));
+      }
+      if (!fits) {
+        d.high = Num(Int128(1) << bits) * Fresh("high", ctx_.int_sort());
+        sum = d.high + sum;
+      }
+      d.fact = v == sum;
+      path.push_back(*d.fact);
+      decompositions_.insert_or_assign(v.id(), d);
+      return d;
+    };
+    const Decomposition da = decompose(a, alo, ahi), db = decompose(b, blo, bhi);
+    // One of the high parts is 0.
+    Decomposition result{Num(0), da.shape, {}, op == "&" ? Num(0) : da.high + db.high, std::nullopt};
+    result.shape.fits = da.shape.fits && db.shape.fits;
+    z3::expr r = result.high;
+    for (int i = 0; i < bits; ++i) {
+      const z3::expr& p = da.bits[i];
+      const z3::expr& q = db.bits[i];
+      result.bits.push_back(op == "&" ? p && q : op == "|" ? p || q : p != q);
+      r = r + z3::ite(result.bits.back(), weight(i), Num(0));
+    }
+    if (op == "&") result.shape.fits = true;
+    result.value = r;
+    decompositions_.insert_or_assign(r.id(), result);
+    return r;
+  }
+
   // The integer value of e.
   z3::expr Int(const ExprPtr& e, State& st, std::vector<z3::expr>& path) {
     switch (e->kind) {
@@ -635,6 +728,7 @@ class Encoder {
           if (e->type.is_signed) return r;
           return WrapTo(e->type, r, MinOf(e->type), MaxOf(e->type), path);
         }
+        if (op == "&" || op == "|" || op == "^") return Bitwise(op, e->args[0], e->args[1], a, b, path);
         if (e->type.is_signed) {
           if (op == "+") return a + b;
           if (op == "-") return a - b;
@@ -688,6 +782,24 @@ class Encoder {
   std::vector<z3::expr> constant_params_;                  // their parameters in the clause being built
   std::set<Int128> divisors_;                              // the constant divisors, when there are parameters
   std::optional<z3::solver> query_;   // for MayLeave
+  // How Bitwise took a value apart: as many bits, two's complement or not, with a high part or not.
+  struct Shape {
+    int bits = 0;
+    bool negative = false;
+    bool fits = true;
+    bool operator==(const Shape&) const = default;
+  };
+  // A value's bits (Booleans, lowest first), its high part (2^bits q, or 0), and the fact on the path that
+  // binds them (none for a result of Bitwise, made of its operands' bits). The value is kept: z3 gives a freed
+  // term's id to the next.
+  struct Decomposition {
+    z3::expr value;
+    Shape shape;
+    std::vector<z3::expr> bits;
+    z3::expr high;
+    std::optional<z3::expr> fact;
+  };
+  std::map<unsigned, Decomposition> decompositions_;  // by the value's id
 };
 
 }  // namespace

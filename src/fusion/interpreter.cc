@@ -146,6 +146,10 @@ class Machine {
         if (e->type.is_signed && b == -1 && a == MinOf(e->type)) result_.signed_overflow = true;
         r = key == Key('/') ? a / b : a % b;  // C and C++ both truncate toward zero
         break;
+      // Both operands hold values of the type, so Int128's two's complement has their bits, sign extended.
+      case Key('&'): return a & b;
+      case Key('|'): return a | b;
+      case Key('^'): return a ^ b;
     }
     return e->type.is_signed ? Signed(e->type, r) : Wrap(e->type, r);
   }

@@ -483,6 +483,9 @@ std::optional<Int128> FoldConstant(const ExprPtr& e, const KnownConstants& known
       if (op == ">=") return Int128{a[0] >= a[1]};
       if (op == "==") return Int128{a[0] == a[1]};
       if (op == "!=") return Int128{a[0] != a[1]};
+      if (op == "&") return a[0] & a[1];
+      if (op == "|") return a[0] | a[1];
+      if (op == "^") return a[0] ^ a[1];
       if (op == "&&") return Int128{a[0] != 0 && a[1] != 0};
       if (op == "||") return Int128{a[0] != 0 || a[1] != 0};
       return std::nullopt;

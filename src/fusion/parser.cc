@@ -1579,15 +1579,13 @@ class Parser {
   // is x - (x & ~c); x | c = (x - (x & c)) + c and x ^ c = (x - (x & c)) + (c - (x & c)), whose every partial
   // sum stays within the type. Where x is copied it may not read an input (it would read one per copy), nor
   // be large; for a signed x the constant keeps within -2^(bits-2) to 2^(bits-2) - 1, so that x % m + m cannot
-  // overflow. Bitwise operators between two variables are unsupported.
+  // overflow. Between two variables the operator stays one node, which the Horn encoding takes apart into bits
+  // (horn.cc, Bitwise).
   ExprPtr Bitwise(const Token& op, const ExprPtr& a, const ExprPtr& b) {
     const IntType t = CommonType(a->type, b->type);
     const std::optional<Int128> b_value = FoldConstant(b);
     const std::optional<Int128> a_value = b_value ? std::nullopt : FoldConstant(a);
-    if (!b_value && !a_value) {
-      FailUnsupported(file_, op.loc,
-                      "bitwise operator '" + op.text + "' between two variables (one operand must be a constant)");
-    }
+    if (!b_value && !a_value) return MakeBinary(op.text, MakeCast(t, a), MakeCast(t, b), t);
     const bool b_constant = b_value.has_value();
     const Int128 c = Wrap(t, b_constant ? *b_value : *a_value);
     const ExprPtr x = MakeCast(t, b_constant ? a : b);

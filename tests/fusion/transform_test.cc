@@ -537,6 +537,43 @@ int main() {
   EXPECT_EQ(r.reason.find('\n'), std::string::npos) << r.reason;
 }
 
+// x & y, x | y and x ^ y of two variables are exact in the clauses (horn.cc, Bitwise): their bits, as many as the
+// operands' ranges need, with the result's bits by linear facts. Spacer proves the assertions below that hold
+// (the loop keeps the interpreter from trying every input), and reaches each one that fails, at the value
+// the interpreter fails at: a fact too strong would prove it, one too weak would not reach it exactly.
+TEST(BitwiseOfTwoVariables, ExactInTheClauses) {
+  const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
+int main() {
+  unsigned char x = __VERIFIER_nondet_int();
+  unsigned char y = __VERIFIER_nondet_int();
+  signed char s = __VERIFIER_nondet_int();
+  int n = __VERIFIER_nondet_int();
+  int i = 0;
+  while (i < n) i++;
+  __VERIFIER_assert(%s);
+  return 0;
+})";
+  for (const char* holds : {"(x & y) <= x", "(x | y) >= y",
+                            "(x ^ y) == (x | y) - (x & y)", "(x ^ y ^ y) == x", "(s & x) >= 0", "(s | x) <= 255",
+                            "s >= 0 || (s | x) < 0", "(s & (unsigned)x) <= 255u || s < 0"}) {
+    EXPECT_EQ(SolveAny(ParseFilled(kProgram, holds), 5), SolveStatus::kSafe) << holds;
+  }
+  const std::pair<const char*, std::vector<long long>> kFails[] = {
+      {"(x & y) != 36 || x != 37 || y != 100", {37, 100, 0, 0}},
+      {"(x | y) != 129 || y != 1", {128, 1, 0, 0}},
+      {"(x ^ y) != 255 || x != 170", {170, 85, 0, 0}},
+      {"(s & x) != 200", {200, 0, -56, 0}},
+      {"(s | x) != -1 || x != 127", {127, 0, -128, 0}},
+      {"(s ^ x) != -2 || x != 1", {1, 0, -1, 0}},
+      {"(s & (unsigned)x) != 130 || x != 130", {130, 0, -126, 0}},
+      {"(s ^ (unsigned)x) != 4294967040u", {255, 0, -1, 0}}};
+  for (const auto& [fails, inputs] : kFails) {
+    const Program p = ParseFilled(kProgram, fails);
+    EXPECT_EQ(InterpretOn(p, inputs), Outcome::kError) << fails;
+    EXPECT_EQ(SolveAny(p, 5), SolveStatus::kUnsafe) << fails;
+  }
+}
+
 TEST(SymbolicConstants, CarryTheirResiduesModuloTheProgramsDivisors) {
   // j ends at K - K / 2, which is at most K / 2 only for an even K: with K >= 1 alone, Spacer finds the odd K a
   // counterexample; with K mod 2 == 0 (2 divides in the program) it proves the bound. With 1000001 the
