@@ -52,6 +52,7 @@ class Machine {
   Int128 Input(IntType t, const InputSite& site) {
     const Int128 v = Wrap(t, inputs_(t, site));
     result_.inputs.push_back(v);
+    result_.input_sites.push_back(site);
     return v;
   }
 
@@ -60,6 +61,7 @@ class Machine {
     if (cells_) {
       if (const std::optional<Int128> known = cells_(array, index)) {
         result_.inputs.push_back(Wrap(t, *known));
+        result_.input_sites.push_back(InputSite{{}, array});
         return result_.inputs.back();
       }
     }

@@ -88,6 +88,7 @@ RunSearch EveryRun(const Program& prog, const std::vector<std::vector<Int128>>& 
     if (r.outcome == Outcome::kError) {
       search.kind = RunSearch::kError;
       search.inputs = r.inputs;
+      search.sites = r.input_sites;
       return search;
     }
     if (beyond || r.read_uninitialised || r.signed_overflow ||
@@ -133,12 +134,12 @@ RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s
     const RunResult r = Interpret(
         prog, [&](IntType t, const InputSite&) { return next < prefix.size() ? prefix[next++] : Draw(rng, t, mode); },
         kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, std::max(0.01, std::min(budget_s / 3, cpu_left)));
-    if (r.outcome == Outcome::kError) return {RunSearch::kError, r.inputs, run + 1};
+    if (r.outcome == Outcome::kError) return {RunSearch::kError, r.inputs, run + 1, r.input_sites};
     // A run that read nothing is the program's only run. Where it overflowed a signed value the compiled
     // program may do anything, and the clauses, which assume no overflow, are left to decide.
     if (!r.read_input && (r.outcome == Outcome::kFinished || r.outcome == Outcome::kBlocked) &&
         !r.signed_overflow) {
-      return {RunSearch::kOnlyRun, {}, 1};
+      return {RunSearch::kOnlyRun, {}, 1, {}};
     }
     const bool same_point = r.inputs.size() == prefix.size() + 1;
     if (r.outcome == Outcome::kBlocked && !r.inputs.empty() && (!same_point || ++redraws < kRedraws)) {
@@ -381,7 +382,7 @@ class PortfolioRun {
     if (search.kind == RunSearch::kError) {
       std::lock_guard<std::mutex> lock(mutex_);
       // Concrete evidence wins over a proof found at the same moment (a sound proof cannot exist then).
-      SetFalse(search.inputs, "a concrete run of the original program reaches an error", "interpreter");
+      SetFalse(search, "a concrete run of the original program reaches an error", "interpreter");
     } else if ((search.kind == RunSearch::kOnlyRun || search.kind == RunSearch::kEveryRun) &&
                options_.proofs_by_runs) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -419,11 +420,13 @@ class PortfolioRun {
   }
 
  private:
-  void SetFalse(const std::vector<Int128>& inputs, const std::string& reason, const std::string& who) {
+  // The verdict false, with the values of the run that reached the error.
+  void SetFalse(const RunSearch& run, const std::string& reason, const std::string& who) {
     verdict_ = Verdict{};
     verdict_.verdict = "false";
     verdict_.reason = reason;
-    verdict_.inputs = inputs;
+    verdict_.inputs = run.inputs;
+    verdict_.input_sites = run.sites;
     verdict_.solved_by = who;
     stop_ = true;
   }
@@ -579,7 +582,7 @@ class PortfolioRun {
         if (replay.outcome == Outcome::kError) {
           lock.lock();
           if (verdict_.verdict.empty()) {
-            SetFalse(replay.inputs,
+            SetFalse(RunSearch{RunSearch::kError, replay.inputs, 1, replay.input_sites},
                      "Spacer found the error reachable; its counterexample, run on the original program, reaches it",
                      who + " + replay");
           }
@@ -596,7 +599,7 @@ class PortfolioRun {
         if (search.kind == RunSearch::kError) {
           lock.lock();
           if (verdict_.verdict.empty()) {
-            SetFalse(search.inputs, "Spacer found the error reachable; a concrete run of the original program confirms it",
+            SetFalse(search, "Spacer found the error reachable; a concrete run of the original program confirms it",
                      who + " + interpreter");
           }
         }
@@ -622,7 +625,7 @@ class PortfolioRun {
   // the same pair would be refused again, so the later rounds skip it.
   std::set<std::pair<size_t, size_t>> refused_;
   Proof proofs_[kGoals];
-  Verdict verdict_{"", "", 0, {}, {}, {}, ""};
+  Verdict verdict_{"", "", 0, {}, {}, {}, {}, ""};
   std::string spacer_found_error_;  // the first job whose `unsafe` started the search, or empty
   bool spacer_error_bounds_division_ = false;  // whether that job's clauses bound a division (HornSystem)
   std::string last_reason_ = "time-out";

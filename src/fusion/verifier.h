@@ -35,6 +35,9 @@ struct Verdict {
   double seconds = 0;
   std::vector<std::string> transformations;  // of the program whose proof was accepted
   std::vector<Int128> inputs;                 // nondeterministic values that reach the error (false)
+  // Where the run read each of them: a __VERIFIER_nondet_* call (its position) or an uninitialised variable or
+  // array cell (its name), so that the values of the calls can be told from the others.
+  std::vector<InputSite> input_sites;
   std::vector<std::string> invariants;        // one per loop head of the proved program (true)
   std::string solved_by;                      // "variant / option set"
 };
@@ -63,6 +66,7 @@ struct RunSearch {
   Kind kind = kNothing;
   std::vector<Int128> inputs;  // kError: those of the first run that reached the error
   long runs = 0;               // the runs made
+  std::vector<InputSite> sites;  // kError: where the run read each of inputs
 };
 
 // Runs the program for up to budget_s seconds of the calling thread's CPU time (and wall_s of wall-clock

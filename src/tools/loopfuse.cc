@@ -93,9 +93,13 @@ int RunVerify(const VerifyArgs& a) {
     j["transformations"] = v.transformations;
     j["solved_by"] = v.solved_by;
     if (v.verdict == "false") {
-      std::vector<nlohmann::json> inputs;
+      std::vector<nlohmann::json> inputs, sites;
       for (auto x : v.inputs) inputs.push_back(nlohmann::json::parse(fusion::DecimalText(x)));
-      j["counterexample"] = {{"inputs", inputs}};
+      for (const fusion::InputSite& site : v.input_sites) {
+        sites.push_back(site.name.empty() ? nlohmann::json{{"line", site.loc.line}, {"column", site.loc.col}}
+                                          : nlohmann::json{{"variable", site.name}});
+      }
+      j["counterexample"] = {{"inputs", inputs}, {"sites", sites}};
     }
     if (a.invariants) j["invariants"] = v.invariants;
     fmt::print("{}\n", j.dump());
@@ -105,11 +109,13 @@ int RunVerify(const VerifyArgs& a) {
     if (!v.solved_by.empty()) fmt::print("  solved by: {}\n", v.solved_by);
     if (v.verdict == "false") {
       // A run through a large array reads hundreds of thousands of inputs: the line shows the first ones, and
-      // --json has them all.
+      // --json has them all. The values of the __VERIFIER_nondet_* calls are bare, in the order of the calls, as
+      // a replay feeds them; an uninitialised variable's or array cell's is `name=value`.
       constexpr size_t kShownInputs = 64;
       std::string in;
       for (size_t k = 0; k < std::min(v.inputs.size(), kShownInputs); ++k) {
-        in += (in.empty() ? "" : " ") + fusion::DecimalText(v.inputs[k]);
+        const std::string& name = k < v.input_sites.size() ? v.input_sites[k].name : "";
+        in += (in.empty() ? "" : " ") + (name.empty() ? "" : name + "=") + fusion::DecimalText(v.inputs[k]);
       }
       if (v.inputs.size() > kShownInputs) {
         in += fmt::format(" ... ({} more: --json lists all)", v.inputs.size() - kShownInputs);
