@@ -56,16 +56,20 @@ class Machine {
     return v;
   }
 
-  // The first value read from a cell: the CellSource's, where it has one, else the next input.
+  // The first value read from a cell: the CellSource's, where it has one, else the next input. Logged as read
+  // at the cell (`a[3]`); the InputSource gets the array's site, as the clauses name it.
   Int128 CellInput(const std::string& array, long long index, IntType t) {
+    const InputSite cell{{}, array + "[" + std::to_string(index) + "]"};
     if (cells_) {
       if (const std::optional<Int128> known = cells_(array, index)) {
         result_.inputs.push_back(Wrap(t, *known));
-        result_.input_sites.push_back(InputSite{{}, array});
+        result_.input_sites.push_back(cell);
         return result_.inputs.back();
       }
     }
-    return Input(t, InputSite{{}, array});
+    const Int128 v = Input(t, InputSite{{}, array});
+    result_.input_sites.back() = cell;
+    return v;
   }
 
   // Evaluates an expression; sets undefined_ on division by zero.

@@ -25,7 +25,7 @@ enum class Outcome {
 struct RunResult {
   Outcome outcome = Outcome::kFinished;
   std::vector<Int128> inputs;
-  std::vector<InputSite> input_sites;  // where each of inputs was read
+  std::vector<InputSite> input_sites;  // where each of inputs was read (a cell's name is `a[3]`)
   // Statements executed; a jump over iterations of a loop (acceleration.h) counts as one iteration.
   long steps = 0;
   // Whether the run read a nondeterministic value. An uninitialised variable's value (a havoc) is drawn and

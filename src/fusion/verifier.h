@@ -36,7 +36,7 @@ struct Verdict {
   std::vector<std::string> transformations;  // of the program whose proof was accepted
   std::vector<Int128> inputs;                 // nondeterministic values that reach the error (false)
   // Where the run read each of them: a __VERIFIER_nondet_* call (its position) or an uninitialised variable or
-  // array cell (its name), so that the values of the calls can be told from the others.
+  // array cell (its name, `a[3]`), so that the values of the calls can be told from the others.
   std::vector<InputSite> input_sites;
   std::vector<std::string> invariants;        // one per loop head of the proved program (true)
   std::string solved_by;                      // "variant / option set"

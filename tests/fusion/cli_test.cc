@@ -278,32 +278,35 @@ TEST(Cli, ProvesAProgramByEveryRunItsChecksAllow) {
 }
 
 // A counterexample says where each value was read: the __VERIFIER_nondet_* calls by position, bare in the text
-// (in the order of the calls, as a replay under gcc feeds them), and the uninitialised variables by name, so
-// that their values, which a compiled program does not take from a harness, are not mistaken for the calls'.
+// (in the order of the calls, as a replay under gcc feeds them), and the uninitialised variables and array cells
+// by name, so that their values, which a compiled program does not take from a harness, are not mistaken for the
+// calls'.
 TEST(Cli, ACounterexampleTellsTheCallsValuesFromTheUninitialisedVariables) {
   const std::string file = WriteTemp("uninitialised.c", R"(extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int);
 int main() {
   int a, b;
+  int c[4];
   int x = __VERIFIER_nondet_int();
   int y = __VERIFIER_nondet_int();
   a = x + 1;
-  __VERIFIER_assert(x != 5 || y != 7);
+  __VERIFIER_assert(x != 5 || y != 7 || c[2] != 9);
   return b;
 }
 )");
   nlohmann::json j;
   ASSERT_EQ(Verify(file, j), 1) << j.dump();
-  ASSERT_EQ(j["counterexample"]["inputs"].size(), 4u) << j.dump();
+  ASSERT_EQ(j["counterexample"]["inputs"].size(), 5u) << j.dump();
   EXPECT_EQ(j["counterexample"]["inputs"][2], 5);
   EXPECT_EQ(j["counterexample"]["inputs"][3], 7);
+  EXPECT_EQ(j["counterexample"]["inputs"][4], 9);
   EXPECT_EQ(j["counterexample"]["sites"],
-            nlohmann::json::parse(R"([{"variable": "a"}, {"variable": "b"}, {"line": 5, "column": 11},
-                                      {"line": 6, "column": 11}])"));
+            nlohmann::json::parse(R"([{"variable": "a"}, {"variable": "b"}, {"line": 6, "column": 11},
+                                      {"line": 7, "column": 11}, {"variable": "c[2]"}])"));
   std::string text;
   EXPECT_EQ(RunCommand(kBin + " verify " + file, text), 1);
-  EXPECT_TRUE(std::regex_search(text, std::regex(R"(nondeterministic inputs \(4\): a=-?[0-9]+ b=-?[0-9]+ 5 7\n)")))
-      << text;
+  const std::regex shown(R"(nondeterministic inputs \(5\): a=-?[0-9]+ b=-?[0-9]+ 5 7 c\[2\]=9\n)");
+  EXPECT_TRUE(std::regex_search(text, shown)) << text;
 }
 
 TEST(Cli, ProvesACFileWithMacrosAndADivisorSetOnce) {
