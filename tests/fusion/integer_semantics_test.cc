@@ -7,8 +7,7 @@
 // agree: the interpreter (the run ends without error), the Horn clauses through Spacer with the inputs fixed by
 // assumes (safe; and unsafe with the assertion negated, so that a proof cannot come from clauses that block
 // every run), and gcc's build of the program as loopfuse prints it. The loopfuse_verdicts fuzz target checks the
-// verifier against the interpreter on int and unsigned int only, and both read the same parse; only a compiler
-// tells what C means.
+// verifier against the interpreter, and both read the same parse; only a compiler tells what C means.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
