@@ -600,6 +600,13 @@ class Encoder {
     return x;
   }
 
+  // The fewest bits k with hi < 2^k (at least 1).
+  static int BitsBelow(Int128 hi) {
+    int k = 1;
+    while (hi >= (Int128(1) << k)) ++k;
+    return k;
+  }
+
   // A range that holds every value of e: its type's, narrowed where e is a constant, a conversion that keeps
   // its operand's values, a choice, or a bitwise operator on non-negative values. It decides how many bits
   // Bitwise takes apart, and casts from narrow types are what C's promotions put around most operands.
@@ -617,10 +624,8 @@ class Encoder {
       const auto [alo, ahi] = ValueRange(e->args[0]);
       const auto [blo, bhi] = ValueRange(e->args[1]);
       if (alo >= 0 && blo >= 0) {
-        const Int128 high = std::max(ahi, bhi);
-        Int128 all = 1;
-        while (all <= high) all *= 2;
-        r = e->op == "&" ? std::pair<Int128, Int128>{0, std::min(ahi, bhi)} : std::pair<Int128, Int128>{0, all - 1};
+        const Int128 all = (Int128(1) << BitsBelow(std::max(ahi, bhi))) - 1;
+        r = {0, e->op == "&" ? std::min(ahi, bhi) : all};
       }
     }
     if (r.first < lo || r.second > hi) return {lo, hi};
@@ -645,7 +650,7 @@ class Encoder {
     const bool negative = alo < 0 && blo < 0;
     int bits = 1;
     if (!negative) {
-      while ((a_narrow ? ahi : bhi) >= (Int128(1) << bits)) ++bits;
+      bits = BitsBelow(a_narrow ? ahi : bhi);
     } else {
       const Int128 lo = std::min(alo, blo), hi = std::max(ahi, bhi);
       while (lo < -(Int128(1) << (bits - 1)) || hi >= (Int128(1) << (bits - 1))) ++bits;
@@ -677,19 +682,18 @@ class Encoder {
       return d;
     };
     const Decomposition da = decompose(a, alo, ahi), db = decompose(b, blo, bhi);
-    // One of the high parts is 0.
-    Decomposition result{Num(0), da.shape, {}, op == "&" ? Num(0) : da.high + db.high, std::nullopt};
-    result.shape.fits = da.shape.fits && db.shape.fits;
-    z3::expr r = result.high;
+    // One of the high parts is 0; x & y has none.
+    const z3::expr high = op == "&" ? Num(0) : da.high + db.high;
+    std::vector<z3::expr> rbits;
+    z3::expr r = high;
     for (int i = 0; i < bits; ++i) {
       const z3::expr& p = da.bits[i];
       const z3::expr& q = db.bits[i];
-      result.bits.push_back(op == "&" ? p && q : op == "|" ? p || q : p != q);
-      r = r + z3::ite(result.bits.back(), weight(i), Num(0));
+      rbits.push_back(op == "&" ? p && q : op == "|" ? p || q : p != q);
+      r = r + z3::ite(rbits.back(), weight(i), Num(0));
     }
-    if (op == "&") result.shape.fits = true;
-    result.value = r;
-    decompositions_.insert_or_assign(r.id(), result);
+    const Shape shape{bits, negative, op == "&" || (da.shape.fits && db.shape.fits)};
+    decompositions_.insert_or_assign(r.id(), Decomposition{r, shape, rbits, high, std::nullopt});
     return r;
   }
 
