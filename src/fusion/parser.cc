@@ -214,12 +214,6 @@ class Parser {
       FailSyntax(file_, Peek().loc, "expected '" + text + "' before '" + Peek().text + "'");
     }
   }
-  // Expect(text) after an expression: a ',' there is C's comma operator, which only statements and a for's
-  // clauses may use here (ParseExpressionList).
-  void ExpectAfterExpression(const std::string& text) {
-    if (Is(",")) FailUnsupported(file_, Peek().loc, "comma operator inside an expression");
-    Expect(text);
-  }
   std::string ExpectIdent() {
     if (Peek().kind != TokKind::kIdent) {
       FailSyntax(file_, Peek().loc, "expected an identifier before '" + Peek().text + "'");
@@ -417,14 +411,12 @@ class Parser {
       if (Accept("=")) {
         const Token value_start = Peek();
         const size_t value_pos = pos_;
-        const int unevaluated = unevaluated_;  // what a sub-parse that throws leaves raised
         try {
           next = FoldConstant(ParseExpr());
           if (!next) refused = "constant of an enum whose value is not a constant expression";
         } catch (const common::InputError&) {
           if (!at_top_level) throw;
           pos_ = value_pos;
-          unevaluated_ = unevaluated;
           while (!Is(",") && !Is("}")) {
             if (AtEnd()) FailSyntax(file_, value_start.loc, "expected '}' at the end of the enum");
             if (Is("(") || Is("[") || Is("{")) {
@@ -697,34 +689,97 @@ class Parser {
     return s;
   }
 
+  // What the expressions of one statement leave to run before it (WithCallsHoisted): the calls of functions of
+  // the file that a statement must run, and the assignments inside them (`x++`, `a[i] = v`, `(c = x)`), in
+  // C's order. Each assignment's store is statements[begin, end), to its variable (an array's name for a cell).
+  struct Hoisted {
+    struct Store {
+      std::string var;
+      std::string spelling;  // var's name in the source
+      size_t begin = 0, end = 0;
+      Loc loc;
+    };
+    std::vector<StmtPtr> statements;
+    std::vector<Store> stores;
+  };
+
+  // How far a Hoisted's statements and stores reach at a point of the parse.
+  struct HoistedMark {
+    size_t statements = 0;
+    size_t stores = 0;
+  };
+
   // Runs parse with the calls of functions of the file that its expressions make where a statement must run
   // them (a body that is more than one `return`) inlined into `hoisted`, each into a variable that the
-  // expression reads instead: the statements run before the one being parsed, which evaluates the call exactly
-  // once, as C does. Only for the expressions of an if's condition, a declaration or an expression
-  // statement, evaluated once each time the statement runs (not a loop condition), and only where C evaluates
-  // the call for certain (not right of && or ||, nor in a branch of ?:, which ParseBinary and ParseExpr mark):
-  // run always, a call that loops forever or fails would end paths that C lets go on.
+  // expression reads instead, and the assignments inside them stored there (AssignInExpression): the
+  // statements run before the one being parsed, which evaluates each exactly once, as C does. For the
+  // expressions of an if's or a loop's condition (the loop runs them again before each test), a declaration, a
+  // return or an expression statement. Right of && or ||, in a branch of ?: and after a comma operator, an
+  // operand's statements run where C evaluates it, after the operand before it (ShortCircuit, ParseExpr,
+  // ParseCommaExpr). A variable that an assignment inside the expressions writes may appear nowhere else in
+  // them but where C sequences the two that way (SequenceAfter): C leaves the others' order unsequenced
+  // (`i++ + i`, `a[i] = i++`).
   template <typename Parse>
-  auto WithCallsHoisted(std::vector<StmtPtr>& hoisted, Parse parse) {
+  auto WithCallsHoisted(Hoisted& hoisted, Parse parse) {
     struct Restore {
       Parser& p;
-      std::vector<StmtPtr>* hoisted;
-      int unevaluated;
-      ~Restore() {
-        p.hoisted_ = hoisted;
-        p.unevaluated_ = unevaluated;
-      }
-    } restore{*this, std::exchange(hoisted_, &hoisted), std::exchange(unevaluated_, 0)};
-    return parse();
+      Hoisted* hoisted;
+      ~Restore() { p.hoisted_ = hoisted; }
+    } restore{*this, std::exchange(hoisted_, &hoisted)};
+    auto parsed = parse();
+    RequireSequenced(hoisted, Mentions(parsed));
+    return parsed;
   }
 
-  // s, after the hoisted calls (if any) that it reads; s keeps the location of its first token, loc.
-  static StmtPtr Preceded(std::vector<StmtPtr> hoisted, StmtPtr s, Loc loc) {
-    if (hoisted.empty()) return s;
+  // The variables and arrays that s, or e, reads or writes.
+  static std::set<std::string> Mentions(const StmtPtr& s) {
+    const Effects effects = EffectsOf(s);
+    std::set<std::string> names = effects.Scalars();
+    for (const std::string& a : effects.ArraysAccessed()) names.insert(a);
+    return names;
+  }
+  static std::set<std::string> Mentions(const ExprPtr& e) {
+    Effects effects;
+    AddReads(e, effects);
+    std::set<std::string> names = effects.reads;
+    for (const ArrayAccess& a : effects.array_reads) names.insert(a.array);
+    return names;
+  }
+
+  // Refuses a variable that an assignment inside an expression writes and the rest of the statement (`rest`:
+  // what it mentions besides the hoisted statements) or another hoisted statement reads or writes.
+  void RequireSequenced(const Hoisted& hoisted, const std::set<std::string>& rest) const {
+    for (const Hoisted::Store& store : hoisted.stores) {
+      bool elsewhere = rest.count(store.var) > 0;
+      for (size_t k = 0; k < hoisted.statements.size() && !elsewhere; ++k) {
+        elsewhere = (k < store.begin || k >= store.end) && Mentions(hoisted.statements[k]).count(store.var);
+      }
+      if (elsewhere) {
+        FailUnsupported(file_, store.loc, "assignment inside an expression to '" + store.spelling +
+                                              "', which the expression also reads or writes elsewhere (C leaves "
+                                              "the order unsequenced, or loopfuse cannot tell)");
+      }
+    }
+  }
+
+  // s, after the hoisted statements (if any) that it reads; s keeps the location of its first token, loc.
+  static StmtPtr Preceded(Hoisted hoisted, StmtPtr s, Loc loc) {
+    if (hoisted.statements.empty()) return s;
     auto located = std::const_pointer_cast<Stmt>(s);
     if (located->loc.line == 0) located->loc = loc;
-    hoisted.push_back(std::move(s));
-    return MakeBlock(std::move(hoisted));
+    hoisted.statements.push_back(std::move(s));
+    return MakeBlock(std::move(hoisted.statements));
+  }
+
+  // The loop `while (c) body` (do-while if do_while; `step` at the end of each iteration and at continue)
+  // whose condition needs the hoisted statements to run before each test: once before the loop, and again
+  // after each iteration's step.
+  static StmtPtr LoopTesting(Hoisted hoisted, const ExprPtr& c, const StmtPtr& body, StmtPtr step, bool do_while) {
+    if (hoisted.statements.empty()) return MakeLoop(c, body, step, do_while);
+    const StmtPtr before_test = MakeBlock(std::move(hoisted.statements));
+    step = step ? MakeBlock({step, before_test}) : before_test;
+    if (do_while) return MakeLoop(c, body, step, true);
+    return MakeBlock({before_test, MakeLoop(c, body, step)});
   }
 
   StmtPtr ParseStatement() {
@@ -753,9 +808,9 @@ class Parser {
     }
     if (Accept("if")) {
       Expect("(");
-      std::vector<StmtPtr> hoisted;
-      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseExpr(); });
-      ExpectAfterExpression(")");
+      Hoisted hoisted;
+      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      Expect(")");
       StmtPtr then_branch = ParseScopedStatement();
       StmtPtr else_branch;
       if (Accept("else")) else_branch = ParseScopedStatement();
@@ -763,38 +818,44 @@ class Parser {
     }
     if (Accept("while")) {
       Expect("(");
-      ExprPtr c = ParseExpr();
-      ExpectAfterExpression(")");
-      return MakeLoop(c, ParseScopedStatement());
+      Hoisted hoisted;
+      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      Expect(")");
+      return LoopTesting(std::move(hoisted), c, ParseScopedStatement(), nullptr, false);
     }
     if (Accept("do")) {
       StmtPtr body = ParseScopedStatement();
       Expect("while");
       Expect("(");
-      ExprPtr c = ParseExpr();
-      ExpectAfterExpression(")");
+      Hoisted hoisted;
+      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      Expect(")");
       Expect(";");
-      return MakeLoop(c, body, nullptr, true);
+      return LoopTesting(std::move(hoisted), c, body, nullptr, true);
     }
     if (Accept("for")) {
       Expect("(");
       scopes_.emplace_back();
       std::vector<StmtPtr> init;
       if (IsTypeStart()) {
-        init.push_back(ParseDeclaration());
+        Hoisted hoisted;
+        const Loc loc = Peek().loc;
+        StmtPtr declaration = WithCallsHoisted(hoisted, [&] { return ParseDeclaration(); });
+        init.push_back(Preceded(std::move(hoisted), declaration, loc));
       } else {
         if (!Is(";")) init.push_back(ParseExpressionList());
         Expect(";");
       }
-      ExprPtr c = Is(";") ? MakeConst(1) : ParseExpr();
-      ExpectAfterExpression(";");
+      Hoisted hoisted;
+      ExprPtr c = Is(";") ? MakeConst(1) : WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      Expect(";");
       StmtPtr step;
       if (!Is(")")) step = ParseExpressionList();
       Expect(")");
       StmtPtr body = ParseScopedStatement();
       scopes_.pop_back();
-      auto loop = std::const_pointer_cast<Stmt>(MakeLoop(c, body, step));
-      loop->loc = t.loc;
+      StmtPtr loop = LoopTesting(std::move(hoisted), c, body, step, false);
+      std::const_pointer_cast<Stmt>(loop->kind == StmtKind::kLoop ? loop : loop->body.back())->loc = t.loc;
       init.push_back(loop);
       return MakeBlock(std::move(init));
     }
@@ -828,7 +889,7 @@ class Parser {
     if (Is("case") || Is("default")) {
       FailUnsupported(file_, t.loc, "'" + t.text + "' label inside a statement of a switch, or outside one");
     }
-    std::vector<StmtPtr> hoisted;
+    Hoisted hoisted;
     if (IsTypeStart()) {
       StmtPtr declaration = WithCallsHoisted(hoisted, [&] { return ParseDeclaration(); });
       return Preceded(std::move(hoisted), declaration, t.loc);
@@ -844,7 +905,7 @@ class Parser {
     std::vector<StmtPtr> parts;
     do {
       const Loc loc = Peek().loc;
-      std::vector<StmtPtr> hoisted;
+      Hoisted hoisted;
       StmtPtr s = WithCallsHoisted(hoisted, [&] { return ParseSimpleStatement(); });
       parts.push_back(Preceded(std::move(hoisted), s, loc));
     } while (Accept(","));
@@ -855,9 +916,9 @@ class Parser {
   // device), and its value is converted to its promoted type, as are the cases' constants.
   StmtPtr ParseSwitch(Loc loc) {
     Expect("(");
-    std::vector<StmtPtr> hoisted;
-    ExprPtr value = WithCallsHoisted(hoisted, [&] { return ParseExpr(); });
-    ExpectAfterExpression(")");
+    Hoisted hoisted;
+    ExprPtr value = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+    Expect(")");
     const IntType type = Promote(value->type);
     if (!Is("{")) FailUnsupported(file_, Peek().loc, "switch whose body is not a block");
     Next();
@@ -1196,63 +1257,90 @@ class Parser {
       FailUnsupported(file_, t.loc, "call of '" + name + "'");
     }
     if (Is("++") || Is("--")) {
-      const std::string op = Next().text;
-      ExprPtr lhs = ParseUnary();
-      return Increment(lhs, op == "++" ? "+" : "-", t.loc);
+      const Token op = Next();
+      return Store(op, ParseUnary(), MakeConst(1));
     }
-    ExprPtr lhs = ParseUnary();
+    ExprPtr lhs = ParseUnary(false);
     if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
-      static const std::set<std::string> kAssignments = {"=",  "+=", "-=", "*=",  "/=",  "%=", "&=",
-                                                         "|=", "^=", "<<=", ">>=", "++", "--"};
       const Binding* b = t.kind == TokKind::kIdent ? FindBinding(t.text) : nullptr;
-      if (b && b->enumerator && kAssignments.count(Peek().text)) {
+      if (b && b->enumerator && kAssignmentOperators.count(Peek().text)) {
         FailSyntax(file_, t.loc, "'" + t.text + "' is an enumeration constant, not a variable");
       }
       FailUnsupported(file_, t.loc, "expression statement (only assignments and calls are statements)");
     }
-    if (Accept("++")) return Increment(lhs, "+", t.loc);
-    if (Accept("--")) return Increment(lhs, "-", t.loc);
     const Token op = Peek();
     if (op.text == "=" && op.kind == TokKind::kPunct) {
       Next();
       if (lhs->kind == ExprKind::kVar && prog_.VarNamed(lhs->name).is_array) return ParseMalloc(lhs->name, lhs->type);
       if (AtInlinedCall()) return ParseInlinedCall(lhs);
-      if (lhs->kind == ExprKind::kVar && Peek().kind == TokKind::kIdent && Is("=", 1)) return ParseChainedAssign(lhs);
       return MakeAssign(lhs, ParseExpr());
     }
-    static const std::set<std::string> kCompound = {"+=", "-=", "*=", "/=", "%="};
-    if (kCompound.count(op.text)) {
+    if (op.kind == TokKind::kPunct && kAssignmentOperators.count(op.text)) {
       Next();
-      ExprPtr rhs = ParseExpr();
-      return MakeAssign(lhs, Arith(op.text.substr(0, 1), lhs, rhs, op.loc));
-    }
-    if (op.text == "&=" || op.text == "|=" || op.text == "^=") {
-      Next();
-      Token bitwise = op;
-      bitwise.text = op.text.substr(0, 1);
-      ExprPtr rhs = ParseExpr();
-      return MakeAssign(lhs, Bitwise(bitwise, lhs, rhs));
-    }
-    if (op.text == "<<=" || op.text == ">>=") {
-      Next();
-      Token shift = op;
-      shift.text = op.text.substr(0, 2);
-      ExprPtr rhs = ParseExpr();
-      return MakeAssign(lhs, Shift(shift, lhs, rhs));
+      return Store(op, lhs, op.text == "++" || op.text == "--" ? MakeConst(1) : ParseExpr());
     }
     FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
   }
 
-  // `lhs = b = ...;` after the first '=': b's assignment first, then lhs gets b's new value. Scalars only: with
-  // array cells C leaves the order of the two stores and the index computations unsequenced.
-  StmtPtr ParseChainedAssign(const ExprPtr& lhs) {
-    const Token t = Peek();
-    StmtPtr inner = ParseSimpleStatement();
-    const StmtPtr last = inner->kind == StmtKind::kBlock && !inner->body.empty() ? inner->body.back() : inner;
-    if (last->kind != StmtKind::kAssign || last->lhs->kind != ExprKind::kVar) {
-      FailUnsupported(file_, t.loc, "assignment inside an expression");
+  // C's assignment operators, ++ and -- among them.
+  static inline const std::set<std::string> kAssignmentOperators = {"=",  "+=", "-=",  "*=",  "/=", "%=", "&=",
+                                                                    "|=", "^=", "<<=", ">>=", "++", "--"};
+
+  // The store of assignment operator op ("=", "+=", "<<=", ...; "++" and "--" with rhs 1) into target, a
+  // scalar or an array cell, with C's conversions made explicit.
+  StmtPtr Store(const Token& op, const ExprPtr& target, const ExprPtr& rhs) {
+    if (target->kind != ExprKind::kVar && target->kind != ExprKind::kIndex) {
+      FailUnsupported(file_, op.loc, "operand of '" + op.text + "' (only variables and array cells)");
     }
-    return MakeBlock({inner, MakeAssign(lhs, MakeCast(lhs->type, last->lhs))});
+    if (op.text == "=") return MakeAssign(target, rhs);
+    Token binary = op;
+    binary.text = op.text.substr(0, op.text.size() - 1);  // "+=" is "+", "<<=" is "<<", "++" is "+"
+    if (binary.text == "<<" || binary.text == ">>") return MakeAssign(target, Shift(binary, target, rhs));
+    if (binary.text == "&" || binary.text == "|" || binary.text == "^") {
+      return MakeAssign(target, Bitwise(binary, target, rhs));
+    }
+    return MakeAssign(target, Arith(binary.text, target, rhs, op.loc));
+  }
+
+  // An assignment inside an expression, `target op rhs` (`target++` and `target--` when postfix, with rhs 1;
+  // `spelling` names target in the source): where statements may run first (WithCallsHoisted), its store runs
+  // there, and the expression reads its value: target's before the store for a postfix ++ or --, else after
+  // it (a constant stays one), from a fresh variable.
+  ExprPtr AssignInExpression(const Token& op, ExprPtr target, const ExprPtr& rhs, bool postfix,
+                             const std::string& spelling) {
+    if (!hoisted_) {
+      FailUnsupported(file_, op.loc, "assignment inside an expression that no statement runs (the initialiser of a "
+                                     "global or a static, a constant expression)");
+    }
+    if (target->kind == ExprKind::kVar && prog_.VarNamed(target->name).is_array) {
+      FailUnsupported(file_, op.loc, "assignment to array '" + spelling + "' inside an expression");
+    }
+    std::vector<StmtPtr>& out = hoisted_->statements;
+    const size_t begin = out.size();
+    if (target->kind == ExprKind::kIndex && HasNondet(target->args[0])) {  // the cell is chosen once
+      const ExprPtr index = MakeVar(prog_.AddVar("index_" + target->name, kLongLong), kLongLong);
+      out.push_back(MakeAssign(index, target->args[0]));
+      target = MakeIndex(target->name, target->type, index);
+    }
+    const auto temporary = [&](const std::string& base) {
+      return MakeVar(prog_.AddVar(base, target->type), target->type);
+    };
+    ExprPtr value;
+    if (postfix) {
+      value = temporary("old_" + target->name);
+      out.push_back(MakeAssign(value, target));
+    }
+    out.push_back(Store(op, target, rhs));
+    if (!postfix) {
+      if (const std::optional<Int128> c = FoldConstant(out.back()->rhs)) {
+        value = MakeConst(*c, target->type);
+      } else {
+        value = temporary("new_" + target->name);
+        out.push_back(MakeAssign(value, target));
+      }
+    }
+    hoisted_->stores.push_back({target->name, spelling, begin, out.size(), op.loc});
+    return value;
   }
 
   // Whether the tokens ahead are a call of a function defined in the file that is all of its statement or of
@@ -1301,10 +1389,13 @@ class Parser {
 
   // Enters a call of fn for parsing its body: refuses recursion and too many calls, switches to a scope of the
   // globals and fn's parameters (not the caller's locals, which C does not show a callee), and declares them.
+  // The body's statements hoist into lists of their own (the caller's runs before the whole body; until the
+  // night of 2026-12-05 a loop condition or a `return` in the body hoisted its calls there: wrong verdicts).
   // Returns what LeaveCall needs to go back.
   struct CallerState {
     size_t pos;
     std::vector<std::map<std::string, Binding>> scopes;
+    Hoisted* hoisted;
   };
   CallerState EnterCall(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc,
                         std::vector<std::optional<Var>>& params) {
@@ -1315,7 +1406,7 @@ class Parser {
     if (++inlined_calls_ > kMaxInlinedCalls) {
       FailUnsupported(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
     }
-    CallerState caller{pos_, std::move(scopes_)};
+    CallerState caller{pos_, std::move(scopes_), std::exchange(hoisted_, nullptr)};
     scopes_ = {caller.scopes.front(), {}};
     pos_ = fn.params;
     params = DeclareParameters(fn, &args, loc);
@@ -1329,6 +1420,7 @@ class Parser {
   void LeaveCall(CallerState& caller) {
     pos_ = caller.pos;
     scopes_ = std::move(caller.scopes);
+    hoisted_ = caller.hoisted;
   }
 
   // What a call of fn stands for. Why inline: only main is analysed, and SV-COMP tasks define small helpers
@@ -1370,31 +1462,39 @@ class Parser {
     return MakeBlock(std::move(out));
   }
 
-  // Whether fn's body is `{ return E; }`: its first token is return and its first ';' ends it (E has none).
-  bool IsOneReturn(const FunctionDef& fn) const {
-    if (toks_[fn.body + 1].text != "return") return false;
+  // Whether fn's body is `{ return E; }` (its first token is return and its first ';' ends it) with E free of
+  // assignments and of calls of functions that are not such: a call of fn is then E itself, with no statement
+  // to run first. `depth` bounds the functions followed (recursion is refused where it is inlined).
+  bool IsOneReturn(const FunctionDef& fn, int depth = 0) const {
+    if (toks_[fn.body + 1].text != "return" || depth > 16) return false;
     for (size_t k = fn.body + 2; k < fn.body_end; ++k) {
-      if (toks_[k].kind == TokKind::kPunct && toks_[k].text == ";") return k + 1 == fn.body_end;
+      const Token& t = toks_[k];
+      if (t.kind == TokKind::kPunct && t.text == ";") return k + 1 == fn.body_end;
+      if (t.kind == TokKind::kPunct && kAssignmentOperators.count(t.text)) return false;
+      const auto callee = t.kind == TokKind::kIdent && toks_[k + 1].text == "(" ? functions_.find(t.text)
+                                                                                : functions_.end();
+      if (callee != functions_.end() && !IsOneReturn(callee->second, depth + 1)) return false;
     }
     return false;
   }
 
-  // A call of fn inside an expression (after its '('), where no statement can run first: fn's body must be
-  // one `return E;`, and the call is E with the arguments for the parameters (`int square(int x) { return x *
-  // x; }`). An argument that reads an input is refused: E may read it twice, or never.
+  // A call of fn inside an expression (after its '('). Where statements may run first (WithCallsHoisted), fn
+  // is inlined there, into a variable that the expression reads; a body that is one `return E;` (IsOneReturn)
+  // is E with the arguments for the parameters instead (`int square(int x) { return x * x; }`), unless an
+  // argument reads an input (E may read it twice, or never): where no statement runs, such a call is refused.
   ExprPtr ParseExpressionCall(const Token& t) {
     const FunctionDef& fn = functions_.at(t.text);
     const std::vector<ExprPtr> args = ParseArguments();
-    if (fn.returns_value && !IsOneReturn(fn) && hoisted_ && unevaluated_ == 0) {
+    const bool reads_input = std::any_of(args.begin(), args.end(), [](const ExprPtr& a) { return HasNondet(a); });
+    if (fn.returns_value && (!IsOneReturn(fn) || reads_input) && hoisted_) {
       const ExprPtr value = MakeVar(prog_.AddVar("value_" + fn.name, fn.result_type), fn.result_type);
-      std::vector<StmtPtr>* hoisted = std::exchange(hoisted_, nullptr);  // none inside the callee's body
-      hoisted->push_back(Inline(fn, args, t.loc, value));
-      hoisted_ = hoisted;
+      StmtPtr inlined = Inline(fn, args, t.loc, value);
+      hoisted_->statements.push_back(std::move(inlined));
       return value;
     }
-    const std::string refused = "call of '" + fn.name + "' inside an expression (inlined there only where the "
-                                "function's body is one 'return', elsewhere where C evaluates the call for "
-                                "certain in an if's condition, a declaration or an expression statement)";
+    const std::string refused = "call of '" + fn.name + "' inside an expression that no statement runs (the "
+                                "initialiser of a global or a static, a constant expression): inlined there only "
+                                "where the function's body is one 'return' without assignments";
     std::vector<std::optional<Var>> params;
     CallerState caller = EnterCall(fn, args, t.loc, params);
     Expect("{");
@@ -1466,14 +1566,15 @@ class Parser {
   // `return` (after the keyword) in the function being inlined: it hands its value to the call's result; one
   // before the end of the body also leaves a kReturn, which Inline lowers (the rest of the body is skipped).
   StmtPtr ParseInlinedReturn(Loc loc) {
-    InlineFrame& frame = inlining_.back();
     ExprPtr value;
-    if (!Is(";")) value = ParseExpr();
+    Hoisted hoisted;
+    if (!Is(";")) value = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
     Expect(";");
+    InlineFrame& frame = inlining_.back();  // after the calls that value inlines, which push and pop frames
     const std::string& name = frame.fn->name;
     if (!value && frame.fn->returns_value) FailSyntax(file_, loc, "'return' without a value in '" + name + "'");
     if (value && !frame.fn->returns_value) FailSyntax(file_, loc, "'return' with a value in void '" + name + "'");
-    std::vector<StmtPtr> out;
+    std::vector<StmtPtr> out = std::move(hoisted.statements);
     if (value && frame.result) {
       out.push_back(MakeAssign(frame.result, MakeCast(frame.result->type, MakeCast(frame.fn->result_type, value))));
     }
@@ -1495,11 +1596,6 @@ class Parser {
       if (s == "(") ++depth;
       if (s == ")") --depth;
     }
-  }
-
-  StmtPtr Increment(const ExprPtr& lhs, const std::string& op, Loc loc) {
-    if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) FailUnsupported(file_, loc, "operand of ++/--");
-    return MakeAssign(lhs, Arith(op, lhs, MakeConst(1), loc));
   }
 
   // a op b for an arithmetic operator, with C's conversions made explicit.
@@ -1643,27 +1739,70 @@ class Parser {
     return MakeBinary(op, MakeCast(t, a), MakeCast(t, b), kInt);
   }
 
+  // An expression with C's comma operator (`a, b`: a runs for its assignments and calls, its value dropped,
+  // before b, whose value the expression is), where the grammar has one: in parentheses and the conditions of
+  // if, while, do, for and switch, and after return. (Joining expression statements and a for's clauses, it
+  // is ParseExpressionList's.) Until the night of 2026-12-05 such a comma was unsupported.
+  ExprPtr ParseCommaExpr() {
+    const HoistedMark left = MarkHoisted();
+    ExprPtr value = ParseExpr();
+    while (Is(",")) {
+      const Token comma = Next();
+      if (!hoisted_) {
+        FailUnsupported(file_, comma.loc, "comma operator inside an expression that no statement runs (the "
+                                          "initialiser of a global or a static, a constant expression)");
+      }
+      if (HasNondet(value)) {  // the inputs it reads are read
+        hoisted_->statements.push_back(MakeAssign(MakeVar(prog_.AddVar("dropped", value->type), value->type), value));
+      }
+      Hoisted before_b;
+      value = WithCallsHoisted(before_b, [&] { return ParseExpr(); });
+      if (NeedsStatements(left, before_b, value)) {
+        const ExprPtr b = MakeVar(prog_.AddVar("comma", value->type), value->type);
+        before_b.statements.push_back(MakeAssign(b, value));
+        for (StmtPtr& st : before_b.statements) hoisted_->statements.push_back(std::move(st));
+        SequenceAfter(left, {before_b});
+        value = b;
+      }
+    }
+    return value;
+  }
+
   ExprPtr ParseExpr() {
     const Token t = Peek();
     const DepthGuard guard(*this, t.loc);
+    const HoistedMark left = MarkHoisted();
     ExprPtr c = ParseBinary(0);
     if (Accept("?")) {
-      ++unevaluated_;
-      ExprPtr a = ParseExpr();
+      Hoisted before_a, before_b;
+      const ExprPtr a = WithCallsHoistedIf(before_a, [&] { return ParseExpr(); });
       Expect(":");
-      ExprPtr b = ParseExpr();
-      --unevaluated_;
+      const ExprPtr b = WithCallsHoistedIf(before_b, [&] { return ParseExpr(); });
       const IntType ty = CommonType(a->type, b->type);
-      return MakeTernary(c, MakeCast(ty, a), MakeCast(ty, b), ty);
+      if (!NeedsStatements(left, before_a, a) && !NeedsStatements(left, before_b, b)) {
+        return MakeTernary(c, MakeCast(ty, a), MakeCast(ty, b), ty);
+      }
+      // Only the branch that c chooses runs, with what it needs first.
+      const ExprPtr value = MakeVar(prog_.AddVar("choice", ty), ty);
+      before_a.statements.push_back(MakeAssign(value, a));
+      before_b.statements.push_back(MakeAssign(value, b));
+      hoisted_->statements.push_back(MakeIf(c, MakeBlock(before_a.statements), MakeBlock(before_b.statements)));
+      SequenceAfter(left, {before_a, before_b});
+      return value;
     }
-    if (Is("=") || Is("+=") || Is("-=") || Is("++") || Is("--")) {
-      FailUnsupported(file_, Peek().loc, "assignment inside an expression");
+    if (Peek().kind == TokKind::kPunct && kAssignmentOperators.count(Peek().text)) {
+      const Token op = Next();
+      if (op.text == "++" || op.text == "--") {
+        FailSyntax(file_, op.loc, "lvalue required as operand of '" + op.text + "'");
+      }
+      const ExprPtr rhs = ParseExpr();
+      return AssignInExpression(op, c, rhs, false, t.kind == TokKind::kIdent ? t.text : c->name);
     }
-    (void)t;
     return c;
   }
 
   ExprPtr ParseBinary(int min_prec) {
+    const HoistedMark left = MarkHoisted();
     ExprPtr lhs = ParseUnary();
     // Each operator of a left-associative chain adds a level to the tree, as nesting does.
     for (int chain = 1; Peek().kind == TokKind::kPunct; ++chain) {
@@ -1672,18 +1811,15 @@ class Parser {
       if (prec == 0 || prec <= min_prec) break;
       if (depth_ + chain > kMaxDepth) FailTooDeep(op.loc);
       Next();
-      const bool maybe_unevaluated = op.text == "&&" || op.text == "||";
-      unevaluated_ += maybe_unevaluated;
+      if (op.text == "&&" || op.text == "||") {
+        lhs = ShortCircuit(op.text, left, lhs, prec);
+        continue;
+      }
       ExprPtr rhs = ParseBinary(prec);
-      unevaluated_ -= maybe_unevaluated;
       if (op.text == "<<" || op.text == ">>") {
         lhs = Shift(op, lhs, rhs);
       } else if (op.text == "&" || op.text == "|" || op.text == "^") {
         lhs = Bitwise(op, lhs, rhs);
-      } else if (op.text == "&&") {
-        lhs = MakeAnd(lhs, rhs);
-      } else if (op.text == "||") {
-        lhs = MakeOr(lhs, rhs);
       } else if (prec == 6 || prec == 7) {
         lhs = Compare(op.text, lhs, rhs);
       } else {
@@ -1691,6 +1827,60 @@ class Parser {
       }
     }
     return lhs;
+  }
+
+  // `a && b` or `a || b` (op) after the operator, b of precedence above prec; `left` marks where a's hoisted
+  // statements begin. Where b needs statements to run first, or reads what a's assignments store, a's truth goes
+  // into a fresh int before them, and only where C evaluates b (a true for &&, false for ||) do they run and
+  // b's truth replace it: the expression is that int.
+  ExprPtr ShortCircuit(const std::string& op, const HoistedMark& left, const ExprPtr& a, int prec) {
+    Hoisted before_b;
+    const ExprPtr b = WithCallsHoistedIf(before_b, [&] { return ParseBinary(prec); });
+    if (!NeedsStatements(left, before_b, b)) return op == "&&" ? MakeAnd(a, b) : MakeOr(a, b);
+    const ExprPtr truth = MakeVar(prog_.AddVar("truth", kInt), kInt);
+    hoisted_->statements.push_back(MakeAssign(truth, MakeNot(MakeNot(a))));
+    before_b.statements.push_back(MakeAssign(truth, MakeNot(MakeNot(b))));
+    const StmtPtr evaluate_b = MakeBlock(before_b.statements);
+    hoisted_->statements.push_back(op == "&&" ? MakeIf(truth, evaluate_b) : MakeIf(MakeNot(truth), evaluate_b));
+    SequenceAfter(left, {before_b});
+    return truth;
+  }
+
+  // How far the hoisted statements and stores reach now (nothing where none may be hoisted).
+  HoistedMark MarkHoisted() const {
+    return hoisted_ ? HoistedMark{hoisted_->statements.size(), hoisted_->stores.size()} : HoistedMark{};
+  }
+
+  // parse() with what it hoists gathered in `hoisted` where statements may run first, else parse() alone.
+  template <typename Parse>
+  ExprPtr WithCallsHoistedIf(Hoisted& hoisted, Parse parse) {
+    return hoisted_ ? WithCallsHoisted(hoisted, parse) : parse();
+  }
+
+  // Whether an operand e that C evaluates after the part since `left` (the right of && or ||, a branch of ?:),
+  // needs statements of its own: it hoisted some (`before`), or it reads a variable that the part stored.
+  bool NeedsStatements(const HoistedMark& left, const Hoisted& before, const ExprPtr& e) const {
+    if (!before.statements.empty()) return true;
+    if (!hoisted_) return false;
+    const std::set<std::string> read = Mentions(e);
+    for (size_t k = left.stores; k < hoisted_->stores.size(); ++k) {
+      if (read.count(hoisted_->stores[k].var)) return true;
+    }
+    return false;
+  }
+
+  // Records that the statements just hoisted run the operands `later` after the part since `left`, as C
+  // sequences them: the stores of either may be read or written by the other, not by the rest.
+  void SequenceAfter(const HoistedMark& left, const std::vector<Hoisted>& later) {
+    const size_t end = hoisted_->statements.size();
+    for (size_t k = left.stores; k < hoisted_->stores.size(); ++k) hoisted_->stores[k].end = end;
+    for (const Hoisted& operand : later) {
+      for (Hoisted::Store store : operand.stores) {
+        store.begin = left.statements;
+        store.end = end;
+        hoisted_->stores.push_back(store);
+      }
+    }
   }
 
   // sizeof(type) or sizeof(expr) in bytes, as unsigned long.
@@ -1719,11 +1909,14 @@ class Parser {
       for (int k = parenthesised ? 3 : 1; k > 0; --k) Next();
       return MakeConst(*b->array_bytes, size_type_);
     }
-    ExprPtr e = ParseUnary();
+    Hoisted unevaluated;  // sizeof does not evaluate its operand: what it would run first is dropped
+    const ExprPtr e = WithCallsHoisted(unevaluated, [&] { return ParseUnary(); });
     return MakeConst((e->type.bits + 7) / 8, size_type_);
   }
 
-  ExprPtr ParseUnary() {
+  // A unary expression; a postfix ++ or -- on it too unless not postfix_assignments (the target of an
+  // assignment statement, whose ++ or -- is its own).
+  ExprPtr ParseUnary(bool postfix_assignments = true) {
     const Token t = Peek();
     const DepthGuard guard(*this, t.loc);
     if (Accept("-")) {
@@ -1747,7 +1940,13 @@ class Parser {
       return MakeBinary("-", MakeUnary("-", x, ty), MakeConst(1, ty), ty);
     }
     if (Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");
-    if (Is("++") || Is("--")) FailUnsupported(file_, t.loc, "assignment inside an expression");
+    if (Is("++") || Is("--")) {
+      const Token op = Next();
+      const Token operand = Peek();
+      ExprPtr target = ParseUnary();
+      return AssignInExpression(op, target, MakeConst(1), false,
+                                operand.kind == TokKind::kIdent ? operand.text : target->name);
+    }
     if (Accept("sizeof")) return ParseSizeof(t.loc);
     if (Is("(") && IsTypeStart(1)) {  // a cast
       Next();
@@ -1758,10 +1957,10 @@ class Parser {
       if (!spec || spec->is_void || !spec->record_tag.empty()) FailUnsupported(file_, t.loc, "cast");
       return MakeCast(spec->type, a);
     }
-    return ParsePostfix();
+    return ParsePostfix(postfix_assignments);
   }
 
-  ExprPtr ParsePostfix() {
+  ExprPtr ParsePostfix(bool postfix_assignments) {
     const Token t = Peek();
     const Binding* b = t.kind == TokKind::kIdent && !Is("(", 1) ? FindBinding(t.text) : nullptr;
     ExprPtr e = b && b->record ? ParseMemberAccess(*b->record) : ParsePrimary();
@@ -1776,6 +1975,10 @@ class Parser {
     }
     if (e->kind == ExprKind::kVar && prog_.VarNamed(e->name).is_array && !Is("=")) {
       FailUnsupported(file_, t.loc, "use of array '" + t.text + "' as a value");
+    }
+    if (postfix_assignments && (Is("++") || Is("--"))) {
+      const Token op = Next();
+      return AssignInExpression(op, e, MakeConst(1), true, t.kind == TokKind::kIdent ? t.text : e->name);
     }
     return e;
   }
@@ -1840,8 +2043,8 @@ class Parser {
         e = MakeVar(v.name, v.type);
       }
     } else if (t.text == "(") {
-      e = ParseExpr();
-      ExpectAfterExpression(")");
+      e = ParseCommaExpr();
+      Expect(")");
       return e;
     } else {
       FailSyntax(file_, t.loc, "expected an expression before '" + t.text + "'");
@@ -1928,8 +2131,7 @@ class Parser {
 
   std::string file_;
   std::vector<Token> toks_;
-  std::vector<StmtPtr>* hoisted_ = nullptr;  // where calls go that WithCallsHoisted lets run first, if anywhere
-  int unevaluated_ = 0;  // > 0 inside an operand that C may not evaluate (right of && or ||, a ?: branch)
+  Hoisted* hoisted_ = nullptr;  // what WithCallsHoisted lets run first, if anything may
   int long_bits_;      // of long and pointers: 64 (LP64) or 32 (ILP32)
   IntType size_type_;  // size_t, the type of sizeof
   size_t pos_ = 0;

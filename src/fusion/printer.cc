@@ -1,5 +1,6 @@
 #include "fusion/printer.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <set>
 #include <sstream>
@@ -106,7 +107,8 @@ class StmtPrinter {
         if (s->do_while) {
           out_ << pad << "do {\n";
           Print(s->body[0], depth + 1);
-          out_ << pad << "} while (" << PrintExpr(s->cond) << ");\n";
+          const std::string step = s->step ? StepText(s->step) : "";
+          out_ << pad << "} while (" << (step.empty() ? "" : "(" + step + "), ") << PrintExpr(s->cond) << ");\n";
         } else {
           out_ << pad << "for (; " << PrintExpr(s->cond) << "; " << (s->step ? StepText(s->step) : "") << ") {\n";
           Print(s->body[0], depth + 1);
@@ -128,11 +130,28 @@ class StmtPrinter {
  private:
   static std::string AssignText(const StmtPtr& s) { return PrintExpr(s->lhs) + " = " + PrintExpr(s->rhs); }
 
-  // A loop step as a comma expression of its assignments.
-  static std::string StepText(const StmtPtr& s) {
+  // A loop step as an expression: the comma expression of its assignments, or where it has other statements
+  // (an if, an inlined call's loop: the parser's loop conditions run such statements before each test) GNU C's
+  // statement expression `({ ... })`, on one line. Empty for a step without statements.
+  std::string StepText(const StmtPtr& s) const {
+    if (OnlyAssignments(s)) return AssignmentsText(s);
+    std::ostringstream statements;
+    StmtPrinter(prog_, statements).Print(s, 0);
+    std::string text = statements.str();
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return "({ " + text + "})";
+  }
+  static bool OnlyAssignments(const StmtPtr& s) {
+    if (s->kind == StmtKind::kAssign) return true;
+    return s->kind == StmtKind::kBlock && std::all_of(s->body.begin(), s->body.end(), OnlyAssignments);
+  }
+  static std::string AssignmentsText(const StmtPtr& s) {
     if (s->kind == StmtKind::kAssign) return AssignText(s);
     std::string out;
-    for (const auto& b : s->body) out += (out.empty() ? "" : ", ") + StepText(b);
+    for (const auto& b : s->body) {
+      const std::string text = AssignmentsText(b);
+      if (!text.empty()) out += (out.empty() ? "" : ", ") + text;
+    }
     return out;
   }
 
