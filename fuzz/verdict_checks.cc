@@ -122,6 +122,8 @@ struct Generated {
   // Whether a remainder or quotient has a divisor other than a nonzero constant: the clauses then bound it by
   // linear facts only (horn.cc, DivideByVariable), and Spacer may find errors no run reaches.
   bool divides_by_variable = false;
+  // Whether while loops count in their condition, `++i < n` and `i-- > 0` (assignments inside expressions).
+  bool counts_in_condition = false;
 
   std::string Type() const { return fusion::TypeName(type); }
   // The SV-COMP function that returns a nondeterministic value of type t.
@@ -204,9 +206,15 @@ std::string LoopText(const Loop& loop, const Generated& g, const std::string& pa
     case 0: return fmt::format("{3}for ({0} = 0; {0} < {1}; {0}++) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
     case 1: return fmt::format("{3}for ({0} = {1} - 1; {0} >= 0; {0}--) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
     case 2:
+      if (g.counts_in_condition) {
+        return fmt::format("{3}{0} = -1;\n{3}while (++{0} < {1}) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
+      }
       return fmt::format("{3}{0} = 0;\n{3}while ({0} < {1}) {{\n{2}{4}{0} = {0} + 1;\n{3}}}\n", c, loop.bound, body,
                          pad, in);
     default:
+      if (g.counts_in_condition) {
+        return fmt::format("{3}{0} = {1};\n{3}while ({0}-- > 0) {{\n{2}{3}}}\n", c, loop.bound, body, pad);
+      }
       return fmt::format("{3}{0} = {1};\n{3}while ({0} > 0) {{\n{4}{0} = {0} - 1;\n{2}{3}}}\n", c, loop.bound, body,
                          pad, in);
   }
@@ -264,6 +272,7 @@ class Generator {
     nested_ = width / 6 % 2 == 1;
     gotos_ = width / 12 % 2 == 1;
     bitwise_ = width / 24 % 2 == 1;
+    g_.counts_in_condition = width / 48 % 2 == 1;
     inputs_ = 1 + in_.Next() % 3;
     data_ = 1 + in_.Next() % 3;
     const std::string type = g_.Type();

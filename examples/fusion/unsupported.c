@@ -1,6 +1,6 @@
 int main(void) {
-  int y = 0, z[2][3];
+  int y = 0, z = 5;
   while (y < 3) y = y + 1;
-  z[1][y - 1] = y;
-  return 0;
+  int *p = &z;
+  return *p;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -1043,7 +1044,7 @@ class Parser {
       if (Is("(")) {
         SkipBalanced();
       } else {
-        if (Is("[")) SkipBalanced();
+        while (Is("[")) SkipBalanced();
         const auto global = scopes_.front().find(name);
         if (global == scopes_.front().end() || global->second.record) {
           FailUnsupported(file_, name_tok.loc, "extern '" + name + "' that the file does not define");
@@ -1095,20 +1096,107 @@ class Parser {
   // where an initialiser gives values. An initialised array (or a global one: `zeroed`) has every cell set,
   // the rest to 0 as C does: one assignment per cell up to kMaxInitialisedCells cells, beyond that a loop
   // for the zeros (a loop of its own, which fusion may take with the program's first).
+  // A multi-dimensional array `T a[D0][D1]...` is one array of D0 * D1 * ... cells, row after row as C lays it
+  // out, `a[i][j]` its cell i * D1 + j (ParsePostfix; inner_extents_ holds D1, ...); an extent that is not a
+  // constant is taken when the declaration runs, into a variable of its own.
   std::vector<StmtPtr> ParseArrayDeclarator(const std::string& name, IntType type, Loc loc, bool zeroed) {
-    ExprPtr n = ParseArraySize();
+    std::vector<ExprPtr> extents{Is("]") ? nullptr : ParseExpr()};
+    Expect("]");
+    while (Accept("[")) {
+      if (Is("]")) FailSyntax(file_, Peek().loc, "array '" + name + "' has no size in a dimension after the first");
+      extents.push_back(ParseExpr());
+      Expect("]");
+    }
+    std::vector<StmtPtr> out;
+    std::vector<ExprPtr> inner;
+    for (size_t d = 1; d < extents.size(); ++d) {
+      if (const std::optional<Int128> c = FoldConstant(extents[d])) {
+        if (*c <= 0) FailUnsupported(file_, loc, "array '" + name + "' with an extent of " + DecimalText(*c));
+        inner.push_back(MakeConst(*c, kLongLong));
+      } else {
+        inner.push_back(MakeVar(prog_.AddVar("extent_" + name, kLongLong), kLongLong));
+        out.push_back(MakeAssign(inner.back(), extents[d]));
+      }
+    }
     std::vector<ExprPtr> values;
     const bool initialised = Accept("=");
     if (initialised) {
       const Token brace = Peek();
       if (brace.kind == TokKind::kString) FailUnsupported(file_, brace.loc, "string initialiser of '" + name + "'");
       Expect("{");
-      while (!Accept("}")) {
-        values.push_back(ParseAssignmentValue(type));
-        if (!Is("}")) Expect(",");
+      if (inner.empty()) {
+        while (!Accept("}")) {
+          values.push_back(ParseAssignmentValue(type));
+          if (!Is("}")) Expect(",");
+        }
+      } else {
+        values = ParseBracedCells(name, type, inner, loc);
       }
     }
-    return DeclareArray(name, "", type, loc, n, values, initialised, zeroed);
+    ExprPtr n = extents[0];
+    if (!inner.empty()) {
+      const auto cells_per_row = [&]() {
+        ExprPtr product = MakeConst(1, kLongLong);
+        for (const ExprPtr& extent : inner) product = MakeBinary("*", product, extent, kLongLong);
+        return product;
+      };
+      if (!n && initialised) {  // `int a[][3] = {...}`: as many rows as the values start
+        const Int128 row = *FoldConstant(cells_per_row());
+        n = MakeConst((static_cast<Int128>(values.size()) + row - 1) / row, kLongLong);
+      }
+      if (n) n = MakeBinary("*", MakeCast(kLongLong, n), cells_per_row(), kLongLong);
+    }
+    for (StmtPtr& st : DeclareArray(name, "", type, loc, n, values, initialised, zeroed)) out.push_back(st);
+    if (!inner.empty()) inner_extents_[scopes_.back().at(name).var] = inner;
+    return out;
+  }
+
+  // The cells that a multi-dimensional array's initialiser sets, after its '{' through its '}', by their place
+  // in the array laid out flat (0 for those it leaves out): a brace inside starts the next element of its
+  // dimension (`{{1, 2}, {3}}`: a row each), and without inner braces the values fill cells in order (`{1, 2, 3}`).
+  std::vector<ExprPtr> ParseBracedCells(const std::string& name, IntType type, const std::vector<ExprPtr>& inner,
+                                        Loc loc) {
+    std::vector<Int128> stride(inner.size() + 1, 1);  // cells in one element of each dimension
+    for (size_t d = inner.size(); d > 0; --d) {
+      const std::optional<Int128> extent = FoldConstant(inner[d - 1]);
+      if (!extent) FailUnsupported(file_, loc, "initialised array '" + name + "' whose size is not a constant");
+      stride[d - 1] = stride[d] * *extent;
+    }
+    std::vector<ExprPtr> cells;
+    // The elements of dimension d from cell `start` on, after their '{' through its '}', at most `limit` cells.
+    const std::function<void(size_t, Int128, std::optional<Int128>)> fill = [&](size_t d, Int128 start,
+                                                                               std::optional<Int128> limit) {
+      Int128 at = start;
+      while (!Accept("}")) {
+        if (AtEnd()) FailSyntax(file_, Peek().loc, "expected '}' at the end of the initialiser of '" + name + "'");
+        if (Accept("{")) {
+          if (d + 1 < stride.size()) {
+            at = start + (at - start + stride[d] - 1) / stride[d] * stride[d];  // the next element of dimension d
+            fill(d + 1, at, stride[d]);
+            at += stride[d];
+          } else {
+            fill(d, at, 1);  // braces around one value
+            at += 1;
+          }
+        } else {
+          const size_t cell = static_cast<size_t>(at);
+          if (cell > kMaxInitialisedCells) {
+            FailUnsupported(file_, loc, "array '" + name + "' with more than " + std::to_string(kMaxInitialisedCells) +
+                                            " initialisers");
+          }
+          if (cells.size() <= cell) cells.resize(cell + 1);
+          cells[cell] = ParseAssignmentValue(type);
+          ++at;
+        }
+        if (limit && at - start > *limit) FailSyntax(file_, Peek().loc, "too many initialisers for '" + name + "'");
+        if (!Is("}")) Expect(",");
+      }
+    };
+    fill(0, 0, std::nullopt);
+    for (ExprPtr& cell : cells) {
+      if (!cell) cell = MakeConst(0, type);
+    }
+    return cells;
   }
 
   // The declarator of a variable of struct type after its name (`[size]` for an array of structs): one
@@ -1536,24 +1624,37 @@ class Parser {
       const std::string name = ExpectIdent();
       const bool array = pointer || Is("[");
       if (Is("[")) SkipBalanced();
-      if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array parameter of '" + fn.name + "'");
+      std::vector<ExprPtr> inner;  // of a multi-dimensional array parameter, constants
+      while (Is("[")) {
+        const Token bracket = Next();
+        const std::optional<Int128> extent = FoldConstant(ParseExpr());
+        Expect("]");
+        if (!extent) {
+          FailUnsupported(file_, bracket.loc, "multi-dimensional array parameter of '" + fn.name +
+                                                  "' whose size is not a constant");
+        }
+        inner.push_back(MakeConst(*extent, kLongLong));
+      }
       const ExprPtr arg = args && params.size() < args->size() ? (*args)[params.size()] : nullptr;
       const bool array_arg = arg && arg->kind == ExprKind::kVar && prog_.VarNamed(arg->name).is_array;
+      const std::string argument = "argument " + std::to_string(params.size() + 1) + " of '" + fn.name + "': ";
       if (arg && array != array_arg) {
-        FailUnsupported(file_, loc, "argument " + std::to_string(params.size() + 1) + " of '" + fn.name + "': " +
-                                        (array ? "an array parameter takes an array's name only"
-                                               : "an integer parameter given an array"));
+        FailUnsupported(file_, loc, argument + (array ? "an array parameter takes an array's name only"
+                                                      : "an integer parameter given an array"));
       }
       if (array_arg && !(prog_.VarNamed(arg->name).type == spec->type)) {
-        FailUnsupported(file_, loc, "argument " + std::to_string(params.size() + 1) + " of '" + fn.name +
-                                        "': an array of another cell type");
+        FailUnsupported(file_, loc, argument + "an array of another cell type");
+      }
+      if (array_arg && !SameExtents(inner, arg->name)) {
+        FailUnsupported(file_, loc, argument + "an array of other dimensions than the parameter's");
       }
       if (array_arg) {
         if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
         scopes_.back()[name] = Binding{arg->name, nullptr, "", std::nullopt, std::nullopt};
         params.push_back(std::nullopt);
       } else if (array) {
-        Declare(name, spec->type, true, name_tok.loc);
+        const std::string unique = Declare(name, spec->type, true, name_tok.loc);
+        if (!inner.empty()) inner_extents_[unique] = inner;
         params.push_back(std::nullopt);
       } else {
         params.push_back(Var{Declare(name, spec->type, false, name_tok.loc), spec->type});
@@ -1561,6 +1662,19 @@ class Parser {
     } while (Accept(","));
     Expect(")");
     return params;
+  }
+
+  // Whether the extents of an array parameter's dimensions after the first, constants, are those of the array
+  // `array` (none for a one-dimensional one).
+  bool SameExtents(const std::vector<ExprPtr>& parameter, const std::string& array) const {
+    const auto found = inner_extents_.find(array);
+    const std::vector<ExprPtr> none;
+    const std::vector<ExprPtr>& extents = found == inner_extents_.end() ? none : found->second;
+    if (extents.size() != parameter.size()) return false;
+    for (size_t d = 0; d < extents.size(); ++d) {
+      if (FoldConstant(extents[d]) != FoldConstant(parameter[d])) return false;
+    }
+    return true;
   }
 
   // `return` (after the keyword) in the function being inlined: it hands its value to the call's result; one
@@ -1969,9 +2083,17 @@ class Parser {
       if (e->kind != ExprKind::kVar || !prog_.VarNamed(e->name).is_array) {
         FailUnsupported(file_, br.loc, "indexing of a non-array");
       }
-      ExprPtr index = ParseExpr();
+      ExprPtr index = MakeCast(kLongLong, ParseExpr());
       Expect("]");
-      e = MakeIndex(e->name, e->type, MakeCast(kLongLong, index));
+      const auto inner = inner_extents_.find(e->name);
+      for (const ExprPtr& extent : inner == inner_extents_.end() ? std::vector<ExprPtr>{} : inner->second) {
+        if (!Accept("[")) {
+          FailUnsupported(file_, t.loc, "part of the multi-dimensional array '" + t.text + "' as a value");
+        }
+        index = MakeBinary("+", MakeBinary("*", index, extent, kLongLong), MakeCast(kLongLong, ParseExpr()), kLongLong);
+        Expect("]");
+      }
+      e = MakeIndex(e->name, e->type, index);
     }
     if (e->kind == ExprKind::kVar && prog_.VarNamed(e->name).is_array && !Is("=")) {
       FailUnsupported(file_, t.loc, "use of array '" + t.text + "' as a value");
@@ -2138,6 +2260,9 @@ class Parser {
   int depth_ = 0;  // levels of nesting being parsed (DepthGuard)
   Program prog_;
   std::vector<std::map<std::string, Binding>> scopes_;
+  // The multi-dimensional arrays, by variable: the extents of their dimensions after the first, which index
+  // their cells (ParseArrayDeclarator).
+  std::map<std::string, std::vector<ExprPtr>> inner_extents_;
   std::map<std::string, Record> records_;  // the structs defined, by tag
   std::map<std::string, IntType> enum_types_;  // the enums defined, by tag: their types
   std::map<std::string, ParsedType> typedefs_;

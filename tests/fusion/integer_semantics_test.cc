@@ -1,13 +1,14 @@
 // C's integer semantics, loopfuse against gcc: random straight-line programs over every integer type (promotions,
 // the usual arithmetic conversions, wrap-around on narrowing, division and remainder of negative values, shifts,
 // bitwise operators with a constant and between two expressions, casts, comparisons of signed and unsigned
-// values, short-circuits), each run by gcc's build under -fsanitize=undefined, which prints the values of its
-// variables at the end. A run with undefined behaviour (signed overflow, a shift too wide, a division by zero)
-// is left out, as C gives it no meaning. The program then asserts those values, and three readers of it must
-// agree: the interpreter (the run ends without error), the Horn clauses through Spacer with the inputs fixed by
-// assumes (safe; and unsafe with the assertion negated, so that a proof cannot come from clauses that block
-// every run), and gcc's build of the program as loopfuse prints it. The loopfuse_verdicts fuzz target checks the
-// verifier against the interpreter, and both read the same parse; only a compiler tells what C means.
+// values, short-circuits, assignments inside expressions), each run by gcc's build under -fsanitize=undefined,
+// which prints the values of its variables at the end. A run with undefined behaviour (signed overflow, a shift
+// too wide, a division by zero) is left out, as C gives it no meaning. The program then asserts those values,
+// and three readers of it must agree: the interpreter (the run ends without error), the Horn clauses through
+// Spacer with the inputs fixed by assumes (safe; and unsafe with the assertion negated, so that a proof cannot
+// come from clauses that block every run), and gcc's build of the program as loopfuse prints it. The
+// loopfuse_verdicts fuzz target checks the verifier against the interpreter, and both read the same parse; only
+// a compiler tells what C means.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
@@ -160,7 +161,7 @@ class ProgramGenerator {
   // docs/loopfuse.md), not exactly.
   std::string Expr(int depth) {
     if (depth == 0 || Pick(0, 4) == 0) return Pick(0, 3) ? Var() : Constant();
-    switch (Pick(0, 14)) {
+    switch (Pick(0, 15)) {
       case 0: return "(-" + Expr(depth - 1) + ")";
       case 1: return "~" + Var();
       case 2: return "!" + Expr(depth - 1);
@@ -181,6 +182,18 @@ class ProgramGenerator {
       case 6: case 7: return Binary(depth - 1, Op({"==", "!=", "<", "<=", ">", ">="}));
       case 8: return Binary(depth - 1, Op({"&&", "||"}));
       case 10: return Binary(depth - 1, Op({"&", "|", "^"}));
+      case 11: {  // an assignment inside the expression; one whose variable the statement reads elsewhere is refused
+        const std::string v = Var();
+        switch (Pick(0, 3)) {
+          case 0: return fmt::format("({}{})", v, Op({"++", "--"}));
+          case 1: return fmt::format("({}{})", Op({"++", "--"}), v);
+          case 2: {
+            const char* op = Op({"=", "+=", "-=", "*=", "&=", "|=", "^="});
+            return fmt::format("({} {} {})", v, op, Expr(depth - 1));
+          }
+          default: return fmt::format("({} = {})", v, Constant());
+        }
+      }
       case 9: {
         const std::string c = Expr(depth - 1);
         const std::string a = Expr(depth - 1);

@@ -77,7 +77,7 @@ TEST(Parser, ConstructsOutsideTheSubsetAreUnsupported) {
   EXPECT_THROW(ParseText("int main() { int x = 1; x = x << __VERIFIER_nondet_int(); return 0; }"), UnsupportedError);
   EXPECT_THROW(ParseText("int main() { int x = 1; x = x << 32; return 0; }"), UnsupportedError);
   EXPECT_THROW(ParseText("int main() { int *p; int x; p = &x; return 0; }"), UnsupportedError);
-  EXPECT_THROW(ParseText("int main() { int a[3][3]; return 0; }"), UnsupportedError);
+  EXPECT_THROW(ParseText("int main() { int a[3][3]; int *p = a[1]; return 0; }"), UnsupportedError);
   EXPECT_THROW(ParseText("int n = 3; int main() { int a[n] = {1}; return 0; }"), UnsupportedError);
   EXPECT_THROW(ParseText("union u { int a; }; int main() { union u v; return 0; }"), UnsupportedError);
   try {
@@ -927,6 +927,46 @@ int main(void) {
   EXPECT_EQ(ParseFailure("int i = 0, j = 1;\nint k = (i, j);\nint main() { return k; }"),
             "unsupported: t.c:2:11: unsupported comma operator inside an expression that no statement runs (the "
             "initialiser of a global or a static, a constant expression)");
+}
+
+// A multi-dimensional array is one array laid out row after row: initialisers with nested braces and without,
+// `int t[][2]`, a variable extent (taken when the declaration runs), a parameter `int a[][3]`, sizeof, extern.
+TEST(Parser, MultiDimensionalArraysMeanWhatGccMakesOfThem) {
+  const std::string source = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int g[2][3] = {{1, 2, 3}, {4}};
+int t[][2] = {1, 2, 3};
+int sum(int a[][3], int rows) {
+  int s = 0;
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < 3; j++) s += a[i][j];
+  return s;
+}
+int main(void) {
+  int m = __VERIFIER_nondet_int(), n = __VERIFIER_nondet_int();
+  if (m < 1 || m > 4 || n < 1 || n > 5) return 0;
+  int A[m][n];
+  n = n + 1;  // the extent is the one of the declaration
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n - 1; j++) A[i][j] = i * 10 + j;
+  int c[2][2][2] = {{{1, 2}, {3, 4}}, {{5, 6}, 7, 8}};
+  extern int g[2][3];
+  g[1][2] = A[m - 1][n - 2];
+  if (sum(g, 2) == 44 && t[1][0] + c[1][1][0] == 10 && sizeof g + sizeof t == 40 && c[0][1][1] == 4) reach_error();
+  return 0;
+}
+)";
+  // sum(g, 2) is 10 + A's last cell, 10 (m - 1) + n - 1: 44 for m 4, n 5.
+  const Program p = AgreesWithGcc(source, {{4, 5}, {3, 5}, {4, 4}, {1, 1}, {0, 3}});
+  EXPECT_EQ(testing::InterpretOn(p, {4, 5}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(p, {3, 5}), Outcome::kFinished);
+  EXPECT_EQ(ParseFailure("int main() { int a[2][3]; int x = a[1]; return 0; }"),
+            "unsupported: t.c:1:35: unsupported part of the multi-dimensional array 'a' as a value");
+  EXPECT_EQ(ParseFailure("void f(int a[][4]) { }\nint main() { int a[2][3]; f(a); return 0; }"),
+            "unsupported: t.c:2:27: unsupported argument 1 of 'f': an array of other dimensions than the "
+            "parameter's");
+  EXPECT_EQ(ParseFailure("int main() { int a[2][]; return 0; }"),
+            "error: t.c:1:23: array 'a' has no size in a dimension after the first");
 }
 
 // Tasks that declare their own nondeterministic functions spell some unsigned ones out
