@@ -231,4 +231,19 @@ std::string Program::AddVar(const std::string& base, IntType type, bool is_array
   return name;
 }
 
+std::string Program::CellName(const std::string& array, Int128 index) const {
+  std::vector<Int128> subscripts;
+  const auto extents = row_extents.find(array);
+  if (extents != row_extents.end() && index >= 0) {
+    for (auto e = extents->second.rbegin(); e != extents->second.rend(); ++e) {
+      subscripts.insert(subscripts.begin(), index % *e);
+      index /= *e;
+    }
+  }
+  subscripts.insert(subscripts.begin(), index);
+  std::string name = array;
+  for (const Int128 s : subscripts) name.append("[").append(DecimalText(s)).append("]");
+  return name;
+}
+
 }  // namespace fusion

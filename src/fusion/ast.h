@@ -171,10 +171,15 @@ struct Program {
   // Variables that number the blocks of a goto dispatch loop (gotos.h): the Horn encoding gives each of their
   // values at a loop head a predicate of its own.
   std::set<std::string> dispatch_vars;
+  // The multi-dimensional arrays whose extents after the first are constants, by name, with those extents: the
+  // parser lays such an array out flat, and CellName names a cell as C does.
+  std::map<std::string, std::vector<Int128>> row_extents;
   // The variable called name; throws std::out_of_range when there is none.
   const Var& VarNamed(const std::string& name) const;
   // A name not yet used by any variable, derived from base; the variable is added.
   std::string AddVar(const std::string& base, IntType type, bool is_array = false);
+  // How C names cell `index` of `array`: `a[7]`, or `a[1][3]` for a multi-dimensional one (row_extents).
+  std::string CellName(const std::string& array, Int128 index) const;
 };
 
 }  // namespace fusion

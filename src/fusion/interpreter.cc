@@ -59,7 +59,7 @@ class Machine {
   // The first value read from a cell: the CellSource's, where it has one, else the next input. Logged as read
   // at the cell (`a[3]`); the InputSource gets the array's site, as the clauses name it.
   Int128 CellInput(const std::string& array, long long index, IntType t) {
-    const InputSite cell{{}, array + "[" + std::to_string(index) + "]"};
+    const InputSite cell{{}, prog_.CellName(array, index)};
     if (cells_) {
       if (const std::optional<Int128> known = cells_(array, index)) {
         result_.inputs.push_back(Wrap(t, *known));

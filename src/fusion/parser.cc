@@ -1147,7 +1147,15 @@ class Parser {
       if (n) n = MakeBinary("*", MakeCast(kLongLong, n), cells_per_row(), kLongLong);
     }
     for (StmtPtr& st : DeclareArray(name, "", type, loc, n, values, initialised, zeroed)) out.push_back(st);
-    if (!inner.empty()) inner_extents_[scopes_.back().at(name).var] = inner;
+    if (!inner.empty()) {
+      const std::string& unique = scopes_.back().at(name).var;
+      inner_extents_[unique] = inner;
+      std::vector<Int128> constant;
+      for (const ExprPtr& extent : inner) {
+        if (const std::optional<Int128> c = FoldConstant(extent)) constant.push_back(*c);
+      }
+      if (constant.size() == inner.size()) prog_.row_extents[unique] = constant;
+    }
     return out;
   }
 

@@ -287,25 +287,28 @@ extern void __VERIFIER_assert(int);
 int main() {
   int a, b;
   int c[4];
+  int d[2][3];
   int x = __VERIFIER_nondet_int();
   int y = __VERIFIER_nondet_int();
   a = x + 1;
-  __VERIFIER_assert(x != 5 || y != 7 || c[2] != 9);
+  __VERIFIER_assert(x != 5 || y != 7 || c[2] != 9 || d[1][2] != 4);
   return b;
 }
 )");
   nlohmann::json j;
   ASSERT_EQ(Verify(file, j), 1) << j.dump();
-  ASSERT_EQ(j["counterexample"]["inputs"].size(), 5u) << j.dump();
+  ASSERT_EQ(j["counterexample"]["inputs"].size(), 6u) << j.dump();
   EXPECT_EQ(j["counterexample"]["inputs"][2], 5);
   EXPECT_EQ(j["counterexample"]["inputs"][3], 7);
   EXPECT_EQ(j["counterexample"]["inputs"][4], 9);
+  EXPECT_EQ(j["counterexample"]["inputs"][5], 4);
+  // A cell of a multi-dimensional array by its subscripts, as C names it (the parser lays it out flat).
   EXPECT_EQ(j["counterexample"]["sites"],
-            nlohmann::json::parse(R"([{"variable": "a"}, {"variable": "b"}, {"line": 6, "column": 11},
-                                      {"line": 7, "column": 11}, {"variable": "c[2]"}])"));
+            nlohmann::json::parse(R"([{"variable": "a"}, {"variable": "b"}, {"line": 7, "column": 11},
+                                      {"line": 8, "column": 11}, {"variable": "c[2]"}, {"variable": "d[1][2]"}])"));
   std::string text;
   EXPECT_EQ(RunCommand(kBin + " verify " + file, text), 1);
-  const std::regex shown(R"(nondeterministic inputs \(5\): a=-?[0-9]+ b=-?[0-9]+ 5 7 c\[2\]=9\n)");
+  const std::regex shown(R"(nondeterministic inputs \(6\): a=-?[0-9]+ b=-?[0-9]+ 5 7 c\[2\]=9 d\[1\]\[2\]=4\n)");
   EXPECT_TRUE(std::regex_search(text, shown)) << text;
 }
 
