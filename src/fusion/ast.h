@@ -180,6 +180,10 @@ struct Program {
   std::string AddVar(const std::string& base, IntType type, bool is_array = false);
   // How C names cell `index` of `array`: `a[7]`, or `a[1][3]` for a multi-dimensional one (row_extents).
   std::string CellName(const std::string& array, Int128 index) const;
+
+ private:
+  std::set<std::string> names_;              // every name AddVar gave out (a variable removed since keeps it)
+  std::map<std::string, int> next_suffix_;  // by base: the suffix AddVar tries first
 };
 
 }  // namespace fusion

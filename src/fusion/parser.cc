@@ -1182,8 +1182,9 @@ class Parser {
             at = start + (at - start + stride[d] - 1) / stride[d] * stride[d];  // the next element of dimension d
             fill(d + 1, at, stride[d]);
             at += stride[d];
-          } else {
-            fill(d, at, 1);  // braces around one value
+          } else {  // braces around one value, as C allows (once)
+            if (Is("{")) FailSyntax(file_, Peek().loc, "expected a value in the braces around a cell of '" + name + "'");
+            fill(d, at, 1);
             at += 1;
           }
         } else {
@@ -1560,18 +1561,21 @@ class Parser {
 
   // Whether fn's body is `{ return E; }` (its first token is return and its first ';' ends it) with E free of
   // assignments and of calls of functions that are not such: a call of fn is then E itself, with no statement
-  // to run first. `depth` bounds the functions followed (recursion is refused where it is inlined).
-  bool IsOneReturn(const FunctionDef& fn, int depth = 0) const {
-    if (toks_[fn.body + 1].text != "return" || depth > 16) return false;
+  // to run first. Each function is looked at once (one_return_); one that calls itself, directly or not, is not
+  // such (recursion is refused where it is inlined).
+  bool IsOneReturn(const FunctionDef& fn) {
+    if (const auto known = one_return_.find(fn.name); known != one_return_.end()) return known->second;
+    bool& is = one_return_[fn.name];  // false while its body is looked at
+    if (toks_[fn.body + 1].text != "return") return is;
     for (size_t k = fn.body + 2; k < fn.body_end; ++k) {
       const Token& t = toks_[k];
-      if (t.kind == TokKind::kPunct && t.text == ";") return k + 1 == fn.body_end;
-      if (t.kind == TokKind::kPunct && kAssignmentOperators.count(t.text)) return false;
+      if (t.kind == TokKind::kPunct && t.text == ";") return is = k + 1 == fn.body_end;
+      if (t.kind == TokKind::kPunct && kAssignmentOperators.count(t.text)) return is;
       const auto callee = t.kind == TokKind::kIdent && toks_[k + 1].text == "(" ? functions_.find(t.text)
                                                                                 : functions_.end();
-      if (callee != functions_.end() && !IsOneReturn(callee->second, depth + 1)) return false;
+      if (callee != functions_.end() && !IsOneReturn(callee->second)) return is;
     }
-    return false;
+    return is;
   }
 
   // A call of fn inside an expression (after its '('). Where statements may run first (WithCallsHoisted), fn
@@ -1601,6 +1605,16 @@ class Parser {
     inlining_.pop_back();
     Expect(";");
     LeaveCall(caller);
+    // Each call of another such function in E is its expression again: functions that call the next twice
+    // double it at each step (until 2026-12-05 that took time exponential in their number; a hang).
+    constexpr size_t kMaxInlinedNodes = 100000;
+    const auto require_small = [&] {
+      if (NodeCount(value, kMaxInlinedNodes) > kMaxInlinedNodes) {
+        FailUnsupported(file_, t.loc, "call of '" + fn.name + "', whose expression inlined is over " +
+                                          std::to_string(kMaxInlinedNodes) + " nodes");
+      }
+    };
+    require_small();
     for (size_t i = 0; i < params.size(); ++i) {
       if (!params[i]) continue;
       if (HasNondet(args[i])) {
@@ -1608,6 +1622,7 @@ class Parser {
       }
       value = Substitute(value, params[i]->name, args[i]);
     }
+    require_small();
     return MakeCast(fn.result_type, value);
   }
 
@@ -1769,10 +1784,14 @@ class Parser {
     return MakeTernary(nonnegative, MakeBinary("/", x, power, t), below, t);
   }
 
-  // The nodes of e's tree.
-  static size_t NodeCount(const ExprPtr& e) {
+  // The nodes of e's tree, counted to just past `limit` at most: a tree whose subtrees are shared (the parser
+  // substitutes arguments by pointer) may be exponentially larger than the nodes it holds in memory.
+  static size_t NodeCount(const ExprPtr& e, size_t limit) {
     size_t n = 1;
-    for (const ExprPtr& arg : e->args) n += NodeCount(arg);
+    for (const ExprPtr& arg : e->args) {
+      if (n > limit) break;
+      n += NodeCount(arg, limit - n);
+    }
     return n;
   }
 
@@ -1783,7 +1802,7 @@ class Parser {
     size_t nodes = 0;
     for (const ExprPtr& e : operands) {
       if (HasNondet(e)) FailUnsupported(file_, op.loc, what + " of an operand that reads an input");
-      nodes += NodeCount(e);
+      nodes += NodeCount(e, kMaxCopiedNodes);
     }
     if (nodes > kMaxCopiedNodes) {
       FailUnsupported(file_, op.loc, what + " of operands over " + std::to_string(kMaxCopiedNodes) + " nodes");
@@ -2284,6 +2303,7 @@ class Parser {
   std::vector<JumpMarks> jump_marks_;  // of main's body and of each body being inlined, innermost last
   size_t main_end_ = 0;             // the token index of its closing '}'
   std::map<std::string, FunctionDef> functions_;  // the functions of the file but main and the known helpers
+  std::map<std::string, bool> one_return_;        // IsOneReturn of each function looked at
   std::vector<InlineFrame> inlining_;             // the calls being inlined, innermost last
   int inlined_calls_ = 0;
 };
