@@ -222,6 +222,9 @@ const Var& Program::VarNamed(const std::string& name) const {
 std::string Program::AddVar(const std::string& base, IntType type, bool is_array) {
   // Testing each candidate against every variable took time cubic in the number of variables of one base
   // (10 000 inlined parameters `x`: a hang); names_ and the next suffix of each base make it logarithmic.
+  if (names_.size() < vars.size()) {  // variables pushed without AddVar
+    for (const Var& v : vars) names_.insert(v.name);
+  }
   int& suffix = next_suffix_[base];
   std::string name = suffix == 0 ? base : base + "_" + std::to_string(suffix);
   while (names_.count(name)) name = base + "_" + std::to_string(++suffix);
