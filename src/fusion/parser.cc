@@ -179,6 +179,8 @@ class Parser {
   static constexpr int kMaxInlinedCalls = 10000;
   // Cells of an initialised or global array, each set by an assignment of its own.
   static constexpr int kMaxInitialisedCells = 4096;
+  // Dimensions of an array at most: beyond, the nesting of braces and of index arithmetic would be unbounded.
+  static constexpr size_t kMaxDimensions = 16;
   [[noreturn]] void FailTooDeep(Loc loc) const {
     FailUnsupported(file_, loc, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
   }
@@ -1104,6 +1106,10 @@ class Parser {
     Expect("]");
     while (Accept("[")) {
       if (Is("]")) FailSyntax(file_, Peek().loc, "array '" + name + "' has no size in a dimension after the first");
+      if (extents.size() == kMaxDimensions) {
+        FailUnsupported(file_, loc, "array '" + name + "' of more than " + std::to_string(kMaxDimensions) +
+                                        " dimensions");
+      }
       extents.push_back(ParseExpr());
       Expect("]");
     }
@@ -1183,7 +1189,9 @@ class Parser {
             fill(d + 1, at, stride[d]);
             at += stride[d];
           } else {  // braces around one value, as C allows (once)
-            if (Is("{")) FailSyntax(file_, Peek().loc, "expected a value in the braces around a cell of '" + name + "'");
+            if (Is("{")) {
+              FailSyntax(file_, Peek().loc, "expected a value in the braces around a cell of '" + name + "'");
+            }
             fill(d, at, 1);
             at += 1;
           }
@@ -1650,6 +1658,10 @@ class Parser {
       std::vector<ExprPtr> inner;  // of a multi-dimensional array parameter, constants
       while (Is("[")) {
         const Token bracket = Next();
+        if (inner.size() + 1 == kMaxDimensions) {
+          FailUnsupported(file_, bracket.loc, "array parameter of '" + fn.name + "' of more than " +
+                                                  std::to_string(kMaxDimensions) + " dimensions");
+        }
         const std::optional<Int128> extent = FoldConstant(ParseExpr());
         Expect("]");
         if (!extent) {
