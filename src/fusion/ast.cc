@@ -213,6 +213,8 @@ StmtPtr MakeSimple(StmtKind kind) {
 }
 
 const Var& Program::VarNamed(const std::string& name) const {
+  const auto at = positions_.find(name);
+  if (at != positions_.end() && at->second < vars.size() && vars[at->second].name == name) return vars[at->second];
   for (const Var& v : vars) {
     if (v.name == name) return v;
   }
@@ -221,15 +223,15 @@ const Var& Program::VarNamed(const std::string& name) const {
 
 std::string Program::AddVar(const std::string& base, IntType type, bool is_array) {
   // Testing each candidate against every variable took time cubic in the number of variables of one base
-  // (10 000 inlined parameters `x`: a hang); names_ and the next suffix of each base make it logarithmic.
-  if (names_.size() < vars.size()) {  // variables pushed without AddVar
-    for (const Var& v : vars) names_.insert(v.name);
+  // (10 000 inlined parameters `x`: a hang); positions_ and the next suffix of each base make it logarithmic.
+  if (positions_.size() < vars.size()) {  // variables pushed without AddVar
+    for (size_t k = 0; k < vars.size(); ++k) positions_.emplace(vars[k].name, k);
   }
   int& suffix = next_suffix_[base];
   std::string name = suffix == 0 ? base : base + "_" + std::to_string(suffix);
-  while (names_.count(name)) name = base + "_" + std::to_string(++suffix);
+  while (positions_.count(name)) name = base + "_" + std::to_string(++suffix);
   ++suffix;
-  names_.insert(name);
+  positions_.emplace(name, vars.size());
   vars.push_back(Var{name, type, is_array});
   return name;
 }

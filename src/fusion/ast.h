@@ -174,7 +174,8 @@ struct Program {
   // The multi-dimensional arrays whose extents after the first are constants, by name, with those extents: the
   // parser lays such an array out flat, and CellName names a cell as C does.
   std::map<std::string, std::vector<Int128>> row_extents;
-  // The variable called name; throws std::out_of_range when there is none.
+  // The variable called name (found by its position where AddVar made it); throws std::out_of_range when there
+  // is none.
   const Var& VarNamed(const std::string& name) const;
   // A name not yet used by any variable, derived from base; the variable is added.
   std::string AddVar(const std::string& base, IntType type, bool is_array = false);
@@ -182,7 +183,9 @@ struct Program {
   std::string CellName(const std::string& array, Int128 index) const;
 
  private:
-  std::set<std::string> names_;              // every name AddVar gave out (a variable removed since keeps it)
+  // Every name AddVar gave out, with the variable's position in vars when it did (VarNamed checks it: removing
+  // a variable moves the ones after it, and a removed one keeps its name taken).
+  std::map<std::string, size_t> positions_;
   std::map<std::string, int> next_suffix_;  // by base: the suffix AddVar tries first
 };
 
