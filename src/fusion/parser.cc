@@ -1120,7 +1120,7 @@ class Parser {
         if (*c <= 0) FailUnsupported(file_, loc, "array '" + name + "' with an extent of " + DecimalText(*c));
         inner.push_back(MakeConst(*c, kLongLong));
       } else {
-        inner.push_back(MakeVar(prog_.AddVar("extent_" + name, kLongLong), kLongLong));
+        inner.push_back(FreshVar("extent_" + name, kLongLong));
         out.push_back(MakeAssign(inner.back(), extents[d]));
       }
     }
@@ -1298,7 +1298,7 @@ class Parser {
       out.push_back(MakeAssign(cell(MakeConst(static_cast<Int128>(i))), value));
     }
     if (explicit_cells < size) {
-      const ExprPtr c = MakeVar(prog_.AddVar("zero_" + unique, kInt), kInt);
+      const ExprPtr c = FreshVar("zero_" + unique, kInt);
       out.push_back(MakeAssign(c, MakeConst(explicit_cells)));
       out.push_back(MakeLoop(MakeBinary("<", c, MakeConst(size), kInt), MakeAssign(cell(c), MakeConst(0, type)),
                              MakeAssign(c, MakeBinary("+", c, MakeConst(1), kInt))));
@@ -1391,6 +1391,10 @@ class Parser {
   static inline const std::set<std::string> kAssignmentOperators = {"=",  "+=", "-=",  "*=",  "/=", "%=", "&=",
                                                                     "|=", "^=", "<<=", ">>=", "++", "--"};
 
+  // A fresh scalar of type t, named from base: a variable the parse adds (a call's value, a loop's flag, a
+  // temporary of an assignment inside an expression).
+  ExprPtr FreshVar(const std::string& base, IntType t) { return MakeVar(prog_.AddVar(base, t), t); }
+
   // The store of assignment operator op ("=", "+=", "<<=", ...; "++" and "--" with rhs 1) into target, a
   // scalar or an array cell, with C's conversions made explicit.
   StmtPtr Store(const Token& op, const ExprPtr& target, const ExprPtr& rhs) {
@@ -1423,16 +1427,13 @@ class Parser {
     std::vector<StmtPtr>& out = hoisted_->statements;
     const size_t begin = out.size();
     if (target->kind == ExprKind::kIndex && HasNondet(target->args[0])) {  // the cell is chosen once
-      const ExprPtr index = MakeVar(prog_.AddVar("index_" + target->name, kLongLong), kLongLong);
+      const ExprPtr index = FreshVar("index_" + target->name, kLongLong);
       out.push_back(MakeAssign(index, target->args[0]));
       target = MakeIndex(target->name, target->type, index);
     }
-    const auto temporary = [&](const std::string& base) {
-      return MakeVar(prog_.AddVar(base, target->type), target->type);
-    };
     ExprPtr value;
     if (postfix) {
-      value = temporary("old_" + target->name);
+      value = FreshVar("old_" + target->name, target->type);
       out.push_back(MakeAssign(value, target));
     }
     out.push_back(Store(op, target, rhs));
@@ -1440,7 +1441,7 @@ class Parser {
       if (const std::optional<Int128> c = FoldConstant(out.back()->rhs)) {
         value = MakeConst(*c, target->type);
       } else {
-        value = temporary("new_" + target->name);
+        value = FreshVar("new_" + target->name, target->type);
         out.push_back(MakeAssign(value, target));
       }
     }
@@ -1546,7 +1547,7 @@ class Parser {
     }
     std::vector<StmtPtr> out;
     if (frame.returns_early) {
-      const ExprPtr flag = MakeVar(prog_.AddVar("returned_" + fn.name, kInt), kInt);
+      const ExprPtr flag = FreshVar("returned_" + fn.name, kInt);
       bool may_return = false;
       out.push_back(MakeAssign(flag, MakeConst(0)));
       body = LowerReturns(body, flag, false, may_return);
@@ -1595,7 +1596,7 @@ class Parser {
     const std::vector<ExprPtr> args = ParseArguments();
     const bool reads_input = std::any_of(args.begin(), args.end(), [](const ExprPtr& a) { return HasNondet(a); });
     if (fn.returns_value && (!IsOneReturn(fn) || reads_input) && hoisted_) {
-      const ExprPtr value = MakeVar(prog_.AddVar("value_" + fn.name, fn.result_type), fn.result_type);
+      const ExprPtr value = FreshVar("value_" + fn.name, fn.result_type);
       StmtPtr inlined = Inline(fn, args, t.loc, value);
       hoisted_->statements.push_back(std::move(inlined));
       return value;
@@ -1906,12 +1907,12 @@ class Parser {
                                           "initialiser of a global or a static, a constant expression)");
       }
       if (HasNondet(value)) {  // the inputs it reads are read
-        hoisted_->statements.push_back(MakeAssign(MakeVar(prog_.AddVar("dropped", value->type), value->type), value));
+        hoisted_->statements.push_back(MakeAssign(FreshVar("dropped", value->type), value));
       }
       Hoisted before_b;
       value = WithCallsHoisted(before_b, [&] { return ParseExpr(); });
       if (NeedsStatements(left, before_b, value)) {
-        const ExprPtr b = MakeVar(prog_.AddVar("comma", value->type), value->type);
+        const ExprPtr b = FreshVar("comma", value->type);
         before_b.statements.push_back(MakeAssign(b, value));
         for (StmtPtr& st : before_b.statements) hoisted_->statements.push_back(std::move(st));
         SequenceAfter(left, {before_b});
@@ -1936,7 +1937,7 @@ class Parser {
         return MakeTernary(c, MakeCast(ty, a), MakeCast(ty, b), ty);
       }
       // Only the branch that c chooses runs, with what it needs first.
-      const ExprPtr value = MakeVar(prog_.AddVar("choice", ty), ty);
+      const ExprPtr value = FreshVar("choice", ty);
       before_a.statements.push_back(MakeAssign(value, a));
       before_b.statements.push_back(MakeAssign(value, b));
       hoisted_->statements.push_back(MakeIf(c, MakeBlock(before_a.statements), MakeBlock(before_b.statements)));
@@ -1990,7 +1991,7 @@ class Parser {
     Hoisted before_b;
     const ExprPtr b = WithCallsHoistedIf(before_b, [&] { return ParseBinary(prec); });
     if (!NeedsStatements(left, before_b, b)) return op == "&&" ? MakeAnd(a, b) : MakeOr(a, b);
-    const ExprPtr truth = MakeVar(prog_.AddVar("truth", kInt), kInt);
+    const ExprPtr truth = FreshVar("truth", kInt);
     hoisted_->statements.push_back(MakeAssign(truth, MakeNot(MakeNot(a))));
     before_b.statements.push_back(MakeAssign(truth, MakeNot(MakeNot(b))));
     const StmtPtr evaluate_b = MakeBlock(before_b.statements);
