@@ -3,6 +3,7 @@
 #include <set>
 
 #include "fusion/aligned.h"
+#include "fusion/collapse.h"
 #include "fusion/guess.h"
 #include "fusion/normalize.h"
 #include "fusion/printer.h"
@@ -21,6 +22,7 @@ Variant Transform(const Program& prog, FusionMode mode) {
     return v;
   }
   v.prog.body = UnrollConstantLoops(v.prog, v.transformations);
+  v.prog.body = CollapseLoopNests(v.prog, v.prog.body, v.transformations);
   bool split = false;  // whether index-set splitting applied (kSplit)
   const auto fuse = [mode, &split](Program& p, std::vector<std::string>& applied) {
     if (mode == FusionMode::kSplit) {

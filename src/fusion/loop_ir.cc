@@ -131,7 +131,8 @@ Effects EffectsOf(const StmtPtr& s) {
   return eff;
 }
 
-std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop, bool clamped_strides) {
+std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop, bool clamped_strides,
+                                     bool nested_loops) {
   if (!init || !loop || loop->kind != StmtKind::kLoop || loop->do_while) return std::nullopt;
   if (init->kind != StmtKind::kAssign || init->lhs->kind != ExprKind::kVar) return std::nullopt;
   CountedLoop c;
@@ -171,7 +172,7 @@ std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop, b
   if ((c.stride > 0) != (c.cmp[0] == '<')) return std::nullopt;
   c.body = MakeBlock(body);
   const Effects eff = EffectsOf(c.body);
-  if (eff.writes.count(c.counter) || eff.jumps || eff.nested_loop) return std::nullopt;
+  if (eff.writes.count(c.counter) || eff.jumps || (eff.nested_loop && !nested_loops)) return std::nullopt;
   Effects bound_reads;
   AddReads(c.bound, bound_reads);
   for (const auto& v : bound_reads.reads) {

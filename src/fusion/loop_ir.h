@@ -58,8 +58,10 @@ struct CountedLoop {
 
 // Recognises a counted loop given the statement before it (the counter's initialisation). With
 // clamped_strides, a strict loop may also step by r > 1 as rate alignment writes it (rate.h):
-// `c = c + r < bound ? c + r : bound` (or with - and >), which starts iteration t at init + r*t.
-std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop, bool clamped_strides = false);
+// `c = c + r < bound ? c + r : bound` (or with - and >), which starts iteration t at init + r*t. With
+// nested_loops, the body may hold loops (the outer loop of a nest, collapse.h).
+std::optional<CountedLoop> AsCounted(const StmtPtr& init, const StmtPtr& loop, bool clamped_strides = false,
+                                     bool nested_loops = false);
 
 // The statements of a block with nested blocks flattened (names are unique, so scopes do not matter).
 std::vector<StmtPtr> Flatten(const StmtPtr& s);
