@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -275,6 +276,28 @@ TEST(Cli, ProvesAProgramByEveryRunItsChecksAllow) {
                                                           "sum = sum + i;", "sum = sum + (i == 777 ? 0 : i);");
   ASSERT_EQ(j["counterexample"]["inputs"].size(), 1u);
   EXPECT_EQ(j["counterexample"]["inputs"][0], 777);  // the first of the values that fail
+}
+
+TEST(Cli, ProvesAndRefutesNestsOverAMatrixCollapsedAndFused) {
+  // Proved by a fused candidate (which option set wins may vary), then refuted with a check off by j.
+  nlohmann::json j;
+  ASSERT_EQ(Verify("--timeout 20 " + kExamples + "matrix.c", j), 0) << j.dump();
+  EXPECT_EQ(j["solved_by"].get<std::string>().rfind("aligned", 0), 0u) << j.dump();
+  const std::vector<std::string> expected = {
+      "collapsed the loop nest at line 9 (300 x 500 iterations of i and j) into one loop",
+      "collapsed the loop nest at line 11 (300 x 500 iterations of i_1 and j_1) into one loop",
+      "aligned fusion of the loops at lines 9 and 11"};
+  for (const std::string& line : expected) {
+    EXPECT_NE(std::find(j["transformations"].begin(), j["transformations"].end(), line), j["transformations"].end())
+        << line << "\n" << j.dump();
+  }
+  std::ifstream in(kExamples + "matrix.c");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("a[i][j] - i + j == c");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 20, "a[i][j] - i == c");
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("bug_matrix.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
 }
 
 // A counterexample says where each value was read: the __VERIFIER_nondet_* calls by position, bare in the text
