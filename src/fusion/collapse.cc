@@ -8,26 +8,33 @@
 
 #include "fusion/loop_ir.h"
 #include "fusion/normalize.h"
+#include "fusion/printer.h"
 
 namespace fusion {
 namespace {
 
-// The iterations of a counted loop that counts up by one over constants: first, first + 1, ..., first +
-// count - 1, the counter left at first + count.
+// The iterations of a counted loop that counts up by one from a constant first value: first, first + 1, ...
+// up to end, which it leaves in the counter (where it runs at all).
 struct UpwardRange {
   Int128 first = 0;
-  Int128 count = 0;
+  ExprPtr end;                  // the first value not run: the bound (plus one for <=)
+  std::optional<Int128> count;  // end - first, at least 1, where end is a constant
 };
 
-// The range of c when it is an upward loop over constants with at least one iteration whose final counter
-// value is one of its type's (else the loop would wrap around or never end).
-std::optional<UpwardRange> ConstantRange(const CountedLoop& c) {
-  if (c.stride != 1) return std::nullopt;
-  const std::optional<Int128> first = FoldConstant(c.init), bound = FoldConstant(c.bound);
-  if (!first || !bound) return std::nullopt;
-  const Int128 end = c.cmp == "<=" ? *bound + 1 : *bound;
-  if (end <= *first || *first < MinOf(c.counter_type) || end > MaxOf(c.counter_type)) return std::nullopt;
-  return UpwardRange{*first, end - *first};
+// The range of c when it counts up by one from a constant, to a constant with at least one iteration and a
+// final counter value of its type (else the loop would wrap around or never end), or with < to a bound whose
+// every value the counter can take.
+std::optional<UpwardRange> Range(const CountedLoop& c) {
+  const std::optional<Int128> first = FoldConstant(c.init);
+  if (c.stride != 1 || !first || *first < MinOf(c.counter_type) || *first > MaxOf(c.counter_type)) return std::nullopt;
+  if (const std::optional<Int128> bound = FoldConstant(c.bound)) {
+    const Int128 end = c.cmp == "<=" ? *bound + 1 : *bound;
+    if (end <= *first || end > MaxOf(c.counter_type)) return std::nullopt;
+    return UpwardRange{*first, MakeConst(end, c.counter_type), end - *first};
+  }
+  const IntType t = c.bound->type;
+  if (c.cmp != "<" || MinOf(t) < MinOf(c.counter_type) || MaxOf(t) > MaxOf(c.counter_type)) return std::nullopt;
+  return UpwardRange{*first, c.bound, std::nullopt};
 }
 
 // True when s assigns a constant to a scalar: run once per row, it can as well run once after the nest.
@@ -35,15 +42,14 @@ bool SetsConstant(const StmtPtr& s) {
   return s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar && FoldConstant(s->rhs).has_value();
 }
 
-// The positions per row of a nest: the row stride S of the cells its body indexes as `k*S*i + k*j + e`, where
-// every such expression has the same S and S > columns (the rows of the array wider than the inner range:
-// the positions then leave the cells of the other columns out); else the columns.
-Int128 PositionsPerRow(const StmtPtr& body, const std::string& outer, const std::string& inner, Int128 columns) {
+// The row stride S of the cells a nest's body accesses at `k*S*i + k*j + e`, where every such index has the
+// same S > 0; nothing otherwise.
+std::optional<Int128> RowStride(const StmtPtr& body, const std::string& outer, const std::string& inner) {
   std::set<Int128> strides;
   const std::function<void(const ExprPtr&)> visit = [&](const ExprPtr& e) {
     if (!e) return;
-    if (e->kind == ExprKind::kBinary || e->kind == ExprKind::kUnary) {
-      if (const std::optional<AffineForm> form = AffineWithAtoms(e, outer); form && form->a != 0) {
+    if (e->kind == ExprKind::kIndex) {
+      if (const std::optional<AffineForm> form = AffineWithAtoms(e->args[0], outer); form && form->a != 0) {
         for (const auto& [atom, k] : form->atoms) {
           if (atom->kind == ExprKind::kVar && atom->name == inner && form->a % k == 0) strides.insert(form->a / k);
         }
@@ -52,7 +58,8 @@ Int128 PositionsPerRow(const StmtPtr& body, const std::string& outer, const std:
     for (const ExprPtr& x : e->args) visit(x);
   };
   ForEachExpr(body, visit);
-  return strides.size() == 1 && *strides.begin() > columns ? *strides.begin() : columns;
+  if (strides.size() != 1 || *strides.begin() <= 0) return std::nullopt;
+  return *strides.begin();
 }
 
 // The counters of a nest and the expressions that give their values from the collapsed counter, the position:
@@ -78,10 +85,17 @@ class NestCounters {
     return MapOperands(e, [this](const ExprPtr& x) { return Rewrite(x); });
   }
 
+  // The columns of a row (end - first of the inner loop; at most 0 where it runs no iteration).
+  ExprPtr Columns() const {
+    const IntType t = position_->type;
+    if (columns_.count) return MakeConst(*columns_.count, t);
+    return PlusConst(MakeCast(t, columns_.end), -columns_.first, t);
+  }
+
   // Whether the position is a column of the inner range: `position % stride < columns`.
   ExprPtr InRange() const {
     const IntType t = position_->type;
-    return MakeBinary("<", MakeBinary("%", position_, MakeConst(stride_, t), t), MakeConst(columns_.count, t), kInt);
+    return MakeBinary("<", MakeBinary("%", position_, MakeConst(stride_, t), t), Columns(), kInt);
   }
 
  private:
@@ -96,7 +110,7 @@ class NestCounters {
   // e is not of that form or the position does not keep its value in e's type.
   ExprPtr FlatPosition(const ExprPtr& e) const {
     if (e->kind != ExprKind::kBinary && e->kind != ExprKind::kUnary) return nullptr;
-    if (rows_.count * stride_ - 1 > MaxOf(e->type)) return nullptr;
+    if ((rows_.count ? *rows_.count * stride_ - 1 : MaxOf(position_->type)) > MaxOf(e->type)) return nullptr;
     const std::optional<AffineForm> form = AffineWithAtoms(e, outer_);
     if (!form || form->a == 0) return nullptr;
     Int128 k = 0;
@@ -126,14 +140,14 @@ class NestCounters {
 std::optional<std::vector<StmtPtr>> Collapse(Program& prog, const std::vector<StmtPtr>& items, size_t k,
                                              std::vector<std::string>& applied) {
   const std::optional<CountedLoop> outer = AsCounted(items[k - 1], items[k], false, true);
-  const std::optional<UpwardRange> rows = outer ? ConstantRange(*outer) : std::nullopt;
+  const std::optional<UpwardRange> rows = outer ? Range(*outer) : std::nullopt;
   if (!rows) return std::nullopt;
   const std::vector<StmtPtr> row = SinkCounterInits(Flatten(outer->body));
   size_t p = 0;  // the inner loop's place in the row
   while (p < row.size() && row[p]->kind != StmtKind::kLoop) ++p;
   if (p == 0 || p == row.size()) return std::nullopt;
   const std::optional<CountedLoop> inner = AsCounted(row[p - 1], row[p]);
-  const std::optional<UpwardRange> columns = inner ? ConstantRange(*inner) : std::nullopt;
+  const std::optional<UpwardRange> columns = inner ? Range(*inner) : std::nullopt;
   if (!columns || inner->counter == outer->counter) return std::nullopt;
   std::vector<StmtPtr> once;  // P and S, run once after the collapsed loop
   std::set<std::string> set_once;
@@ -146,32 +160,61 @@ std::optional<std::vector<StmtPtr>> Collapse(Program& prog, const std::vector<St
     set_once.insert(v);
   }
   const Effects effects = EffectsOf(inner->body);
-  if (effects.writes.count(outer->counter)) return std::nullopt;
+  if (effects.writes.count(outer->counter) || !ReadsNone(columns->end, set_once)) return std::nullopt;
   for (const std::string& v : effects.Scalars()) {
     if (set_once.count(v)) return std::nullopt;
   }
-  const Int128 stride = PositionsPerRow(inner->body, outer->counter, inner->counter, columns->count);
-  const Int128 count = rows->count * stride;
-  if (count > MaxOf(kLongLong) / 2) return std::nullopt;
-  const IntType t = count <= MaxOf(kInt) ? kInt : kLongLong;
+  // The positions per row: the columns, or the row stride of the cells where that is wider (or the columns
+  // are not a constant).
+  const std::optional<Int128> row_stride = RowStride(inner->body, outer->counter, inner->counter);
+  if (!columns->count && !row_stride) return std::nullopt;
+  const Int128 stride = columns->count && (!row_stride || *row_stride < *columns->count) ? *columns->count
+                                                                                          : *row_stride;
+  const bool constant = rows->count && columns->count;
+  // Past constant ranges, positions stay below 2^61 with 32-bit counters and at most 2^30 positions a row.
+  if (!constant && (stride > (Int128(1) << 30) || outer->counter_type.bits > 32)) return std::nullopt;
+  if (constant && *rows->count * stride > MaxOf(kLongLong) / 2) return std::nullopt;
+  const IntType t = constant && *rows->count * stride <= MaxOf(kInt) ? kInt : kLongLong;
   const ExprPtr position = MakeVar(prog.AddVar(outer->counter + "_" + inner->counter, t), t);
   const NestCounters counters(*outer, *rows, *inner, *columns, stride, position);
-  std::vector<StmtPtr> out = {MakeAssign(position, MakeConst(0, t))};
+  const ExprPtr count = rows->count ? MakeConst(*rows->count * stride, t)
+                                    : MakeBinary("*", PlusConst(MakeCast(t, rows->end), -rows->first, t),
+                                                 MakeConst(stride, t), t);
   StmtPtr body = MapExprs(inner->body, [&](const ExprPtr& e) { return counters.Rewrite(e); });
-  if (stride > columns->count) body = MakeIf(counters.InRange(), body);
-  auto loop = std::make_shared<Stmt>(*MakeLoop(MakeBinary("<", position, MakeConst(count, t), kInt), body,
+  if (!columns->count || stride > *columns->count) body = MakeIf(counters.InRange(), body);
+  // Rows of an input's number of columns are rows of the cells only where they are no wider: asserted where
+  // the loop starts, before the first position that could differ, so that a proof shows that they never are.
+  if (!columns->count) {
+    body = MakeBlock({MakeAssert(MakeBinary("<=", counters.Columns(), MakeConst(stride, t), kInt)), body});
+  }
+  auto loop = std::make_shared<Stmt>(*MakeLoop(MakeBinary("<", position, count, kInt), body,
                                                MakeAssign(position, MakeBinary("+", position, MakeConst(1, t), t))));
   loop->loc = items[k]->loc;
-  out.push_back(loop);
-  out.insert(out.end(), once.begin(), once.end());
-  out.push_back(MakeAssign(MakeVar(inner->counter, inner->counter_type),
-                           MakeConst(columns->first + columns->count, inner->counter_type)));
-  out.push_back(MakeAssign(MakeVar(outer->counter, outer->counter_type),
-                           MakeConst(rows->first + rows->count, outer->counter_type)));
+  std::vector<StmtPtr> out = {MakeAssign(position, MakeConst(0, t)), loop};
+  // After the loop, what the nest's last row leaves; where the rows are an input's number, only if one ran.
+  const auto runs = [](const CountedLoop& c, const UpwardRange& r) {
+    return MakeBinary(">", MakeCast(c.counter_type, r.end), MakeConst(r.first, c.counter_type), kInt);
+  };
+  const ExprPtr ran = rows->count ? nullptr : runs(*outer, *rows);
+  const auto set_after = [&](const ExprPtr& lhs, const ExprPtr& value) {
+    out.push_back(MakeAssign(lhs, ran ? MakeTernary(ran, value, lhs, lhs->type) : value));
+  };
+  for (const StmtPtr& s : once) set_after(s->lhs, s->rhs);
+  const ExprPtr j = MakeVar(inner->counter, inner->counter_type), i = MakeVar(outer->counter, outer->counter_type);
+  const auto last = [&runs](const CountedLoop& c, const UpwardRange& r) {
+    const ExprPtr first = MakeConst(r.first, c.counter_type);
+    if (r.count) return MakeConst(r.first + *r.count, c.counter_type);
+    return MakeTernary(runs(c, r), MakeCast(c.counter_type, r.end), first, c.counter_type);
+  };
+  set_after(j, last(*inner, *columns));
+  out.push_back(MakeAssign(i, last(*outer, *rows)));
+  const auto size = [](const UpwardRange& r) {
+    return r.count ? DecimalText(*r.count) : PrintExpr(PlusConst(r.end, -r.first, r.end->type));
+  };
   applied.push_back(fmt::format("collapsed the loop nest at line {} ({} x {} iterations of {} and {}) into one loop{}",
-                                items[k]->loc.line, DecimalText(rows->count), DecimalText(columns->count),
-                                outer->counter, inner->counter,
-                                stride > columns->count ? " over rows of " + DecimalText(stride) : ""));
+                                items[k]->loc.line, size(*rows), size(*columns), outer->counter, inner->counter,
+                                !columns->count || stride > *columns->count ? " over rows of " + DecimalText(stride)
+                                                                             : ""));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -338,6 +339,7 @@ class Encoder {
     path_inputs_.clear();
     path_sites_.clear();
     path_arrays_.clear();
+    divisions_.clear();
     State st;
     for (const Var& v : prog_.vars) st.emplace(v.name, Fresh(v.name, SortOf(v.name)));
     // The parameter M of a symbolic encoding: fresh at the entry, carried unchanged by every predicate.
@@ -418,10 +420,12 @@ class Encoder {
           p.push_back(c);
           const std::vector<z3::expr> inputs = path_inputs_, arrays = path_arrays_;
           const std::vector<InputSite> sites = path_sites_;
+          const std::map<std::tuple<unsigned, unsigned, bool>, Division> divisions = divisions_;
           Walk(n.next, st, p, false);
           path_inputs_ = inputs;
           path_sites_ = sites;
           path_arrays_ = arrays;
+          divisions_ = divisions;
           path.push_back(!c);
         }
         id = n.alt;
@@ -578,6 +582,8 @@ class Encoder {
   // holds; an error it lets Spacer reach is reported only once its inputs, run on the original program,
   // reach it (Verify).
   z3::expr DivideByVariable(const z3::expr& a, const z3::expr& b, bool remainder, std::vector<z3::expr>& path) {
+    const std::tuple<unsigned, unsigned, bool> key{a.id(), b.id(), remainder};
+    if (const auto made = divisions_.find(key); made != divisions_.end()) return made->second.result;
     const auto abs = [](const z3::expr& x) { return z3::ite(x >= 0, x, -x); };
     const z3::expr abs_a = abs(a), abs_b = abs(b);
     const z3::expr same_sign = (a > 0) == (b > 0);  // of a nonzero quotient
@@ -597,6 +603,7 @@ class Encoder {
                   z3::implies(b == 1, x == a) && z3::implies(b == -1, x == -a) && z3::implies(same_sign, x >= 0) &&
                   z3::implies(!same_sign, x <= 0) && z3::implies(abs_b >= 2, 2 * abs(x) <= abs_a) && abs(x) <= abs_a;
     path.push_back(z3::implies(b != 0, facts));
+    divisions_.emplace(key, Division{a, b, x});
     return x;
   }
 
@@ -775,6 +782,14 @@ class Encoder {
   std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)
   std::vector<InputSite> path_sites_;  // where it reads them (HornClause::input_sites)
   std::vector<z3::expr> path_arrays_;  // and its fresh arrays (HornClause::input_arrays)
+  // The quotients and remainders by a variable that the path being walked has made, each with its facts on
+  // the path, by (dividend, divisor, remainder): a division is a function, so the same one made again is the
+  // same value (`a[t] = t / K; assert(a[t] == t / K)` with K a symbolic constant holds). The operands are
+  // kept so that their ids stay theirs.
+  struct Division {
+    z3::expr a, b, result;
+  };
+  std::map<std::tuple<unsigned, unsigned, bool>, Division> divisions_;
   int body_pred_ = -1;
   std::vector<z3::expr> body_args_;
   int counter_ = 0;

@@ -15,6 +15,18 @@ namespace {
 // True for statements that only assign (no control flow, errors or cuts).
 bool IsPlain(const StmtPtr& s) { return s->kind == StmtKind::kAssign || s->kind == StmtKind::kHavoc; }
 
+// True for a check or a branch that a counter's initialisation may move across when neither touches what the
+// other does: it holds no loop and no break or continue (after which the initialisation would not run), and
+// reads no input (its reads keep their order). Should it end the run (an error, a failed assume, a return),
+// the counter's value no longer matters.
+bool IsCrossableCheck(const StmtPtr& s) {
+  if (s->kind != StmtKind::kIf && s->kind != StmtKind::kAssume && s->kind != StmtKind::kAssert) return false;
+  const Effects e = EffectsOf(s);
+  bool reads_input = false;
+  ForEachExpr(s, [&reads_input](const ExprPtr& x) { reads_input = reads_input || (x && HasNondet(x)); });
+  return !e.nested_loop && !e.jumps && !reads_input && e.writes.empty() && e.array_writes.empty();
+}
+
 // The variable a loop's step assigns (the for step, or the last statement of the body), if any.
 std::string StepVariable(const StmtPtr& loop) {
   StmtPtr step = loop->step;
@@ -158,7 +170,7 @@ std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items) {
     if (counter.empty()) continue;
     for (size_t m = k; m-- > 0;) {
       const StmtPtr& s = items[m];
-      if (!IsPlain(s)) break;
+      if (!IsPlain(s) && !IsCrossableCheck(s)) break;
       if (s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar && s->lhs->name == counter) {
         if (m + 1 == k || HasNondet(s->rhs)) break;
         const Effects init = EffectsOf(s);

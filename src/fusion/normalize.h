@@ -11,8 +11,9 @@
 namespace fusion {
 
 // The statements of a block with each loop's counter initialisation (the last assignment to the
-// variable the loop's step assigns) moved down to right before the loop, across plain statements that
-// neither touch the counter nor write what the initialisation reads (so that AsCounted sees the loop).
+// variable the loop's step assigns) moved down to right before the loop, across plain statements and checks
+// (`if (!(n < 100)) abort();`: no loop, jump, input or write) that neither touch the counter nor write what
+// the initialisation reads (so that AsCounted sees the loop).
 std::vector<StmtPtr> SinkCounterInits(std::vector<StmtPtr> items);
 
 // The program with every scalar that main's top level sets to a constant, before anything reads it, and that

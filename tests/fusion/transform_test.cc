@@ -436,11 +436,16 @@ TEST(CollapseLoopNests, KeepsTheCountersValuesAndTheBugs) {
 }
 
 // A random program of two nests over the cells of arrays a and b (two or three dimensions), counters from
-// other first values, with < or <=, as for or while loops, cells reversed, counters read as values, scalars
-// set between the loops (now and then one the body reads, which keeps the nest), then a checksum of every
-// cell, counter and scalar, h, in loops that do not collapse. Its assertion `h <= k`, k the first input,
-// tells h by bisection.
-std::string RandomNests(std::mt19937& rng) {
+// other first values, with < or <=, to constants or (the outer and the innermost loop, now and then) to an
+// input's number of rows u or columns v, as for or while loops, cells reversed, counters read as values,
+// scalars set between the loops (now and then one the body reads, which keeps the nest), then a checksum of
+// every cell, counter and scalar, h, in loops that do not collapse. Its assertion `h <= k`, k the first input,
+// tells h by bisection; the extents of the first and last dimensions bound u and v.
+struct RandomNestProgram {
+  std::string text;
+  int rows = 0, columns = 0;
+};
+RandomNestProgram RandomNests(std::mt19937& rng) {
   const auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int depth = pick(2, 3);
   std::vector<int> extent;
@@ -450,6 +455,7 @@ std::string RandomNests(std::mt19937& rng) {
   for (int n : extent) dims += fmt::format("[{}]", n);
   std::string text = fmt::format(
       "int main() {{\n  long long k = __VERIFIER_nondet_longlong(); int x = __VERIFIER_nondet_int();\n"
+      "  int u = __VERIFIER_nondet_int(), v = __VERIFIER_nondet_int();\n"
       "  int a{0} = {{0}}; int b{0} = {{0}}; int i = 0, j = 0, l = 0, p = 0, q = 0, s = 1;\n",
       dims);
   for (const char* target : {"a", "b"}) {
@@ -464,7 +470,8 @@ std::string RandomNests(std::mt19937& rng) {
       return out;
     };
     const std::string values[] = {fmt::format("{} * 2 + {}", counter[0], counter[1]),
-                                  fmt::format("{} * {}", counter[0], counter[depth - 1]), "x + " + std::string(counter[1]),
+                                  fmt::format("{} * {}", counter[0], counter[depth - 1]),
+                                  "x + " + std::string(counter[1]),
                                   cell("a") + " + 1", "s", fmt::format("({} - {}) % 3", counter[depth - 1], counter[0]),
                                   fmt::format("{} * 25 + {} * 5 + {}", counter[0], counter[1], counter[depth - 1])};
     std::string body;
@@ -479,7 +486,10 @@ std::string RandomNests(std::mt19937& rng) {
     for (int d = depth - 1; d >= 0; --d) {
       const char* c = counter[d];
       const bool strict = pick(0, 1) == 1;
-      const int bound = first[d] + extent[d] - (strict ? 0 : 1);
+      const char* input = d == 0 ? "u" : d == depth - 1 ? "v" : nullptr;
+      const std::string bound = strict && input && pick(0, 2) == 0
+                                    ? fmt::format("{} + ({})", input, first[d])
+                                    : std::to_string(first[d] + extent[d] - (strict ? 0 : 1));
       const std::string before = d < depth - 1 && pick(0, 2) == 0 ? fmt::format("p = {}; ", pick(0, 9)) : "";
       const std::string after = d < depth - 1 && pick(0, 2) == 0 ? fmt::format(" q = {};", pick(0, 9)) : "";
       if (pick(0, 1) == 0) {
@@ -498,38 +508,95 @@ std::string RandomNests(std::mt19937& rng) {
   if (depth == 3) sum = fmt::format("{{ h = h + y1; for (y2 = 0; y2 < {}; y2++) {} }}", extent[2], sum);
   text += fmt::format("  for (y0 = 0; y0 < {}; y0++) {{ h = h + y0; for (y1 = 0; y1 < {}; y1++) {} }}\n", extent[0],
                       extent[1], sum);
-  return text + "  __VERIFIER_assert(h <= k);\n  return 0;\n}\n";
+  return {text + "  __VERIFIER_assert(h <= k);\n  return 0;\n}\n", extent[0], extent[depth - 1]};
 }
 
 TEST(CollapseLoopNests, RandomNestsLeaveWhatTheyLeftBefore) {
   // The checksum of 300 random programs, by bisection on the interpreter's runs, against the collapsed
-  // program's runs at the checksum and below it.
+  // program's runs at the checksum and below it: with all rows and columns, and with none, one or all.
   std::mt19937 rng(20261205);
   int collapsed_programs = 0;
   for (int n = 0; n < 300; ++n) {
-    const std::string text = RandomNests(rng);
+    const RandomNestProgram random = RandomNests(rng);
+    const std::string& text = random.text;
     const Program p = ParseText(text);
     std::vector<std::string> applied;
     Program collapsed = p;
     collapsed.body = CollapseLoopNests(collapsed, p.body, applied);
     collapsed_programs += applied.empty() ? 0 : 1;
-    const auto ends = [](const Program& prog, long long k) { return OutcomeName(InterpretOn(prog, {k, 3})); };
-    long long lo = -(1LL << 40), hi = 1LL << 40;  // h <= hi, h > lo
-    ASSERT_EQ(ends(p, hi), "finished") << text;
-    while (hi - lo > 1) {
-      const long long mid = lo + (hi - lo) / 2;
-      (ends(p, mid) == "finished" ? hi : lo) = mid;
+    const int few[] = {-1, 0, 1, random.rows, random.columns};
+    for (const auto& [u, v] : {std::pair{random.rows, random.columns}, std::pair{few[n % 4], few[n / 4 % 3]}}) {
+      const auto ends = [u, v](const Program& prog, long long k) {
+        return OutcomeName(InterpretOn(prog, {k, 3, u, v}));
+      };
+      long long lo = -(1LL << 40), hi = 1LL << 40;  // h <= hi, h > lo
+      ASSERT_EQ(ends(p, hi), "finished") << text;
+      while (hi - lo > 1) {
+        const long long mid = lo + (hi - lo) / 2;
+        (ends(p, mid) == "finished" ? hi : lo) = mid;
+      }
+      EXPECT_EQ(ends(collapsed, hi), "finished") << text << "u = " << u << ", v = " << v << "\n"
+                                                 << PrintProgram(collapsed);
+      EXPECT_EQ(ends(collapsed, hi - 1), "error") << text << "u = " << u << ", v = " << v << "\n"
+                                                  << PrintProgram(collapsed);
     }
-    EXPECT_EQ(ends(collapsed, hi), "finished") << text << PrintProgram(collapsed);
-    EXPECT_EQ(ends(collapsed, hi - 1), "error") << text << PrintProgram(collapsed);
   }
   EXPECT_GT(collapsed_programs, 250);
+}
+
+TEST(SinkCounterInits, MovesAnInitialisationAcrossChecksThatLeaveTheCounterAlone) {
+  // Across checks that read no input, write nothing and do not read the counter, the counter's first value
+  // moves down to its loop (which AsCounted then sees); across others it stays.
+  const auto moved = [](const char* between) {
+    const Program p = ParseFilled(R"(int main() {
+      int n = __VERIFIER_nondet_int(); int i = 7, s = 0;
+      i = 0;
+      %s
+      for (; i < n; i++) s++;
+      return 0; })",
+                                  between);
+    const std::vector<StmtPtr> items = SinkCounterInits(Flatten(p.body));
+    const auto loop =
+        std::find_if(items.begin(), items.end(), [](const StmtPtr& s) { return s->kind == StmtKind::kLoop; });
+    return loop != items.begin() && AsCounted(*(loop - 1), *loop).has_value();
+  };
+  for (const char* crossed : {"if (!(n < 10)) abort();", "__VERIFIER_assume(n > 0); __VERIFIER_assert(n != 5);",
+                              "if (n == 3) { __VERIFIER_assert(s == 0); return 0; }"}) {
+    EXPECT_TRUE(moved(crossed)) << crossed;
+  }
+  for (const char* kept : {"if (n > 5) s = 1;", "if (i > 5) abort();", "if (__VERIFIER_nondet_int()) abort();",
+                           "while (n > 100) n--;"}) {
+    EXPECT_FALSE(moved(kept)) << kept;
+  }
+}
+
+TEST(CollapseLoopNests, AsksThatAnInputsColumnsFitTheRows) {
+  // v columns of rows of 4 cells: past 4, row 0 runs into row 1 (the flat array's next cells), which the
+  // collapsed loop over rows of 4 would not write; its assertion that v <= 4 fails there instead.
+  for (const int most : {4, 5}) {
+    const Program p = ParseFilled(R"(int main() {
+      int a[3][4] = {0}; int i = 0, j = 0; int u = __VERIFIER_nondet_int(), v = __VERIFIER_nondet_int();
+      __VERIFIER_assume(u >= 0 && u <= 1 && v >= 0 && v <= %d);
+      for (i = 0; i < u; i++) for (j = 0; j < v; j++) a[i][j] = 1;
+      __VERIFIER_assert(a[1][0] == 0);
+      return 0; })",
+                                  most);
+    std::vector<std::string> applied;
+    Program collapsed = p;
+    collapsed.body = CollapseLoopNests(collapsed, p.body, applied);
+    ASSERT_EQ(applied.size(), 1u);
+    EXPECT_EQ(applied[0],
+              "collapsed the loop nest at line 4 (u x v iterations of i and j) into one loop over rows of 4");
+    EXPECT_EQ(SolveAny(collapsed), most == 4 ? SolveStatus::kSafe : SolveStatus::kUnsafe);
+    EXPECT_EQ(OutcomeName(InterpretOn(p, {1, most})), most == 4 ? "finished" : "error");
+    EXPECT_EQ(OutcomeName(InterpretOn(collapsed, {1, most})), most == 4 ? "finished" : "error");
+  }
 }
 
 TEST(CollapseLoopNests, LeavesNestsThatAreNotPerfectOverConstantRanges) {
   // A range that is not a constant, none at all, a body that moves the outer counter or leaves the loop,
   // a statement between the loops that the body reads or that is no constant, and a bound past the type.
-  for (const char* nest : {"for (i = 0; i < 20; i++) for (j = 0; j < n; j++) a[i][j] = 1;",
+  for (const char* nest : {"for (i = 0; i < 20; i++) for (j = 0; j < n; j++) a[0][0] = i + j;",
                            "for (i = 0; i < 20; i++) for (j = 30; j < 30; j++) a[i][j] = 1;",
                            "for (i = 0; i < 20; i++) for (j = 0; j < 30; j++) { a[i][j] = 1; i = i + 0; }",
                            "for (i = 0; i < 20; i++) for (j = 0; j < 30; j++) { a[i][j] = 1; if (n) break; }",
@@ -667,6 +734,27 @@ int main() {
     EXPECT_EQ(InterpretOn(p, inputs), Outcome::kError) << fails;
     EXPECT_NE(SolveAny(p, 5), SolveStatus::kSafe) << fails;
   }
+}
+
+// The same division by a variable made twice on a path is one value (a function of its operands), whatever
+// lies between, on either branch; a division of other operands is not.
+TEST(DivisionByAVariable, TheSameDivisionMadeTwiceIsOneValue) {
+  const char* kProgram = R"(extern int __VERIFIER_nondet_int(void);
+int main() {
+  int n = __VERIFIER_nondet_int();
+  int m = __VERIFIER_nondet_int();
+  if (n < 1 || n > 100000 || m < -300000 || m > 300000) return 0;
+  int q = m / n, r = m %% n, x = 0;
+  if (m > 7) x = m / n; else x = m / n;
+  __VERIFIER_assert(%s);
+  return 0;
+})";
+  for (const char* holds : {"q == m / n && r == m % n", "x == q"}) {
+    EXPECT_EQ(SolveAny(ParseFilled(kProgram, holds), 5), SolveStatus::kSafe) << holds;
+  }
+  const Program fails = ParseFilled(kProgram, "q == (m + 1) / n");
+  EXPECT_EQ(InterpretOn(fails, {2, 1}), Outcome::kError);
+  EXPECT_NE(SolveAny(fails, 5), SolveStatus::kSafe);
 }
 
 // A division by zero is undefined: any value in the clauses (the interpreter stops the run there), which Spacer
