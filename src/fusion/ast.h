@@ -174,6 +174,9 @@ struct Program {
   // The multi-dimensional arrays whose extents after the first are constants, by name, with those extents: the
   // parser lays such an array out flat, and CellName names a cell as C does.
   std::map<std::string, std::vector<Int128>> row_extents;
+  // Where recursion was cut (the parser inlines recursive calls to a bounded depth), as `file:line:col: 'f'`:
+  // a run that goes deeper tells nothing, so an `unknown` says so.
+  std::set<std::string> recursion_cuts;
   // The variable called name (found by its position where AddVar made it); throws std::out_of_range when there
   // is none.
   const Var& VarNamed(const std::string& name) const;

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include <fmt/core.h>
+
 #include "fusion/errors.h"
 #include "fusion/gotos.h"
 #include "fusion/lexer.h"
@@ -177,6 +179,10 @@ class Parser {
   // Inlined calls beyond this many are refused: a few functions that each call the next twice would
   // otherwise make a program of exponential size.
   static constexpr int kMaxInlinedCalls = 10000;
+  // How deep a cycle of recursive calls is inlined, and the most calls its levels may make together
+  // (RecursesTooDeep).
+  static constexpr int kMaxRecursionDepth = 64;
+  static constexpr Int128 kMaxRecursionCalls = 1024;
   // Cells of an initialised or global array, each set by an assignment of its own.
   static constexpr int kMaxInitialisedCells = 4096;
   // Dimensions of an array at most: beyond, the nesting of braces and of index arithmetic would be unbounded.
@@ -1506,9 +1512,6 @@ class Parser {
   CallerState EnterCall(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc,
                         std::vector<std::optional<Var>>& params) {
     if (!fn.unsupported.empty()) FailUnsupported(file_, loc, "call of '" + fn.name + "': " + fn.unsupported);
-    for (const InlineFrame& frame : inlining_) {
-      if (frame.fn == &fn) FailUnsupported(file_, loc, "recursive call of '" + fn.name + "'");
-    }
     if (++inlined_calls_ > kMaxInlinedCalls) {
       FailUnsupported(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
     }
@@ -1534,6 +1537,10 @@ class Parser {
   // replaced by its argument where that means the same (C passes a value once: the body writes neither the
   // parameter nor anything the argument reads, and the argument draws no input), else assigned it first.
   StmtPtr Inline(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc, ExprPtr result) {
+    if (RecursesTooDeep(fn)) {
+      prog_.recursion_cuts.insert(fmt::format("{}:{}:{}: '{}'", file_, loc.line, loc.col, fn.name));
+      return RecursionCut(result);
+    }
     std::vector<std::optional<Var>> params;
     CallerState caller = EnterCall(fn, args, loc, params);
     inlining_.push_back({&fn, result});
@@ -1565,6 +1572,39 @@ class Parser {
       }
     }
     out.push_back(body);
+    return MakeBlock(std::move(out));
+  }
+
+  // The calls of the file's functions in fn's body, at least 1: how many calls one call of it can make.
+  Int128 CallSites(const FunctionDef& fn) const {
+    Int128 calls = 0;
+    for (size_t k = fn.body; k < fn.body_end; ++k) {
+      calls += toks_[k].kind == TokKind::kIdent && toks_[k + 1].text == "(" && functions_.count(toks_[k].text);
+    }
+    return std::max<Int128>(calls, 1);
+  }
+
+  // Whether a call of fn, inlined now, would close a cycle of calls (fn is being inlined already) deeper than
+  // recursion is unrolled: kMaxRecursionDepth calls, or fewer where the calls on the cycle make more than one
+  // call each, as many as keep the calls they could make together within kMaxRecursionCalls (9 levels of a
+  // function that calls itself twice, fibo's).
+  bool RecursesTooDeep(const FunctionDef& fn) const {
+    const auto first = std::find_if(inlining_.begin(), inlining_.end(),
+                                    [&fn](const InlineFrame& frame) { return frame.fn == &fn; });
+    if (first == inlining_.end()) return false;
+    Int128 tree = CallSites(fn);
+    for (auto frame = first; frame != inlining_.end(); ++frame) tree *= CallSites(*frame->fn);
+    return inlining_.end() - first >= kMaxRecursionDepth || tree > kMaxRecursionCalls;
+  }
+
+  // What a recursive call stands for past RecursesTooDeep: a check that no proof passes and no run confirms
+  // (C leaves a division by zero undefined: the interpreter's run stops there and tells nothing, the clauses
+  // give it any value, so the check may fail), then any value as the call's result. A verdict thus holds only
+  // where no run goes that deep; a run that does is `unknown`, never a bug of the program.
+  static StmtPtr RecursionCut(const ExprPtr& result) {
+    const auto undefined = [](IntType t) { return MakeBinary("/", MakeConst(1, t), MakeConst(0, t), t); };
+    std::vector<StmtPtr> out = {MakeAssert(MakeBinary("==", undefined(kInt), MakeConst(0), kInt))};
+    if (result) out.push_back(MakeAssign(result, undefined(result->type)));
     return MakeBlock(std::move(out));
   }
 

@@ -1,6 +1,7 @@
 #include "fusion/verifier.h"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -416,6 +417,10 @@ class PortfolioRun {
       if (spacer_error_bounds_division_) v.reason += std::string("; ") + kBoundedDivisionNote;
     } else {
       v.reason = (out_of_time ? "time-out" : "no solver run answered") + std::string(" (last: ") + last_reason_ + ")";
+    }
+    if (!prog_.recursion_cuts.empty()) {
+      v.reason += fmt::format("; recursion inlined to a bounded depth, cut at {} (a run deeper tells nothing)",
+                              fmt::join(prog_.recursion_cuts, ", "));
     }
   }
 
