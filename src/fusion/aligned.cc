@@ -58,6 +58,24 @@ bool ReadsEarlierCells(const Effects& e1, const Effects& e2, const std::string& 
   return r1->empty() || least(*r1) >= most(*w2);
 }
 
+// True when every access to array in both bodies is at one index that takes each value once over the loop's
+// range (InjectiveInCounter: a transposed cell of a collapsed nest): each cell then belongs to one iteration.
+bool OneInjectiveIndex(const Effects& e1, const Effects& e2, const std::string& array, const CountedLoop& c) {
+  const std::optional<Int128> lo = FoldConstant(c.init), bound = FoldConstant(c.bound);
+  if (c.stride != 1 || !lo || !bound) return false;
+  ExprPtr index;
+  for (const Effects* e : {&e1, &e2}) {
+    for (const auto* list : {&e->array_reads, &e->array_writes}) {
+      for (const ArrayAccess& acc : *list) {
+        if (acc.array != array) continue;
+        if (!acc.index || (index && !SameExpr(acc.index, index))) return false;
+        index = acc.index;
+      }
+    }
+  }
+  return index && InjectiveInCounter(index, c.counter, *lo, c.cmp == "<=" ? *bound + 1 : *bound);
+}
+
 // True when no dependence between the bodies crosses iterations once they share counter c.
 bool Compatible(const CountedLoop& a, const CountedLoop& b, bool earlier_cells) {
   const Effects e1 = EffectsOf(a.body), e2 = EffectsOf(b.body);
@@ -78,6 +96,7 @@ bool Compatible(const CountedLoop& a, const CountedLoop& b, bool earlier_cells) 
   }
   for (const std::string& array : shared) {
     if (earlier_cells && ReadsEarlierCells(e1, e2, array, a.counter)) continue;
+    if (OneInjectiveIndex(e1, e2, array, a)) continue;
     std::optional<Int128> offset;
     for (const Effects* e : {&e1, &e2}) {
       for (const auto* list : {&e->array_reads, &e->array_writes}) {

@@ -136,7 +136,7 @@ class NestCounters {
 };
 
 // The statements that replace the nest at items[k] (its first value assigned at items[k - 1]), or nothing
-// when it is no perfect nest over constant ranges.
+// when it is no nest that collapses (collapse.h).
 std::optional<std::vector<StmtPtr>> Collapse(Program& prog, const std::vector<StmtPtr>& items, size_t k,
                                              std::vector<std::string>& applied) {
   const std::optional<CountedLoop> outer = AsCounted(items[k - 1], items[k], false, true);
@@ -159,8 +159,12 @@ std::optional<std::vector<StmtPtr>> Collapse(Program& prog, const std::vector<St
     once.push_back(row[q]);
     set_once.insert(v);
   }
+  // The inner bound is read once for every row: the outer counter (a triangular nest) and P and S would
+  // change it from row to row.
+  std::set<std::string> per_row = set_once;
+  per_row.insert(outer->counter);
   const Effects effects = EffectsOf(inner->body);
-  if (effects.writes.count(outer->counter) || !ReadsNone(columns->end, set_once)) return std::nullopt;
+  if (effects.writes.count(outer->counter) || !ReadsNone(columns->end, per_row)) return std::nullopt;
   for (const std::string& v : effects.Scalars()) {
     if (set_once.count(v)) return std::nullopt;
   }
@@ -170,11 +174,13 @@ std::optional<std::vector<StmtPtr>> Collapse(Program& prog, const std::vector<St
   if (!columns->count && !row_stride) return std::nullopt;
   const Int128 stride = columns->count && (!row_stride || *row_stride < *columns->count) ? *columns->count
                                                                                           : *row_stride;
-  const bool constant = rows->count && columns->count;
-  // Past constant ranges, positions stay below 2^61 with 32-bit counters and at most 2^30 positions a row.
-  if (!constant && (stride > (Int128(1) << 30) || outer->counter_type.bits > 32)) return std::nullopt;
-  if (constant && *rows->count * stride > MaxOf(kLongLong) / 2) return std::nullopt;
-  const IntType t = constant && *rows->count * stride <= MaxOf(kInt) ? kInt : kLongLong;
+  // Where the rows are an input's number, positions stay below 2^62 with a 32-bit counter and at most 2^30
+  // positions a row.
+  if (rows->count ? *rows->count * stride > MaxOf(kLongLong) / 2
+                  : stride > (Int128(1) << 30) || outer->counter_type.bits > 32) {
+    return std::nullopt;
+  }
+  const IntType t = rows->count && columns->count && *rows->count * stride <= MaxOf(kInt) ? kInt : kLongLong;
   const ExprPtr position = MakeVar(prog.AddVar(outer->counter + "_" + inner->counter, t), t);
   const NestCounters counters(*outer, *rows, *inner, *columns, stride, position);
   const ExprPtr count = rows->count ? MakeConst(*rows->count * stride, t)

@@ -388,6 +388,28 @@ std::optional<AffineForm> AffineWithAtoms(const ExprPtr& e, const std::string& c
   return atom();  // a product of atoms is an atom; one with the counter is not affine
 }
 
+bool InjectiveInCounter(const ExprPtr& e, const std::string& counter, Int128 lo, Int128 hi) {
+  if (lo < 0 || hi <= lo) return false;
+  const std::optional<AffineForm> form = AffineWithAtoms(e, "");
+  if (!form) return false;
+  Int128 w = 0, remainders = 0, quotients = 0;  // w, A and B
+  for (const auto& [atom, k] : form->atoms) {
+    if (atom->kind != ExprKind::kBinary || (atom->op != "%" && atom->op != "/")) return false;
+    const std::optional<Int128> divisor = FoldConstant(atom->args[1]);
+    if (!divisor || *divisor <= 0 || (w != 0 && *divisor != w) || OffsetFromCounter(atom->args[0], counter) != 0) {
+      return false;
+    }
+    w = *divisor;
+    (atom->op == "%" ? remainders : quotients) += k;
+  }
+  if (remainders == 0 || quotients == 0) return false;
+  const auto magnitude = [](Int128 v) { return v < 0 ? -v : v; };
+  // Two counters c1 != c2 with equal values have A (r1 - r2) = B (q2 - q1), |r1 - r2| < w, |q2 - q1| < rows.
+  const Int128 rows = (hi - 1) / w - lo / w + 1;
+  return magnitude(remainders) > magnitude(quotients) * (rows - 1) ||
+         magnitude(quotients) > magnitude(remainders) * (w - 1);
+}
+
 std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const std::string& counter) {
   const auto f = AffineWithAtoms(e, counter);
   if (!f || !f->atoms.empty()) return std::nullopt;

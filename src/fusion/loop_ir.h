@@ -83,6 +83,11 @@ ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& val
 StmtPtr SubstituteStmt(const StmtPtr& s, const std::string& name, const ExprPtr& value);
 // The constant k when e is the counter plus k (through value-preserving casts); nothing otherwise.
 std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter);
+// True when e, over the counter's values in [lo, hi) (0 <= lo), takes each value once: e = A * (counter % w) +
+// B * (counter / w) + C in signed arithmetic (w a positive constant; a collapsed nest's cell `a[j][i]`,
+// collapse.h) with one of A, B dominating the other's whole range, so that distinct counters give distinct
+// cells.
+bool InjectiveInCounter(const ExprPtr& e, const std::string& counter, Int128 lo, Int128 hi);
 // (a, b) when e is a * counter + b in signed arithmetic (through value-preserving casts); nothing otherwise.
 std::optional<std::pair<Int128, Int128>> AffineInCounter(const ExprPtr& e, const std::string& counter);
 

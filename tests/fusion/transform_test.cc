@@ -385,6 +385,13 @@ TEST(Unroll, LeavesLoopsWhoseRangeIsNotAConstant) {
   EXPECT_TRUE(applied.empty());
 }
 
+// p with its loop nests collapsed (CollapseLoopNests), the lines it applied in applied.
+Program Collapsed(const Program& p, std::vector<std::string>& applied) {
+  Program collapsed = p;
+  collapsed.body = CollapseLoopNests(collapsed, p.body, applied);
+  return collapsed;
+}
+
 TEST(CollapseLoopNests, FusesNestsOverTheSameCellsAndProvesThem) {
   // array-multidimensional's init and copy in small: collapsed, each nest is one loop over the cells in
   // order, a[i][j] its counter, and the loops fuse as one-dimensional ones do.
@@ -417,8 +424,7 @@ TEST(CollapseLoopNests, KeepsTheCountersValuesAndTheBugs) {
       return 0; })",
                                   check);
     std::vector<std::string> applied;
-    Program collapsed = p;
-    collapsed.body = CollapseLoopNests(collapsed, p.body, applied);
+    const Program collapsed = Collapsed(p, applied);
     EXPECT_EQ(applied.size(), 6u);
     EXPECT_EQ(CountLoops(collapsed.body), 3);
     ExpectSameBehaviour(p, collapsed);
@@ -521,8 +527,7 @@ TEST(CollapseLoopNests, RandomNestsLeaveWhatTheyLeftBefore) {
     const std::string& text = random.text;
     const Program p = ParseText(text);
     std::vector<std::string> applied;
-    Program collapsed = p;
-    collapsed.body = CollapseLoopNests(collapsed, p.body, applied);
+    const Program collapsed = Collapsed(p, applied);
     collapsed_programs += applied.empty() ? 0 : 1;
     const int few[] = {-1, 0, 1, random.rows, random.columns};
     for (const auto& [u, v] : {std::pair{random.rows, random.columns}, std::pair{few[n % 4], few[n / 4 % 3]}}) {
@@ -582,8 +587,7 @@ TEST(CollapseLoopNests, AsksThatAnInputsColumnsFitTheRows) {
       return 0; })",
                                   most);
     std::vector<std::string> applied;
-    Program collapsed = p;
-    collapsed.body = CollapseLoopNests(collapsed, p.body, applied);
+    const Program collapsed = Collapsed(p, applied);
     ASSERT_EQ(applied.size(), 1u);
     EXPECT_EQ(applied[0],
               "collapsed the loop nest at line 4 (u x v iterations of i and j) into one loop over rows of 4");
@@ -593,24 +597,53 @@ TEST(CollapseLoopNests, AsksThatAnInputsColumnsFitTheRows) {
   }
 }
 
+TEST(CollapseLoopNests, ATransposedCopyFusesWithItsCheck) {
+  // c[j][i] is the collapsed counter's cell (t % 30) * 30 + t / 30: no counter plus a constant, but one cell
+  // per iteration, the same in the copy and the check, which then fuse (and with the loop that fills a).
+  const Program p = ParseText(R"(int main() {
+    int a[30][30]; int c[30][30]; int i, j;
+    for (i = 0; i < 30; i++) for (j = 0; j < 30; j++) a[i][j] = __VERIFIER_nondet_int();
+    for (i = 0; i < 30; i++) for (j = 0; j < 30; j++) c[j][i] = a[i][j];
+    for (i = 0; i < 30; i++) for (j = 0; j < 30; j++) __VERIFIER_assert(c[j][i] == a[i][j]);
+    return 0; })");
+  ExpectTransformed(p, FusionMode::kAligned, 5, 1, SolveStatus::kSafe);
+}
+
+TEST(InjectiveInCounter, TellsIndicesThatTakeEachValueOnce) {
+  const ExprPtr t = MakeVar("t", kInt);
+  const auto index = [&t](Int128 a, Int128 w, Int128 b) {
+    return MakeBinary("+", MakeBinary("*", MakeConst(a), MakeBinary("%", t, MakeConst(w), kInt), kInt),
+                      MakeBinary("*", MakeConst(b), MakeBinary("/", t, MakeConst(w), kInt), kInt), kInt);
+  };
+  EXPECT_TRUE(InjectiveInCounter(index(10, 10, 1), "t", 0, 100));    // a transpose of 10 x 10
+  EXPECT_TRUE(InjectiveInCounter(index(1, 10, 10), "t", 0, 100));    // t itself
+  EXPECT_TRUE(InjectiveInCounter(index(-10, 10, 1), "t", 20, 100));  // reversed, from the third row
+  EXPECT_FALSE(InjectiveInCounter(index(9, 10, 1), "t", 0, 100));    // 9 * 1 + 0 == 9 * 0 + 9
+  EXPECT_FALSE(InjectiveInCounter(index(10, 10, 1), "t", 0, 110));   // 10 * 1 + 0 == 10 * 0 + 10
+  EXPECT_FALSE(InjectiveInCounter(index(10, 10, 0), "t", 0, 100));   // rows only
+  EXPECT_FALSE(InjectiveInCounter(index(10, 10, 1), "u", 0, 100));   // another variable's
+  EXPECT_FALSE(InjectiveInCounter(MakeBinary("%", t, MakeConst(10), kInt), "t", 0, 100));
+}
+
 TEST(CollapseLoopNests, LeavesNestsThatAreNotPerfectOverConstantRanges) {
-  // A range that is not a constant, none at all, a body that moves the outer counter or leaves the loop,
-  // a statement between the loops that the body reads or that is no constant, and a bound past the type.
+  // An inner bound over no cells of one row stride, a range of no iterations, a body that moves the outer
+  // counter or leaves the loop, a statement between the loops that the body reads or that is no constant, a
+  // bound past the counter's type, and a triangular nest (the inner bound reads the outer counter).
   for (const char* nest : {"for (i = 0; i < 20; i++) for (j = 0; j < n; j++) a[0][0] = i + j;",
                            "for (i = 0; i < 20; i++) for (j = 30; j < 30; j++) a[i][j] = 1;",
                            "for (i = 0; i < 20; i++) for (j = 0; j < 30; j++) { a[i][j] = 1; i = i + 0; }",
                            "for (i = 0; i < 20; i++) for (j = 0; j < 30; j++) { a[i][j] = 1; if (n) break; }",
                            "for (i = 0; i < 20; i++) { s = 2; for (j = 0; j < 30; j++) a[i][j] = s; }",
                            "for (i = 0; i < 20; i++) { s = n; for (j = 0; j < 30; j++) a[i][j] = 1; }",
-                           "for (c = 0; c < 300; c++) for (j = 0; j < 30; j++) a[0][j] = c;"}) {
+                           "for (c = 0; c < 300; c++) for (j = 0; j < 30; j++) a[0][j] = c;",
+                           "for (i = 0; i < 20; i++) for (j = 0; j < i; j++) a[i][j] = 1;"}) {
     const Program p = ParseFilled(R"(int main() {
       int a[20][30]; int i, j, s; unsigned char c; int n = __VERIFIER_nondet_int();
       %s
       return 0; })",
                                   nest);
     std::vector<std::string> applied;
-    Program copy = p;
-    CollapseLoopNests(copy, p.body, applied);
+    Collapsed(p, applied);
     EXPECT_TRUE(applied.empty()) << nest;
   }
 }
