@@ -1575,11 +1575,12 @@ class Parser {
     return MakeBlock(std::move(out));
   }
 
-  // The calls of the file's functions in fn's body, at least 1: how many calls one call of it can make.
-  Int128 CallSites(const FunctionDef& fn) const {
+  // The calls in fn's body of the functions in cycle, at least 1: how many calls of the cycle one call of fn
+  // can make.
+  Int128 CallSites(const FunctionDef& fn, const std::set<std::string>& cycle) const {
     Int128 calls = 0;
     for (size_t k = fn.body; k < fn.body_end; ++k) {
-      calls += toks_[k].kind == TokKind::kIdent && toks_[k + 1].text == "(" && functions_.count(toks_[k].text);
+      calls += toks_[k].kind == TokKind::kIdent && toks_[k + 1].text == "(" && cycle.count(toks_[k].text);
     }
     return std::max<Int128>(calls, 1);
   }
@@ -1592,8 +1593,10 @@ class Parser {
     const auto first = std::find_if(inlining_.begin(), inlining_.end(),
                                     [&fn](const InlineFrame& frame) { return frame.fn == &fn; });
     if (first == inlining_.end()) return false;
-    Int128 tree = CallSites(fn);
-    for (auto frame = first; frame != inlining_.end(); ++frame) tree *= CallSites(*frame->fn);
+    std::set<std::string> cycle;
+    for (auto frame = first; frame != inlining_.end(); ++frame) cycle.insert(frame->fn->name);
+    Int128 tree = CallSites(fn, cycle);
+    for (auto frame = first; frame != inlining_.end(); ++frame) tree *= CallSites(*frame->fn, cycle);
     return inlining_.end() - first >= kMaxRecursionDepth || tree > kMaxRecursionCalls;
   }
 
@@ -1611,7 +1614,7 @@ class Parser {
   // Whether fn's body is `{ return E; }` (its first token is return and its first ';' ends it) with E free of
   // assignments and of calls of functions that are not such: a call of fn is then E itself, with no statement
   // to run first. Each function is looked at once (one_return_); one that calls itself, directly or not, is not
-  // such (recursion is refused where it is inlined).
+  // such (recursion is inlined as statements, to a bounded depth: RecursesTooDeep).
   bool IsOneReturn(const FunctionDef& fn) {
     if (const auto known = one_return_.find(fn.name); known != one_return_.end()) return known->second;
     bool& is = one_return_[fn.name];  // false while its body is looked at

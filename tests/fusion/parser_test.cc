@@ -486,8 +486,10 @@ int main() {
 )";
   const Program p = AgreesWithGcc(source, {{0}, {1}, {5}, {8}, {10}});
   EXPECT_EQ(testing::InterpretOn(p, {9}), Outcome::kError);  // fibo(9) == 34
+  // A call of another function in the body (half) does not make the recursion branch.
   const std::string deep = R"(
-int sum(int n) { if (n <= 0) return 0; return n + sum(n - 1); }
+int half(int x) { return x / 2; }
+int sum(int n) { if (n <= 0) return 0; return half(2 * n) + sum(n - 1); }
 int main() { __VERIFIER_assert(sum(%d) == %d * (%d + 1) / 2); return 0; }
 )";
   EXPECT_EQ(testing::InterpretOn(testing::ParseFilled(deep.c_str(), 63, 63, 63), {}), Outcome::kFinished);
