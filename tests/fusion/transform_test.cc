@@ -530,7 +530,10 @@ TEST(CollapseLoopNests, RandomNestsLeaveWhatTheyLeftBefore) {
     const Program collapsed = Collapsed(p, applied);
     collapsed_programs += applied.empty() ? 0 : 1;
     const int few[] = {-1, 0, 1, random.rows, random.columns};
-    for (const auto& [u, v] : {std::pair{random.rows, random.columns}, std::pair{few[n % 4], few[n / 4 % 3]}}) {
+    for (const std::pair<int, int>& rows_columns :
+         {std::pair{random.rows, random.columns}, std::pair{few[n % 4], few[n / 4 % 3]}}) {
+      // Copies: clang 14 cannot capture structured bindings.
+      const int u = rows_columns.first, v = rows_columns.second;
       const auto ends = [u, v](const Program& prog, long long k) {
         return OutcomeName(InterpretOn(prog, {k, 3, u, v}));
       };
