@@ -11,6 +11,8 @@ namespace {
 constexpr Int128 kMaxIterations = Int128(1) << 40;
 // Bounds that keep the arithmetic of forms and velocities within Int128: a coefficient (up to 2^40) times a
 // move (a difference of two values of at most 64 bits), and a velocity (up to 2^80) times an iteration count.
+// A value of more than 64 bits (a signed value computed on past its type's range) fails the pass.
+constexpr Int128 kMaxValue = Int128(1) << 64;
 constexpr Int128 kMaxCoefficient = Int128(1) << 40;
 constexpr Int128 kMaxVelocity = Int128(1) << 80;
 // What FirstChange says of a constraint that holds for every jump.
@@ -106,7 +108,7 @@ class Pass {
     std::vector<Int128> moves(written_.size(), 0);
     for (size_t i = 0; i < written_.size(); ++i) {
       if (!current_[i]) continue;
-      if (!entry_[i]) entry_[i] = scalar_(written_[i]);
+      if (!entry_[i]) entry_[i] = Value(scalar_(written_[i]));
       if (!entry_[i]) return std::nullopt;
       moves[i] = current_[i]->value - *entry_[i];
     }
@@ -150,13 +152,13 @@ class Pass {
     if (failed_) return {};
     switch (e.kind) {
       case ExprKind::kConst:
-        return {e.value, {}};
+        return Read(e.value);
       case ExprKind::kVar: {
         const size_t i = Written(e.name);
         if (i == written_.size()) return Read(scalar_(e.name));
         if (!current_[i]) {
-          entry_[i] = scalar_(e.name);
-          if (!entry_[i]) return FailForm();
+          entry_[i] = Value(scalar_(e.name));
+          if (!entry_[i]) return {};
           current_[i] = Form{*entry_[i], std::vector<Int128>(written_.size(), 0)};
           current_[i]->coefficients[i] = 1;
         }
@@ -207,7 +209,14 @@ class Pass {
     return static_cast<size_t>(std::find(written_.begin(), written_.end(), name) - written_.begin());
   }
 
-  Form Read(const std::optional<Int128>& v) { return v ? Form{*v, {}} : FailForm(); }
+  // A value read, or a failure where there is none or it is beyond kMaxValue.
+  std::optional<Int128> Value(const std::optional<Int128>& v) {
+    if (v && *v <= kMaxValue && *v >= -kMaxValue) return v;
+    failed_ = true;
+    return std::nullopt;
+  }
+
+  Form Read(const std::optional<Int128>& v) { return Value(v) ? Form{*v, {}} : Form{}; }
 
   // f, or a failure where a coefficient is beyond kMaxCoefficient.
   Form Bounded(Form f) {

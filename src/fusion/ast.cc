@@ -19,6 +19,25 @@ Int128 Wrap(IntType t, Int128 v) {
   return r;
 }
 
+Int128 ModularArithmetic(char op, Int128 a, Int128 b) {
+  __extension__ typedef unsigned __int128 UInt128;  // wraps around: C++ defines its overflow
+  const UInt128 x = static_cast<UInt128>(a), y = static_cast<UInt128>(b);
+  return static_cast<Int128>(op == '+' ? x + y : op == '-' ? x - y : x * y);
+}
+
+std::optional<Int128> BoundedArithmetic(char op, Int128 a, Int128 b, Int128 limit) {
+  Int128 r = 0;
+  if (op != '*') {
+    r = op == '+' ? a + b : a - b;  // within 2^127
+  } else {
+    const Int128 x = a < 0 ? -a : a, y = b < 0 ? -b : b;
+    if (x != 0 && y > limit / x) return std::nullopt;
+    r = a * b;
+  }
+  if (r > limit || r < -limit) return std::nullopt;
+  return r;
+}
+
 std::string DecimalText(Int128 v) {
   if (v == 0) return "0";
   const bool neg = v < 0;

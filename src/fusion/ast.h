@@ -38,6 +38,11 @@ Int128 MinOf(IntType t);
 Int128 MaxOf(IntType t);
 // What C makes of value v converted to type t (wrap-around modulo 2^bits, as gcc does).
 Int128 Wrap(IntType t, Int128 v);
+// a + b, a - b or a * b (op '+', '-' or '*') modulo 2^128, where Int128 arithmetic would overflow (undefined
+// behaviour): Wrap(t, ·) of it is the exact result's for every type t, as 2^bits divides 2^128.
+Int128 ModularArithmetic(char op, Int128 a, Int128 b);
+// a + b, a - b or a * b when its magnitude is at most `limit`; a and b must be at most 2^126 in magnitude.
+std::optional<Int128> BoundedArithmetic(char op, Int128 a, Int128 b, Int128 limit);
 // The C spelling of a type ("unsigned int").
 std::string TypeName(IntType t);
 // Decimal text of a value ("-12"), and the value of such a text (nothing unless it is one, within 38 digits).

@@ -747,7 +747,13 @@ class Encoder {
         }
         if (op == "+") return WrapTo(e->type, a + b, alo + blo, ahi + bhi, path);
         if (op == "-") return WrapTo(e->type, a - b, alo - bhi, ahi - blo, path);
-        const Int128 c[] = {alo * blo, alo * bhi, ahi * blo, ahi * bhi};
+        // Bounds of the product, saturated at 2^126 where (2^64 - 1)^2 would overflow Int128: enough to tell
+        // how often it wraps around.
+        const auto product = [](Int128 x, Int128 y) {
+          const Int128 limit = Int128(1) << 126;
+          return BoundedArithmetic('*', x, y, limit).value_or((x < 0) != (y < 0) ? -limit : limit);
+        };
+        const Int128 c[] = {product(alo, blo), product(alo, bhi), product(ahi, blo), product(ahi, bhi)};
         return WrapTo(e->type, a * b, *std::min_element(c, c + 4), *std::max_element(c, c + 4), path);
       }
       case ExprKind::kTernary:

@@ -10,8 +10,10 @@
 namespace fusion {
 namespace {
 
-// Wraps around without undefined behaviour, for the arithmetic of lifted values.
-__extension__ typedef unsigned __int128 UInt128;
+// The largest magnitude of a value in a run, kWide's bound: a signed result beyond it (computed on past its
+// type's range after an overflow, as `s = s * 3` in a loop does) ends the run as undefined, before Int128
+// itself would overflow.
+constexpr Int128 kMaxMagnitude = Int128(1) << 125;
 
 // How control leaves a statement.
 enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
@@ -72,7 +74,7 @@ class Machine {
     return v;
   }
 
-  // Evaluates an expression; sets undefined_ on division by zero.
+  // Evaluates an expression; sets undefined_ on division by zero and beyond kMaxMagnitude.
   Int128 Eval(const ExprPtr& e) {
     switch (e->kind) {
       case ExprKind::kConst:
@@ -134,15 +136,21 @@ class Machine {
       case Key('>', '='): return a >= b;
       case Key('=', '='): return a == b;
       case Key('!', '='): return a != b;
-      case Key('+'): case Key('-'): case Key('*'):
-        // The integers of lifted values (kWide): modulo 2^126, as no Int128 overflows there. Still congruent
-        // modulo 2^32, so an equality that fails in the original fails here too (tests/fusion/lift_test.cc).
-        if (e->type == kWide) {
-          const UInt128 x = static_cast<UInt128>(a), y = static_cast<UInt128>(b);
-          return Wrap(kWide, static_cast<Int128>(key == Key('+') ? x + y : key == Key('-') ? x - y : x * y));
+      case Key('+'): case Key('-'): case Key('*'): {
+        // Unsigned types wrap around, and so do the integers of lifted values (kWide), modulo 2^126: still
+        // congruent modulo 2^32, so an equality that fails in the original fails here too
+        // (tests/fusion/lift_test.cc).
+        if (!e->type.is_signed || e->type == kWide) return Wrap(e->type, ModularArithmetic(op[0], a, b));
+        // A signed result is computed as the integers do, beyond its type too (noted), up to kMaxMagnitude.
+        const std::optional<Int128> exact = BoundedArithmetic(op[0], a, b, kMaxMagnitude);
+        if (!exact) {
+          result_.signed_overflow = true;
+          undefined_ = true;
+          return 0;
         }
-        r = key == Key('+') ? a + b : key == Key('-') ? a - b : a * b;
+        r = *exact;
         break;
+      }
       case Key('/'): case Key('%'):
         if (b == 0) {
           undefined_ = true;

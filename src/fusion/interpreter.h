@@ -17,7 +17,7 @@ enum class Outcome {
   kFinished,    // main returned; no error
   kError,       // an assertion failed or reach_error() was called
   kBlocked,     // an assume failed or abort() was called
-  kUndefined,   // division by zero (undefined behaviour): the run says nothing
+  kUndefined,   // division by zero, or a value past 2^125 (undefined behaviour): the run says nothing
   kStepLimit,   // the step or time budget ran out
 };
 
@@ -35,7 +35,8 @@ struct RunResult {
   // Whether one of those values was an uninitialised variable's or cell's (not a __VERIFIER_nondet_* call's).
   bool read_uninitialised = false;
   // A signed operation left its type's range (undefined behaviour in C). The run computes on as the integers
-  // do, which is what the clauses assume, but what the compiled program does there is anyone's guess.
+  // do, which is what the clauses assume, but what the compiled program does there is anyone's guess. A value
+  // past 2^125 in magnitude ends the run (kUndefined).
   bool signed_overflow = false;
 };
 

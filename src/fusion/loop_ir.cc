@@ -493,9 +493,7 @@ std::optional<Int128> FoldConstant(const ExprPtr& e, const KnownConstants& known
       return a[0] != 0 ? a[1] : a[2];
     case ExprKind::kBinary: {
       const std::string& op = e->op;
-      if (op == "+") return Wrap(e->type, a[0] + a[1]);
-      if (op == "-") return Wrap(e->type, a[0] - a[1]);
-      if (op == "*") return Wrap(e->type, a[0] * a[1]);
+      if (op == "+" || op == "-" || op == "*") return Wrap(e->type, ModularArithmetic(op[0], a[0], a[1]));
       if (op == "/" || op == "%") {
         if (a[1] == 0) return std::nullopt;
         return Wrap(e->type, op == "/" ? a[0] / a[1] : a[0] % a[1]);

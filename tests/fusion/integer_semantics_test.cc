@@ -458,6 +458,20 @@ void CompareProgram(unsigned seed, Tally& tally) {
   }
 }
 
+TEST(IntegerSemantics, EncodesProductsOfUnsignedLongLongPast2To127) {
+  // The encoder bounds the product from its operands' ranges, (2^64 - 1)^2 at most, to tell how often it
+  // wraps around: more than Int128 holds.
+  const auto with = [](const std::string& check) {
+    return testing::SolveAny(
+        testing::ParseText("int main() { unsigned long long x = __VERIFIER_nondet_ulonglong(); "
+                           "unsigned long long y = __VERIFIER_nondet_ulonglong(); unsigned long long z = x * y; "
+                           "if (x == 4294967296ULL && y == x) __VERIFIER_assert(z != " + check + "); return 0; }"),
+        5);
+  };
+  EXPECT_EQ(with("0"), SolveStatus::kUnsafe);
+  EXPECT_NE(with("1"), SolveStatus::kUnsafe);
+}
+
 // LOOPFUSE_SEMANTICS_PROGRAMS=N runs N programs instead of 40, and names each unsupported construct: a hunt.
 TEST(IntegerSemantics, LoopfuseComputesWhatGccComputes) {
   const char* env = std::getenv("LOOPFUSE_SEMANTICS_PROGRAMS");

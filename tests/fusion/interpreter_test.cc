@@ -29,6 +29,8 @@ const char* kPrograms[] = {
     // do-while, ternary, logical operators
     R"(int main() { int x = __VERIFIER_nondet_int(); int k = 0; if (x > 100 || x < -100) return 0;
        do { k = k + (x > 0 ? 2 : 1); x--; } while (x > 0 && k < 30); __VERIFIER_assert(k != 9 || !(x == 0)); return 0; })",
+    // products of unsigned long long past 2^127 (-5 is 2^64 - 5, squared 25 modulo 2^64)
+    R"(int main() { unsigned long long x = __VERIFIER_nondet_ulonglong(); __VERIFIER_assert(x * x != 25); return 0; })",
 };
 
 TEST(Interpreter, AgreesWithGccCompiledRuns) {
@@ -76,6 +78,26 @@ TEST(Interpreter, CountsCpuTimeFromTheFirstValueRead) {
   EXPECT_FALSE(alone.read_input);
   EXPECT_EQ(alone.inputs.size(), 1u);  // the havoc of i, logged, never read
   EXPECT_EQ(run("int main() { while (1) {} return 0; }").outcome, Outcome::kStepLimit);
+}
+
+TEST(Interpreter, ComputesPastASignedOverflowUpTo2To125) {
+  const auto run = [](const std::string& text) {
+    return Interpret(ParseText(text), [](IntType, const InputSite&) { return Int128(0); }, 1'000'000);
+  };
+  // 3^60 is past long long, within 2^125: the run goes on as the integers do, and notes the overflow.
+  const RunResult within = run("int main() { long long s = 1; for (int k = 0; k < 60; k++) s = s * 3; "
+                               "__VERIFIER_assert(s % 3 != 0); return 0; }");
+  EXPECT_EQ(within.outcome, Outcome::kError);
+  EXPECT_TRUE(within.signed_overflow);
+  // 3^200 and 2^124 * 1000 are not: the run stops there. (The loop over x is one the interpreter jumps over
+  // where it can, acceleration.h: such a jump must not compute with v either.)
+  for (const std::string body : {"for (int k = 0; k < 200; k++) s = s * 3;",
+                                 "for (int k = 0; k < 123; k++) s = s * 2; long long x = 0; "
+                                 "for (int i = 0; i < 100000; i++) x = x + s * 1000;"}) {
+    const RunResult beyond = run("int main() { long long s = 1; " + body + " return 0; }");
+    EXPECT_EQ(beyond.outcome, Outcome::kUndefined) << body;
+    EXPECT_TRUE(beyond.signed_overflow) << body;
+  }
 }
 
 TEST(Interpreter, RecordsTheInputsItConsumed) {
