@@ -42,6 +42,22 @@ bool SetsConstant(const StmtPtr& s) {
   return s->kind == StmtKind::kAssign && s->lhs->kind == ExprKind::kVar && FoldConstant(s->rhs).has_value();
 }
 
+// e as an affine form in a nest's outer counter i that reads i (a != 0), and the coefficient of its inner
+// counter j among the atoms (0 where j is none): `k*S*i + k*j + e` is {form, k}.
+struct NestForm {
+  AffineForm form;
+  Int128 inner_coefficient = 0;
+};
+std::optional<NestForm> NestFormOf(const ExprPtr& e, const std::string& outer, const std::string& inner) {
+  std::optional<AffineForm> form = AffineWithAtoms(e, outer);
+  if (!form || form->a == 0) return std::nullopt;
+  NestForm out{std::move(*form)};
+  for (const auto& [atom, k] : out.form.atoms) {
+    if (atom->kind == ExprKind::kVar && atom->name == inner) out.inner_coefficient = k;
+  }
+  return out;
+}
+
 // The row stride S of the cells a nest's body accesses at `k*S*i + k*j + e`, where every such index has the
 // same S > 0; nothing otherwise.
 std::optional<Int128> RowStride(const StmtPtr& body, const std::string& outer, const std::string& inner) {
@@ -49,10 +65,9 @@ std::optional<Int128> RowStride(const StmtPtr& body, const std::string& outer, c
   const std::function<void(const ExprPtr&)> visit = [&](const ExprPtr& e) {
     if (!e) return;
     if (e->kind == ExprKind::kIndex) {
-      if (const std::optional<AffineForm> form = AffineWithAtoms(e->args[0], outer); form && form->a != 0) {
-        for (const auto& [atom, k] : form->atoms) {
-          if (atom->kind == ExprKind::kVar && atom->name == inner && form->a % k == 0) strides.insert(form->a / k);
-        }
+      const std::optional<NestForm> f = NestFormOf(e->args[0], outer, inner);
+      if (f && f->inner_coefficient != 0 && f->form.a % f->inner_coefficient == 0) {
+        strides.insert(f->form.a / f->inner_coefficient);
       }
     }
     for (const ExprPtr& x : e->args) visit(x);
@@ -111,20 +126,15 @@ class NestCounters {
   ExprPtr FlatPosition(const ExprPtr& e) const {
     if (e->kind != ExprKind::kBinary && e->kind != ExprKind::kUnary) return nullptr;
     if ((rows_.count ? *rows_.count * stride_ - 1 : MaxOf(position_->type)) > MaxOf(e->type)) return nullptr;
-    const std::optional<AffineForm> form = AffineWithAtoms(e, outer_);
-    if (!form || form->a == 0) return nullptr;
-    Int128 k = 0;
+    const std::optional<NestForm> f = NestFormOf(e, outer_, inner_);
+    const Int128 k = f ? f->inner_coefficient : 0;
+    if (k == 0 || f->form.a != k * stride_) return nullptr;
     AffineForm flat;
-    for (const auto& [atom, coefficient] : form->atoms) {
-      if (atom->kind == ExprKind::kVar && atom->name == inner_) {
-        k = coefficient;
-      } else {
-        flat.atoms.push_back({Rewrite(atom), coefficient});
-      }
+    flat.atoms.push_back({position_, k});
+    for (const auto& [atom, coefficient] : f->form.atoms) {
+      if (atom->kind != ExprKind::kVar || atom->name != inner_) flat.atoms.push_back({Rewrite(atom), coefficient});
     }
-    if (k == 0 || form->a != k * stride_) return nullptr;
-    flat.atoms.insert(flat.atoms.begin(), {position_, k});
-    flat.constant = form->constant + form->a * rows_.first + k * columns_.first;
+    flat.constant = f->form.constant + f->form.a * rows_.first + k * columns_.first;
     return AffineExpr(flat, e->type);
   }
 
