@@ -67,6 +67,15 @@ void CheckAllocPlanners(std::string_view data);
 // fails.
 void CheckLoopfuseVerdicts(std::string_view data);
 
+// A small program generated from the bytes in the shape of SV-COMP's array-multidimensional tasks: two or
+// three nests of two loops over the cells of two-dimensional arrays (extents 2 to 4, or 17 and 20, past what
+// unrolling takes; loop bounds constants
+// or inputs within them, for or while, upward or downward, `<` or `<=`, a constant assigned between the loops
+// now and then), filled, copied (reversed or transposed now and then) or updated in place, then checked
+// cell by cell or by a sum: the same checks as CheckLoopfuseVerdicts, against every run, where loopfuse
+// collapses the nests before it fuses them.
+void CheckLoopfuseNestVerdicts(std::string_view data);
+
 // alloc::ParseCachingReplay on caching-replay/v1 JSON; an accepted recording replays through the model of the
 // caching allocator (ReplayCachingAllocator) with every alloc event placed, and a first mismatch reported
 // exactly when some placement differs from the recorded one.

@@ -87,5 +87,6 @@ TEST(FuzzRegressions, RematPlanners) { ReplayTarget("remat_planners", fuzz::Chec
 TEST(FuzzRegressions, CParser) { ReplayTarget("c_parser", fuzz::CheckCParser); }
 TEST(FuzzRegressions, AllocPlanners) { ReplayTarget("alloc_planners", fuzz::CheckAllocPlanners); }
 TEST(FuzzRegressions, LoopfuseVerdicts) { ReplayTarget("loopfuse_verdicts", fuzz::CheckLoopfuseVerdicts); }
+TEST(FuzzRegressions, LoopfuseNests) { ReplayTarget("loopfuse_nests", fuzz::CheckLoopfuseNestVerdicts); }
 
 }  // namespace

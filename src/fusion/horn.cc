@@ -711,8 +711,16 @@ class Encoder {
         return Num(e->value);
       case ExprKind::kVar:
         return st.at(e->name);
-      case ExprKind::kIndex:
-        return z3::select(st.at(e->name), Int(e->args[0], st, path));
+      case ExprKind::kIndex: {
+        const z3::expr cell = z3::select(st.at(e->name), Int(e->args[0], st, path));
+        // A cell holds a value of its type, but nothing says so of one never written (an array's first
+        // value is any array of integers): the wrap-around of unsigned and narrow arithmetic, encoded for
+        // operands within their types, would otherwise let `a[i] + 1u` keep a value past UINT_MAX, and Spacer
+        // find errors no run reaches. (int and long long cells compute exactly: a value past the type there
+        // only adds runs.)
+        if (!e->type.is_signed || e->type.bits < 32) path.push_back(InRange(cell, e->type));
+        return cell;
+      }
       case ExprKind::kUnary: {
         if (e->op == "!") return z3::ite(Bool(e->args[0], st, path), Num(0), Num(1));
         const z3::expr a = -Int(e->args[0], st, path);

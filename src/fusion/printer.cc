@@ -203,7 +203,10 @@ std::string PrintProgram(const Program& prog) {
     out << "  " << TypeName(v.type) << (v.is_array ? " *" : " ") << v.name << ";\n";
   }
   StmtPrinter(prog, out).Print(prog.body, 1);
-  out << "  return 0;\n}\n";
+  // main returns at its end, where its last statement does not already.
+  const bool returns = prog.body->kind == StmtKind::kBlock && !prog.body->body.empty() &&
+                       prog.body->body.back()->kind == StmtKind::kReturn;
+  out << (returns ? "" : "  return 0;\n") << "}\n";
   return out.str();
 }
 

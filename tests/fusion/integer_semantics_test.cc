@@ -472,6 +472,18 @@ TEST(IntegerSemantics, EncodesProductsOfUnsignedLongLongPast2To127) {
   EXPECT_NE(with("1"), SolveStatus::kUnsafe);
 }
 
+TEST(IntegerSemantics, ReadsCellsNeverWrittenAsValuesOfTheirType) {
+  // b = a[0] + 1 wraps a[0] == UINT_MAX around to 0, and the assertion wraps the same sum again (+ 0): equal.
+  // Where the clauses let a never-written cell hold 2^33, the first wrap-around left 2^32 + 1 and the second
+  // 1, and Spacer found the error reachable (the loopfuse_nests fuzz target's programs, once collapsed).
+  for (const char* type : {"unsigned int", "unsigned char", "short"}) {
+    const std::string text = fmt::format(
+        "int main() {{ {0} a[2]; {0} b = a[0] + 1; __VERIFIER_assert(b == ({0})(({0})(a[0] + 1) + 0)); return 0; }}",
+        type);
+    EXPECT_EQ(testing::SolveAny(testing::ParseText(text), 5), SolveStatus::kSafe) << text;
+  }
+}
+
 // LOOPFUSE_SEMANTICS_PROGRAMS=N runs N programs instead of 40, and names each unsupported construct: a hunt.
 TEST(IntegerSemantics, LoopfuseComputesWhatGccComputes) {
   const char* env = std::getenv("LOOPFUSE_SEMANTICS_PROGRAMS");
