@@ -23,7 +23,8 @@ struct UpwardRange {
 
 // The range of c when it counts up by one from a constant, to a constant with at least one iteration and a
 // final counter value of its type (else the loop would wrap around or never end), or with < to a bound whose
-// every value the counter can take.
+// every value the counter can take, or with <= to such a bound of a signed type (`j <= n - 1`: the end n, as
+// the integers compute it; a loop to the counter's largest value would overflow it, undefined behaviour).
 std::optional<UpwardRange> Range(const CountedLoop& c) {
   const std::optional<Int128> first = FoldConstant(c.init);
   if (c.stride != 1 || !first || *first < MinOf(c.counter_type) || *first > MaxOf(c.counter_type)) return std::nullopt;
@@ -33,8 +34,10 @@ std::optional<UpwardRange> Range(const CountedLoop& c) {
     return UpwardRange{*first, MakeConst(end, c.counter_type), end - *first};
   }
   const IntType t = c.bound->type;
-  if (c.cmp != "<" || MinOf(t) < MinOf(c.counter_type) || MaxOf(t) > MaxOf(c.counter_type)) return std::nullopt;
-  return UpwardRange{*first, c.bound, std::nullopt};
+  if (MinOf(t) < MinOf(c.counter_type) || MaxOf(t) > MaxOf(c.counter_type)) return std::nullopt;
+  if (c.cmp == "<") return UpwardRange{*first, c.bound, std::nullopt};
+  if (c.cmp != "<=" || !t.is_signed) return std::nullopt;
+  return UpwardRange{*first, PlusConst(c.bound, 1, t), std::nullopt};
 }
 
 // True when s assigns a constant to a scalar: run once per row, it can as well run once after the nest.

@@ -443,7 +443,7 @@ TEST(CollapseLoopNests, KeepsTheCountersValuesAndTheBugs) {
 
 // A random program of two nests over the cells of arrays a and b (two or three dimensions), counters from
 // other first values, with < or <=, to constants or (the outer and the innermost loop, now and then) to an
-// input's number of rows u or columns v, or (now and then) to the enclosing loop's counter (a triangular nest,
+// input's number of rows u or columns v (`i < u + f` or `i <= u + f - 1`), or (now and then) to the enclosing loop's counter (a triangular nest,
 // which does not collapse, though one inside it may), as for or while loops, cells reversed, counters read as values,
 // scalars set between the loops (now and then one the body reads, which keeps the nest), then a checksum of
 // every cell, counter and scalar, h, in loops that do not collapse. Its assertion `h <= k`, k the first input,
@@ -496,8 +496,8 @@ RandomNestProgram RandomNests(std::mt19937& rng) {
       const char* c = counter[d];
       const bool strict = pick(0, 1) == 1;
       const char* input = d == 0 ? "u" : d == depth - 1 ? "v" : nullptr;
-      std::string bound = strict && input && pick(0, 2) == 0
-                              ? fmt::format("{} + ({})", input, first[d])
+      std::string bound = input && pick(0, 2) == 0
+                              ? fmt::format("{} + ({}){}", input, first[d], strict ? "" : " - 1")
                               : std::to_string(first[d] + extent[d] - (strict ? 0 : 1));
       // Triangular: as many columns as the row's number, within the extent.
       if (d > 0 && strict && extent[d - 1] <= extent[d] && pick(0, 4) == 0) {
