@@ -62,6 +62,15 @@ struct Binding {
   std::optional<Int128> array_bytes;
   // An enumeration constant: its value, a constant of type int (var is empty).
   std::optional<Int128> enumerator;
+  // A pointer parameter given `&v` (var is v): `*p` reads and writes v; p alone is refused (`refused`).
+  bool points_to_var = false;
+};
+
+// The arguments of a call of a function of the file: each an expression, or where `addresses` says so, the
+// variable v of an argument `&v` (ParseArguments).
+struct Arguments {
+  std::vector<ExprPtr> values;
+  std::vector<bool> addresses;
 };
 
 // A function of the file other than main, inlined at each call: where its parameter list and body are.
@@ -1474,19 +1483,32 @@ class Parser {
   }
 
   // A call's arguments after its '(', through its ')'. An argument that is an array's bare name stands for the
-  // array (C passes its address); anywhere else an array's name is refused as a value.
-  std::vector<ExprPtr> ParseArguments() {
-    std::vector<ExprPtr> args;
+  // array (C passes its address); anywhere else an array's name is refused as a value. `&v` of a scalar v, and
+  // a pointer parameter that was given one, passed on, stand for v (an address: only a pointer parameter takes
+  // one).
+  Arguments ParseArguments() {
+    Arguments args;
     if (Accept(")")) return args;
     do {
-      const Token t = Peek();
-      const Var* v = t.kind == TokKind::kIdent && (Is(",", 1) || Is(")", 1)) ? Find(t.text) : nullptr;
-      if (v && v->is_array) {
-        Next();
-        args.push_back(MakeVar(v->name, v->type));
-      } else {
-        args.push_back(ParseExpr());
+      const bool address = Is("&") && Peek(1).kind == TokKind::kIdent && (Is(",", 2) || Is(")", 2));
+      const Token t = Peek(address ? 1 : 0);
+      const bool alone = t.kind == TokKind::kIdent && (Is(",", address ? 2 : 1) || Is(")", address ? 2 : 1));
+      const Binding* b = alone ? FindBinding(t.text) : nullptr;
+      const Var* v = b && !b->var.empty() && (b->refused.empty() || b->points_to_var) ? &prog_.VarNamed(b->var)
+                                                                                      : nullptr;
+      if (v && !v->is_array && (address ? !b->points_to_var : b->points_to_var)) {
+        for (int k = address ? 2 : 1; k > 0; --k) Next();
+        args.values.push_back(MakeVar(v->name, v->type));
+        args.addresses.push_back(true);
+        continue;
       }
+      if (!address && v && v->is_array) {
+        Next();
+        args.values.push_back(MakeVar(v->name, v->type));
+      } else {
+        args.values.push_back(ParseExpr());
+      }
+      args.addresses.push_back(false);
     } while (Accept(","));
     Expect(")");
     return args;
@@ -1509,8 +1531,7 @@ class Parser {
     std::vector<std::map<std::string, Binding>> scopes;
     Hoisted* hoisted;
   };
-  CallerState EnterCall(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc,
-                        std::vector<std::optional<Var>>& params) {
+  CallerState EnterCall(const FunctionDef& fn, const Arguments& args, Loc loc, std::vector<std::optional<Var>>& params) {
     if (!fn.unsupported.empty()) FailUnsupported(file_, loc, "call of '" + fn.name + "': " + fn.unsupported);
     if (++inlined_calls_ > kMaxInlinedCalls) {
       FailUnsupported(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
@@ -1519,9 +1540,9 @@ class Parser {
     scopes_ = {caller.scopes.front(), {}};
     pos_ = fn.params;
     params = DeclareParameters(fn, &args, loc);
-    if (params.size() != args.size()) {
+    if (params.size() != args.values.size()) {
       FailSyntax(file_, loc, "'" + fn.name + "' takes " + std::to_string(params.size()) + " argument(s), not " +
-                                 std::to_string(args.size()));
+                                 std::to_string(args.values.size()));
     }
     pos_ = fn.body;
     return caller;
@@ -1536,13 +1557,14 @@ class Parser {
   // (assume_abort_if_not) that every verdict depends on. The body is parsed again at each call. A parameter is
   // replaced by its argument where that means the same (C passes a value once: the body writes neither the
   // parameter nor anything the argument reads, and the argument draws no input), else assigned it first.
-  StmtPtr Inline(const FunctionDef& fn, const std::vector<ExprPtr>& args, Loc loc, ExprPtr result) {
+  StmtPtr Inline(const FunctionDef& fn, const Arguments& arguments, Loc loc, ExprPtr result) {
     if (RecursesTooDeep(fn)) {
       prog_.recursion_cuts.insert(fmt::format("{}:{}:{}: '{}'", file_, loc.line, loc.col, fn.name));
       return RecursionCut(result);
     }
     std::vector<std::optional<Var>> params;
-    CallerState caller = EnterCall(fn, args, loc, params);
+    CallerState caller = EnterCall(fn, arguments, loc, params);
+    const std::vector<ExprPtr>& args = arguments.values;
     inlining_.push_back({&fn, result});
     jump_marks_.emplace_back();
     StmtPtr body = WithJumpsLowered(ParseBlock());
@@ -1636,11 +1658,12 @@ class Parser {
   // argument reads an input (E may read it twice, or never): where no statement runs, such a call is refused.
   ExprPtr ParseExpressionCall(const Token& t) {
     const FunctionDef& fn = functions_.at(t.text);
-    const std::vector<ExprPtr> args = ParseArguments();
+    const Arguments arguments = ParseArguments();
+    const std::vector<ExprPtr>& args = arguments.values;
     const bool reads_input = std::any_of(args.begin(), args.end(), [](const ExprPtr& a) { return HasNondet(a); });
     if (fn.returns_value && (!IsOneReturn(fn) || reads_input) && hoisted_) {
       const ExprPtr value = FreshVar("value_" + fn.name, fn.result_type);
-      StmtPtr inlined = Inline(fn, args, t.loc, value);
+      StmtPtr inlined = Inline(fn, arguments, t.loc, value);
       hoisted_->statements.push_back(std::move(inlined));
       return value;
     }
@@ -1648,7 +1671,7 @@ class Parser {
                                 "initialiser of a global or a static, a constant expression): inlined there only "
                                 "where the function's body is one 'return' without assignments";
     std::vector<std::optional<Var>> params;
-    CallerState caller = EnterCall(fn, args, t.loc, params);
+    CallerState caller = EnterCall(fn, arguments, t.loc, params);
     Expect("{");
     if (!fn.returns_value || !IsOneReturn(fn)) FailUnsupported(file_, t.loc, refused);
     Expect("return");
@@ -1680,10 +1703,10 @@ class Parser {
 
   // The parameter list of fn at '(', declared: an integer parameter as a variable of its own (returned in
   // order; nothing for the others), an array or pointer parameter as another name of the array that is its
-  // argument (C passes the array's address: the callee reads and writes the caller's cells). Without `args`
-  // (a body parsed only to find its syntax error) an array parameter gets cells of its own.
-  std::vector<std::optional<Var>> DeclareParameters(const FunctionDef& fn, const std::vector<ExprPtr>* args,
-                                                    Loc loc) {
+  // argument (C passes the array's address: the callee reads and writes the caller's cells), a pointer
+  // parameter given `&v` as a name of v that only `*p` reads and writes. Without `args` (a body parsed only to
+  // find its syntax error) an array parameter gets cells of its own.
+  std::vector<std::optional<Var>> DeclareParameters(const FunctionDef& fn, const Arguments* args, Loc loc) {
     Expect("(");
     std::vector<std::optional<Var>> params;
     if (Is("void") && Is(")", 1)) Next();
@@ -1697,7 +1720,8 @@ class Parser {
       if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer to pointer parameter of '" + fn.name + "'");
       const Token name_tok = Peek();
       const std::string name = ExpectIdent();
-      const bool array = pointer || Is("[");
+      const bool brackets = Is("[");
+      const bool array = pointer || brackets;
       if (Is("[")) SkipBalanced();
       std::vector<ExprPtr> inner;  // of a multi-dimensional array parameter, constants
       while (Is("[")) {
@@ -1714,9 +1738,23 @@ class Parser {
         }
         inner.push_back(MakeConst(*extent, kLongLong));
       }
-      const ExprPtr arg = args && params.size() < args->size() ? (*args)[params.size()] : nullptr;
+      const size_t k = params.size();
+      const ExprPtr arg = args && k < args->values.size() ? args->values[k] : nullptr;
       const bool array_arg = arg && arg->kind == ExprKind::kVar && prog_.VarNamed(arg->name).is_array;
-      const std::string argument = "argument " + std::to_string(params.size() + 1) + " of '" + fn.name + "': ";
+      const std::string argument = "argument " + std::to_string(k + 1) + " of '" + fn.name + "': ";
+      if (arg && args->addresses[k]) {
+        if (!pointer || brackets) {
+          FailUnsupported(file_, loc, argument + "an address, to a parameter that is no pointer");
+        }
+        if (!(prog_.VarNamed(arg->name).type == spec->type)) {
+          FailUnsupported(file_, loc, argument + "the address of a variable of another type");
+        }
+        if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+        const std::string refused = "pointer parameter (only '*" + name + "' reads and writes what it points to)";
+        scopes_.back()[name] = Binding{arg->name, nullptr, refused, std::nullopt, std::nullopt, true};
+        params.push_back(std::nullopt);
+        continue;
+      }
       if (arg && array != array_arg) {
         FailUnsupported(file_, loc, argument + (array ? "an array parameter takes an array's name only"
                                                       : "an integer parameter given an array"));
@@ -2136,6 +2174,9 @@ class Parser {
       if (!ty.is_signed) return MakeBinary("-", MakeConst(MaxOf(ty), ty), x, ty);
       return MakeBinary("-", MakeUnary("-", x, ty), MakeConst(1, ty), ty);
     }
+    if (Is("*") && Peek(1).kind == TokKind::kIdent && !Is("(", 2)) {
+      if (const ExprPtr target = Dereference(Peek(1))) return target;
+    }
     if (Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");
     if (Is("++") || Is("--")) {
       const Token op = Next();
@@ -2155,6 +2196,21 @@ class Parser {
       return MakeCast(spec->type, a);
     }
     return ParsePostfix(postfix_assignments);
+  }
+
+  // `*p` at its '*', p at `name`: the variable that a pointer parameter given `&v` points to, or the first cell
+  // of a one-dimensional array (`*a` is `a[0]`); nothing for any other name. Pointer arithmetic (`*p++`,
+  // `*p[1]`) is refused.
+  ExprPtr Dereference(const Token& name) {
+    const Binding* b = FindBinding(name.text);
+    if (!b || b->var.empty() || (!b->refused.empty() && !b->points_to_var)) return nullptr;
+    const Var& v = prog_.VarNamed(b->var);
+    if (!b->points_to_var && (!v.is_array || inner_extents_.count(v.name))) return nullptr;
+    Next();
+    Next();
+    if (Is("++") || Is("--") || Is("[")) FailUnsupported(file_, Peek().loc, "pointer arithmetic on '" + name.text + "'");
+    if (b->points_to_var) return MakeVar(v.name, v.type);
+    return MakeIndex(v.name, v.type, MakeConst(0, kLongLong));
   }
 
   ExprPtr ParsePostfix(bool postfix_assignments) {

@@ -498,6 +498,51 @@ int main() { __VERIFIER_assert(sum(%d) == %d * (%d + 1) / 2); return 0; }
   EXPECT_EQ(testing::SolveAny(too_deep, 5), SolveStatus::kUnsafe);
 }
 
+TEST(Parser, APointerParameterGivenAnAddressIsTheVariable) {
+  // Out-parameters: `*p` reads and writes the variable whose address the call passed (swapped with itself
+  // too, passed on to another call, of a global), and `*a` is a[0].
+  const std::string source = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+void swap(int *a, int *b) { int t = *a; *a = *b; *b = t; }
+void bump(int *p, int k) { (*p)++; *p += k; }
+int get(int *p) { return *p; }
+void twice(int *q) { bump(q, 1); bump(q, 1); }
+int g;
+int main() {
+  int x = __VERIFIER_nondet_int(), y = __VERIFIER_nondet_int();
+  swap(&x, &y);
+  swap(&x, &x);
+  twice(&x);
+  int a[4];
+  *a = x;
+  bump(&g, *a);
+  int i = 0;
+  while (i < 3) { bump(&y, i); i++; }
+  __VERIFIER_assert(get(&g) != 10 && y != 8);
+  return 0;
+}
+)";
+  const Program p = AgreesWithGcc(source, {{1, 2}, {2, 0}, {0, 5}, {-4, -5}});
+  EXPECT_EQ(testing::InterpretOn(p, {2, 0}), Outcome::kError);  // y = 2 + 1 + 2 + 3
+  EXPECT_EQ(testing::InterpretOn(p, {0, 5}), Outcome::kError);  // g = 1 + 5 + 4
+  // The pointer itself is no value: compared, copied, moved, given to an integer parameter, or given the
+  // address of another type.
+  const auto refused = [](const std::string& function, const std::string& type = "int") {
+    return ParseFailure(function + "\nint main() { " + type + " x = 0; f(&x); return 0; }");
+  };
+  EXPECT_EQ(refused("void f(int *p) { if (p == 0) return; }"),
+            "unsupported: t.c:1:22: unsupported use of 'p', a pointer parameter (only '*p' reads and writes what "
+            "it points to)");
+  EXPECT_EQ(refused("void f(int *p) { *p++ = 1; }"), "unsupported: t.c:1:20: unsupported pointer arithmetic on 'p'");
+  EXPECT_EQ(refused("void g(int v) { } void f(int *p) { g(p); }"),
+            "unsupported: t.c:1:36: unsupported argument 1 of 'g': an address, to a parameter that is no pointer");
+  EXPECT_EQ(refused("void f(int *p) { *p = 1; }", "unsigned"),
+            "unsupported: t.c:2:30: unsupported argument 1 of 'f': the address of a variable of another type");
+  EXPECT_EQ(ParseFailure("int main() { int x = 0; int y = &x; return 0; }"),
+            "unsupported: t.c:1:33: unsupported operator '&'");
+}
+
 TEST(Parser, CallsThatCannotBeInlinedAreRefusedWithTheReason) {
   EXPECT_EQ(ParseFailure("int f(int n) { while (n) { return 1; } }\nint main() { int x = f(3); return 0; }"),
             "unsupported: t.c:2:22: unsupported 'f' ends without returning a value");
