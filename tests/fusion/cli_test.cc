@@ -278,6 +278,22 @@ TEST(Cli, ProvesAProgramByEveryRunItsChecksAllow) {
   EXPECT_EQ(j["counterexample"]["inputs"][0], 777);  // the first of the values that fail
 }
 
+TEST(Cli, ProvesAndRefutesAProgramWithOutParameters) {
+  // Which solver option set proves it first varies; the bug's counterexample reads 100.
+  nlohmann::json j;
+  ASSERT_EQ(Verify("--timeout 20 " + kExamples + "out_parameters.c", j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  std::ifstream in(kExamples + "out_parameters.c");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("hi <= 100 &&");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 9, "hi < 100");
+  EXPECT_EQ(Verify("--timeout 20 " + WriteTemp("bug_out_parameters.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+  const auto inputs = j["counterexample"]["inputs"].get<std::vector<long long>>();
+  EXPECT_NE(std::find(inputs.begin(), inputs.end(), 100), inputs.end()) << j.dump();
+}
+
 TEST(Cli, ProvesAndRefutesNestsOverAMatrixCollapsedAndFused) {
   // `fuse` collapses both nests and fuses the loops they become; `verify` proves the program (by that fused
   // candidate, as a rule, but which run ends first varies), then refutes it with a check off by j.
