@@ -62,15 +62,18 @@ struct Binding {
   std::optional<Int128> array_bytes;
   // An enumeration constant: its value, a constant of type int (var is empty).
   std::optional<Int128> enumerator;
-  // A pointer parameter given `&v` (var is v): `*p` reads and writes v; p alone is refused (`refused`).
+  // A pointer parameter given `&v` (var is v) or `&a[e]` (var is a, cell_index the variable that holds e as the
+  // call computed it): `*p` reads and writes v or that cell; p alone is refused (`refused`).
   bool points_to_var = false;
+  std::string cell_index = {};
 };
 
-// The arguments of a call of a function of the file: each an expression, or where `addresses` says so, the
-// variable v of an argument `&v` (ParseArguments).
+// The arguments of a call of a function of the file (ParseArguments): what each passes as a value (an array
+// its name, the address of a cell `&a[e]` its index e), and for an address `&v` or `&a[e]` the variable v or
+// the array a (empty for an argument that is no address).
 struct Arguments {
   std::vector<ExprPtr> values;
-  std::vector<bool> addresses;
+  std::vector<std::string> pointees;
 };
 
 // A function of the file other than main, inlined at each call: where its parameter list and body are.
@@ -1483,32 +1486,44 @@ class Parser {
   }
 
   // A call's arguments after its '(', through its ')'. An argument that is an array's bare name stands for the
-  // array (C passes its address); anywhere else an array's name is refused as a value. `&v` of a scalar v, and
-  // a pointer parameter that was given one, passed on, stand for v (an address: only a pointer parameter takes
-  // one).
+  // array (C passes its address); anywhere else an array's name is refused as a value. `&v` of a scalar v,
+  // `&a[e]` of a cell, and a pointer parameter that was given one, passed on, are addresses (which only a
+  // pointer parameter takes).
   Arguments ParseArguments() {
     Arguments args;
     if (Accept(")")) return args;
     do {
-      const bool address = Is("&") && Peek(1).kind == TokKind::kIdent && (Is(",", 2) || Is(")", 2));
-      const Token t = Peek(address ? 1 : 0);
-      const bool alone = t.kind == TokKind::kIdent && (Is(",", address ? 2 : 1) || Is(")", address ? 2 : 1));
+      const Token t = Peek();
+      const bool alone = t.kind == TokKind::kIdent && (Is(",", 1) || Is(")", 1));
       const Binding* b = alone ? FindBinding(t.text) : nullptr;
-      const Var* v = b && !b->var.empty() && (b->refused.empty() || b->points_to_var) ? &prog_.VarNamed(b->var)
-                                                                                      : nullptr;
-      if (v && !v->is_array && (address ? !b->points_to_var : b->points_to_var)) {
-        for (int k = address ? 2 : 1; k > 0; --k) Next();
-        args.values.push_back(MakeVar(v->name, v->type));
-        args.addresses.push_back(true);
+      if (b && b->points_to_var) {  // passed on
+        Next();
+        const Var& v = prog_.VarNamed(b->var);
+        args.values.push_back(b->cell_index.empty() ? MakeVar(v.name, v.type) : MakeVar(b->cell_index, kLongLong));
+        args.pointees.push_back(v.name);
         continue;
       }
-      if (!address && v && v->is_array) {
+      if (Is("&") && Peek(1).kind == TokKind::kIdent) {
+        const Token amp = Next();
+        const Binding* target = FindBinding(Peek().text);
+        const bool scalar = target && !target->var.empty() && target->refused.empty() &&
+                            !prog_.VarNamed(target->var).is_array && (Is(",", 1) || Is(")", 1));
+        const ExprPtr cell = scalar ? ParsePrimary() : ParsePostfix(false);
+        if (!(Is(",") || Is(")")) || (cell->kind != ExprKind::kIndex && !scalar)) {
+          FailUnsupported(file_, amp.loc, "operator '&' (only '&v' and '&a[i]' as a whole argument)");
+        }
+        args.values.push_back(scalar ? cell : cell->args[0]);
+        args.pointees.push_back(cell->name);
+        continue;
+      }
+      const Var* v = b && !b->var.empty() && b->refused.empty() ? &prog_.VarNamed(b->var) : nullptr;
+      if (v && v->is_array) {
         Next();
         args.values.push_back(MakeVar(v->name, v->type));
       } else {
         args.values.push_back(ParseExpr());
       }
-      args.addresses.push_back(false);
+      args.pointees.emplace_back();
     } while (Accept(","));
     Expect(")");
     return args;
@@ -1742,17 +1757,25 @@ class Parser {
       const ExprPtr arg = args && k < args->values.size() ? args->values[k] : nullptr;
       const bool array_arg = arg && arg->kind == ExprKind::kVar && prog_.VarNamed(arg->name).is_array;
       const std::string argument = "argument " + std::to_string(k + 1) + " of '" + fn.name + "': ";
-      if (arg && args->addresses[k]) {
+      const std::string pointee = arg ? args->pointees[k] : "";
+      if (!pointee.empty()) {
         if (!pointer || brackets) {
           FailUnsupported(file_, loc, argument + "an address, to a parameter that is no pointer");
         }
-        if (!(prog_.VarNamed(arg->name).type == spec->type)) {
+        const Var& target = prog_.VarNamed(pointee);
+        if (!(target.type == spec->type)) {
           FailUnsupported(file_, loc, argument + "the address of a variable of another type");
         }
         if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
         const std::string refused = "pointer parameter (only '*" + name + "' reads and writes what it points to)";
-        scopes_.back()[name] = Binding{arg->name, nullptr, refused, std::nullopt, std::nullopt, true};
-        params.push_back(std::nullopt);
+        Binding binding{pointee, nullptr, refused, std::nullopt, std::nullopt, true, ""};
+        if (target.is_array) {  // the cell's index, as the call computes it, in a parameter of its own
+          binding.cell_index = prog_.AddVar("cell_" + name, kLongLong);
+          params.push_back(Var{binding.cell_index, kLongLong});
+        } else {
+          params.push_back(std::nullopt);
+        }
+        scopes_.back()[name] = std::move(binding);
         continue;
       }
       if (arg && array != array_arg) {
@@ -2205,12 +2228,12 @@ class Parser {
     const Binding* b = FindBinding(name.text);
     if (!b || b->var.empty() || (!b->refused.empty() && !b->points_to_var)) return nullptr;
     const Var& v = prog_.VarNamed(b->var);
-    if (!b->points_to_var && (!v.is_array || inner_extents_.count(v.name))) return nullptr;
+    if (!b->points_to_var && (!v.is_array || inner_extents_.count(v.name))) return nullptr;  // `*a` of a row
     Next();
     Next();
     if (Is("++") || Is("--") || Is("[")) FailUnsupported(file_, Peek().loc, "pointer arithmetic on '" + name.text + "'");
-    if (b->points_to_var) return MakeVar(v.name, v.type);
-    return MakeIndex(v.name, v.type, MakeConst(0, kLongLong));
+    if (b->points_to_var && b->cell_index.empty()) return MakeVar(v.name, v.type);
+    return MakeIndex(v.name, v.type, b->points_to_var ? MakeVar(b->cell_index, kLongLong) : MakeConst(0, kLongLong));
   }
 
   ExprPtr ParsePostfix(bool postfix_assignments) {

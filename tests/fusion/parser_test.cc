@@ -499,8 +499,9 @@ int main() { __VERIFIER_assert(sum(%d) == %d * (%d + 1) / 2); return 0; }
 }
 
 TEST(Parser, APointerParameterGivenAnAddressIsTheVariable) {
-  // Out-parameters: `*p` reads and writes the variable whose address the call passed (swapped with itself
-  // too, passed on to another call, of a global), and `*a` is a[0].
+  // Out-parameters: `*p` reads and writes the variable or the cell whose address the call passed (swapped
+  // with itself too, passed on to another call, of a global; a cell at the index the call computed, which the
+  // callee then changes), and `*a` is a[0].
   const std::string source = R"(
 extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int cond);
@@ -508,7 +509,8 @@ void swap(int *a, int *b) { int t = *a; *a = *b; *b = t; }
 void bump(int *p, int k) { (*p)++; *p += k; }
 int get(int *p) { return *p; }
 void twice(int *q) { bump(q, 1); bump(q, 1); }
-int g;
+int g, k;
+void at(int *p) { k = 3; *p = 5; }
 int main() {
   int x = __VERIFIER_nondet_int(), y = __VERIFIER_nondet_int();
   swap(&x, &y);
@@ -516,10 +518,17 @@ int main() {
   twice(&x);
   int a[4];
   *a = x;
-  bump(&g, *a);
+  a[1] = 7;
+  a[2] = 0;
+  a[3] = 0;
+  swap(&a[0], &a[1]);
+  twice(&a[0]);
+  bump(&g, a[1]);
+  k = 2;
+  at(&a[k]);
   int i = 0;
   while (i < 3) { bump(&y, i); i++; }
-  __VERIFIER_assert(get(&g) != 10 && y != 8);
+  __VERIFIER_assert(get(&g) != 10 && y != 8 && get(&a[0]) == 11 && a[2] == 5 && a[3] == 0);
   return 0;
 }
 )";
@@ -541,6 +550,8 @@ int main() {
             "unsupported: t.c:2:30: unsupported argument 1 of 'f': the address of a variable of another type");
   EXPECT_EQ(ParseFailure("int main() { int x = 0; int y = &x; return 0; }"),
             "unsupported: t.c:1:33: unsupported operator '&'");
+  EXPECT_EQ(ParseFailure("int h(int *p) { return 0; }\nint main() { int a[2]; h(&a[0] + 1); return 0; }"),
+            "unsupported: t.c:2:26: unsupported operator '&' (only '&v' and '&a[i]' as a whole argument)");
 }
 
 TEST(Parser, CallsThatCannotBeInlinedAreRefusedWithTheReason) {
