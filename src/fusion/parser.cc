@@ -1505,15 +1505,13 @@ class Parser {
       }
       if (Is("&") && Peek(1).kind == TokKind::kIdent) {
         const Token amp = Next();
-        const Binding* target = FindBinding(Peek().text);
-        const bool scalar = target && !target->var.empty() && target->refused.empty() &&
-                            !prog_.VarNamed(target->var).is_array && (Is(",", 1) || Is(")", 1));
-        const ExprPtr cell = scalar ? ParsePrimary() : ParsePostfix(false);
-        if (!(Is(",") || Is(")")) || (cell->kind != ExprKind::kIndex && !scalar)) {
+        const ExprPtr target = ParsePostfix(false);  // a variable, a struct's member, or a cell
+        const bool scalar = target->kind == ExprKind::kVar && !prog_.VarNamed(target->name).is_array;
+        if (!(Is(",") || Is(")")) || (target->kind != ExprKind::kIndex && !scalar)) {
           FailUnsupported(file_, amp.loc, "operator '&' (only '&v' and '&a[i]' as a whole argument)");
         }
-        args.values.push_back(scalar ? cell : cell->args[0]);
-        args.pointees.push_back(cell->name);
+        args.values.push_back(scalar ? target : target->args[0]);
+        args.pointees.push_back(target->name);
         continue;
       }
       const Var* v = b && !b->var.empty() && b->refused.empty() ? &prog_.VarNamed(b->var) : nullptr;

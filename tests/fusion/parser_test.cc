@@ -500,8 +500,8 @@ int main() { __VERIFIER_assert(sum(%d) == %d * (%d + 1) / 2); return 0; }
 
 TEST(Parser, APointerParameterGivenAnAddressIsTheVariable) {
   // Out-parameters: `*p` reads and writes the variable or the cell whose address the call passed (swapped
-  // with itself too, passed on to another call, of a global; a cell at the index the call computed, which the
-  // callee then changes), and `*a` is a[0].
+  // with itself too, passed on to another call, of a global, a struct's member; a cell at the index the call
+  // computed, which the callee then changes), and `*a` is a[0].
   const std::string source = R"(
 extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int cond);
@@ -510,6 +510,7 @@ void bump(int *p, int k) { (*p)++; *p += k; }
 int get(int *p) { return *p; }
 void twice(int *q) { bump(q, 1); bump(q, 1); }
 int g, k;
+struct S { int m; };
 void at(int *p) { k = 3; *p = 5; }
 int main() {
   int x = __VERIFIER_nondet_int(), y = __VERIFIER_nondet_int();
@@ -526,9 +527,12 @@ int main() {
   bump(&g, a[1]);
   k = 2;
   at(&a[k]);
+  struct S s;
+  s.m = x;
+  bump(&s.m, 2);
   int i = 0;
   while (i < 3) { bump(&y, i); i++; }
-  __VERIFIER_assert(get(&g) != 10 && y != 8 && get(&a[0]) == 11 && a[2] == 5 && a[3] == 0);
+  __VERIFIER_assert(get(&g) != 10 && y != 8 && get(&a[0]) == 11 && a[2] == 5 && a[3] == 0 && s.m == x + 3);
   return 0;
 }
 )";
