@@ -41,7 +41,8 @@ Int128 Wrap(IntType t, Int128 v);
 // a + b, a - b or a * b (op '+', '-' or '*') modulo 2^128, where Int128 arithmetic would overflow (undefined
 // behaviour): Wrap(t, ·) of it is the exact result's for every type t, as 2^bits divides 2^128.
 Int128 ModularArithmetic(char op, Int128 a, Int128 b);
-// a + b, a - b or a * b when its magnitude is at most `limit`; a and b must be at most 2^126 in magnitude.
+// a + b, a - b or a * b when its magnitude is at most `limit` (at most 2^126); a and b must be below 2^126 in
+// magnitude.
 std::optional<Int128> BoundedArithmetic(char op, Int128 a, Int128 b, Int128 limit);
 // The C spelling of a type ("unsigned int").
 std::string TypeName(IntType t);

@@ -1544,7 +1544,8 @@ class Parser {
     std::vector<std::map<std::string, Binding>> scopes;
     Hoisted* hoisted;
   };
-  CallerState EnterCall(const FunctionDef& fn, const Arguments& args, Loc loc, std::vector<std::optional<Var>>& params) {
+  CallerState EnterCall(const FunctionDef& fn, const Arguments& args, Loc loc,
+                        std::vector<std::optional<Var>>& params) {
     if (!fn.unsupported.empty()) FailUnsupported(file_, loc, "call of '" + fn.name + "': " + fn.unsupported);
     if (++inlined_calls_ > kMaxInlinedCalls) {
       FailUnsupported(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
@@ -1717,8 +1718,9 @@ class Parser {
   // The parameter list of fn at '(', declared: an integer parameter as a variable of its own (returned in
   // order; nothing for the others), an array or pointer parameter as another name of the array that is its
   // argument (C passes the array's address: the callee reads and writes the caller's cells), a pointer
-  // parameter given `&v` as a name of v that only `*p` reads and writes. Without `args` (a body parsed only to
-  // find its syntax error) an array parameter gets cells of its own.
+  // parameter given `&v` or `&a[e]` as a name of v or of that cell that only `*p` reads and writes (e is then
+  // passed as a value, to a parameter `cell_p` of its own). Without `args` (a body parsed only to find its
+  // syntax error) an array parameter gets cells of its own.
   std::vector<std::optional<Var>> DeclareParameters(const FunctionDef& fn, const Arguments* args, Loc loc) {
     Expect("(");
     std::vector<std::optional<Var>> params;
@@ -2229,7 +2231,9 @@ class Parser {
     if (!b->points_to_var && (!v.is_array || inner_extents_.count(v.name))) return nullptr;  // `*a` of a row
     Next();
     Next();
-    if (Is("++") || Is("--") || Is("[")) FailUnsupported(file_, Peek().loc, "pointer arithmetic on '" + name.text + "'");
+    if (Is("++") || Is("--") || Is("[")) {
+      FailUnsupported(file_, Peek().loc, "pointer arithmetic on '" + name.text + "'");
+    }
     if (b->points_to_var && b->cell_index.empty()) return MakeVar(v.name, v.type);
     return MakeIndex(v.name, v.type, b->points_to_var ? MakeVar(b->cell_index, kLongLong) : MakeConst(0, kLongLong));
   }
