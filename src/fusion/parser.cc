@@ -1024,6 +1024,15 @@ class Parser {
       const std::string name = ExpectIdent();
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
+      } else if (pointer && Is("=") && Is("&", 1)) {  // `int *p = &x;`: p is a name of x (`*p`) from here on
+        Next();
+        const Token amp = Peek();
+        const Address address = ParseAddress(";", "a pointer's whole initialiser");
+        if (!(prog_.VarNamed(address.pointee).type == spec->type)) {
+          FailUnsupported(file_, amp.loc, "pointer '" + name + "' given the address of a variable of another type");
+        }
+        const std::optional<Var> cell = BindPointer(name, name_tok.loc, address.pointee);
+        if (cell) out.push_back(MakeAssign(MakeVar(cell->name, cell->type), address.value));
       } else if (pointer) {
         const std::string unique = Declare(name, spec->type, true, name_tok.loc);
         if (Accept("=")) {
@@ -1485,6 +1494,38 @@ class Parser {
     return false;
   }
 
+  // What `&v`, `&s.m` or `&a[e]` points to: the variable (v, or the member's) or the array a, and what a pointer
+  // to it passes as a value (v itself; for a cell, its index e).
+  struct Address {
+    std::string pointee;
+    ExprPtr value;
+  };
+  // The address at '&', which must end at ',' or `end` (`where` it may stand, for the message).
+  Address ParseAddress(const char* end, const char* where) {
+    const Token amp = Next();
+    const ExprPtr target = ParsePostfix(false);  // a variable, a struct's member, or a cell
+    const bool scalar = target->kind == ExprKind::kVar && !prog_.VarNamed(target->name).is_array;
+    if (!(Is(",") || Is(end)) || (target->kind != ExprKind::kIndex && !scalar)) {
+      FailUnsupported(file_, amp.loc, std::string("operator '&' (only '&v' and '&a[i]' as ") + where + ")");
+    }
+    return {target->name, scalar ? target : target->args[0]};
+  }
+
+  // Binds `name` (declared at `loc`) in the innermost scope as a pointer to `pointee`, a variable or an array of
+  // the pointer's type: `*name` reads and writes it (Dereference), the pointer alone is refused. For an array,
+  // the cell's index is kept in a new variable, returned, which the caller assigns the index that the address
+  // computed.
+  std::optional<Var> BindPointer(const std::string& name, Loc loc, const std::string& pointee) {
+    const Var& target = prog_.VarNamed(pointee);
+    if (scopes_.back().count(name)) FailSyntax(file_, loc, "redefinition of '" + name + "'");
+    const std::string refused = "pointer (only '*" + name + "' reads and writes what it points to)";
+    Binding binding{pointee, nullptr, refused, std::nullopt, std::nullopt, true, ""};
+    std::optional<Var> cell;
+    if (target.is_array) cell = Var{binding.cell_index = prog_.AddVar("cell_" + name, kLongLong), kLongLong};
+    scopes_.back()[name] = std::move(binding);
+    return cell;
+  }
+
   // A call's arguments after its '(', through its ')'. An argument that is an array's bare name stands for the
   // array (C passes its address); anywhere else an array's name is refused as a value. `&v` of a scalar v,
   // `&a[e]` of a cell, and a pointer parameter that was given one, passed on, are addresses (which only a
@@ -1504,14 +1545,9 @@ class Parser {
         continue;
       }
       if (Is("&") && Peek(1).kind == TokKind::kIdent) {
-        const Token amp = Next();
-        const ExprPtr target = ParsePostfix(false);  // a variable, a struct's member, or a cell
-        const bool scalar = target->kind == ExprKind::kVar && !prog_.VarNamed(target->name).is_array;
-        if (!(Is(",") || Is(")")) || (target->kind != ExprKind::kIndex && !scalar)) {
-          FailUnsupported(file_, amp.loc, "operator '&' (only '&v' and '&a[i]' as a whole argument)");
-        }
-        args.values.push_back(scalar ? target : target->args[0]);
-        args.pointees.push_back(target->name);
+        const Address address = ParseAddress(")", "a whole argument");
+        args.values.push_back(address.value);
+        args.pointees.push_back(address.pointee);
         continue;
       }
       const Var* v = b && !b->var.empty() && b->refused.empty() ? &prog_.VarNamed(b->var) : nullptr;
@@ -1762,20 +1798,10 @@ class Parser {
         if (!pointer || brackets) {
           FailUnsupported(file_, loc, argument + "an address, to a parameter that is no pointer");
         }
-        const Var& target = prog_.VarNamed(pointee);
-        if (!(target.type == spec->type)) {
+        if (!(prog_.VarNamed(pointee).type == spec->type)) {
           FailUnsupported(file_, loc, argument + "the address of a variable of another type");
         }
-        if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
-        const std::string refused = "pointer parameter (only '*" + name + "' reads and writes what it points to)";
-        Binding binding{pointee, nullptr, refused, std::nullopt, std::nullopt, true, ""};
-        if (target.is_array) {  // the cell's index, as the call computes it, in a parameter of its own
-          binding.cell_index = prog_.AddVar("cell_" + name, kLongLong);
-          params.push_back(Var{binding.cell_index, kLongLong});
-        } else {
-          params.push_back(std::nullopt);
-        }
-        scopes_.back()[name] = std::move(binding);
+        params.push_back(BindPointer(name, name_tok.loc, pointee));  // a cell's index: a parameter of its own
         continue;
       }
       if (arg && array != array_arg) {

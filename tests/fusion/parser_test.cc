@@ -545,13 +545,31 @@ int main() {
     return ParseFailure(function + "\nint main() { " + type + " x = 0; f(&x); return 0; }");
   };
   EXPECT_EQ(refused("void f(int *p) { if (p == 0) return; }"),
-            "unsupported: t.c:1:22: unsupported use of 'p', a pointer parameter (only '*p' reads and writes what "
-            "it points to)");
+            "unsupported: t.c:1:22: unsupported use of 'p', a pointer (only '*p' reads and writes what it points "
+            "to)");
   EXPECT_EQ(refused("void f(int *p) { *p++ = 1; }"), "unsupported: t.c:1:20: unsupported pointer arithmetic on 'p'");
   EXPECT_EQ(refused("void g(int v) { } void f(int *p) { g(p); }"),
             "unsupported: t.c:1:36: unsupported argument 1 of 'g': an address, to a parameter that is no pointer");
   EXPECT_EQ(refused("void f(int *p) { *p = 1; }", "unsigned"),
             "unsupported: t.c:2:30: unsupported argument 1 of 'f': the address of a variable of another type");
+  // A local pointer initialised with an address is a name of its variable or cell, as a parameter is (in a loop,
+  // of the cell at each iteration's index).
+  const std::string locals = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+int main() {
+  int x = __VERIFIER_nondet_int(), a[4] = {0};
+  int *p = &x, *q = &a[1];
+  *p = *p + 1;
+  for (int i = 0; i < 4; i++) { int *c = &a[i]; *c = i; }
+  *q = *q + 10;
+  __VERIFIER_assert(a[1] == 11 && a[3] == 3 && x != 0);
+  return 0;
+}
+)";
+  EXPECT_EQ(testing::InterpretOn(AgreesWithGcc(locals, {{-1}, {0}, {5}}), {-1}), Outcome::kError);
+  EXPECT_EQ(ParseFailure("int main() { int x = 0; int *p = &x; p = &x; return 0; }"),
+            "unsupported: t.c:1:38: unsupported use of 'p', a pointer (only '*p' reads and writes what it points to)");
   EXPECT_EQ(ParseFailure("int main() { int x = 0; int y = &x; return 0; }"),
             "unsupported: t.c:1:33: unsupported operator '&'");
   EXPECT_EQ(ParseFailure("int h(int *p) { return 0; }\nint main() { int a[2]; h(&a[0] + 1); return 0; }"),
