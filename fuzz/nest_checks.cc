@@ -118,7 +118,7 @@ class NestGenerator {
       checked = fmt::format("b[i][j] {} {} + {} + {}", rel, source, addition, delta);
     }
     const bool sums = check / 16 % 3 == 0;
-    if (three_nests) text += Nest(fmt::format("p = p + (a[i][j] != b[i][j]);"));
+    if (three_nests) text += Nest("p = p + (a[i][j] != b[i][j]);");
     text += Nest(sums ? fmt::format("s = s + {};", checked.substr(0, checked.find(' ')))
                       : fmt::format("__VERIFIER_assert({});", checked));
     if (sums) text += fmt::format("  __VERIFIER_assert(s {} {});\n", rel, check / 48 % 24);
