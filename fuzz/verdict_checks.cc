@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
