@@ -62,8 +62,10 @@ struct Binding {
   std::optional<Int128> array_bytes;
   // An enumeration constant: its value, a constant of type int (var is empty).
   std::optional<Int128> enumerator;
-  // A pointer parameter given `&v` (var is v) or `&a[e]` (var is a, cell_index the variable that holds e as the
-  // call computed it): `*p` reads and writes v or that cell; p alone is refused (`refused`).
+  // A pointer given `&v` (var is v): `*p` reads and writes v, p alone is refused (`refused`). A pointer into an
+  // array, given `&a[e]`, `a + e` or another such pointer (var is a, cell_index the variable that holds the
+  // index of the cell it points to, which moving the pointer changes): `*p` and `p[i]` are cells of a, and
+  // pointers into the same array compare and subtract as their indices do.
   bool points_to_var = false;
   std::string cell_index = {};
 };
@@ -1024,6 +1026,15 @@ class Parser {
       const std::string name = ExpectIdent();
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
+      } else if (pointer && Is("=") && AtPointerValue(1)) {  // `int *p = a + 1;`, `= &a[i]`, `= q`: into an array
+        Next();
+        const Token at = Peek();
+        const PointerValue value = ParsePointerValue();
+        if (!(prog_.VarNamed(value.array).type == spec->type)) {
+          FailUnsupported(file_, at.loc, "pointer '" + name + "' given a pointer into an array of another type");
+        }
+        const std::optional<Var> cell = BindPointer(name, name_tok.loc, value.array);
+        out.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
       } else if (pointer && Is("=") && Is("&", 1)) {  // `int *p = &x;`: p is a name of x (`*p`) from here on
         Next();
         const Token amp = Peek();
@@ -1388,9 +1399,20 @@ class Parser {
       if (name == "abort" && args.empty()) return MakeAssume(MakeConst(0));
       FailUnsupported(file_, t.loc, "call of '" + name + "'");
     }
+    if ((Is("++") || Is("--")) && Peek(1).kind == TokKind::kIdent && !Is("[", 2)) {
+      if (const Binding* cursor = CursorNamed(Peek(1).text)) {  // `++p`
+        const Token op = Next();
+        return MoveCursor(*cursor, Next().text, op);
+      }
+    }
     if (Is("++") || Is("--")) {
       const Token op = Next();
       return Store(op, ParseUnary(), MakeConst(1));
+    }
+    if (const Binding* cursor = t.kind == TokKind::kIdent ? CursorNamed(t.text) : nullptr;
+        cursor && Peek(1).kind == TokKind::kPunct && kAssignmentOperators.count(Peek(1).text)) {
+      Next();
+      return MoveCursor(*cursor, t.text, Next());
     }
     ExprPtr lhs = ParseUnary(false);
     if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
@@ -1518,7 +1540,10 @@ class Parser {
   std::optional<Var> BindPointer(const std::string& name, Loc loc, const std::string& pointee) {
     const Var& target = prog_.VarNamed(pointee);
     if (scopes_.back().count(name)) FailSyntax(file_, loc, "redefinition of '" + name + "'");
-    const std::string refused = "pointer (only '*" + name + "' reads and writes what it points to)";
+    const std::string refused =
+        target.is_array ? "pointer into an array (only '*" + name + "', '" + name + "[i]', moving it within the "
+                              "array, and comparing and subtracting pointers into the same array)"
+                        : "pointer (only '*" + name + "' reads and writes what it points to)";
     Binding binding{pointee, nullptr, refused, std::nullopt, std::nullopt, true, ""};
     std::optional<Var> cell;
     if (target.is_array) cell = Var{binding.cell_index = prog_.AddVar("cell_" + name, kLongLong), kLongLong};
@@ -1526,11 +1551,181 @@ class Parser {
     return cell;
   }
 
-  // A call's arguments after its '(', through its ')'. An argument that is an array's bare name stands for the
-  // array (C passes its address); anywhere else an array's name is refused as a value. `&v` of a scalar v,
-  // `&a[e]` of a cell, and a pointer parameter that was given one, passed on, are addresses (which only a
+  // A pointer into an array as the parse holds it: the array, and the index of the cell it points to.
+  struct PointerValue {
+    std::string array;
+    ExprPtr index;
+    Loc loc;
+  };
+
+  // The pointer bound into an array that `name` is (BindPointer), or null.
+  const Binding* CursorNamed(const std::string& name) const {
+    const Binding* b = FindBinding(name);
+    return b && b->points_to_var && !b->cell_index.empty() ? b : nullptr;
+  }
+
+  // The array that the name at token k points into as a pointer value: a pointer into an array, or a
+  // one-dimensional array's own name (C converts it to a pointer to its first cell); empty for anything else,
+  // a cell (`a[i]`, `p[i]`) and a call included.
+  std::string PointerTargetAt(int k) const {
+    const Token& t = Peek(k);
+    const Token& after = Peek(k + 1);
+    if (t.kind != TokKind::kIdent || Is("(", k + 1) || Is("[", k + 1)) return "";
+    if (after.kind == TokKind::kPunct && kAssignmentOperators.count(after.text)) return "";  // refused elsewhere
+    if (const Binding* b = CursorNamed(t.text)) return b->var;
+    const Binding* b = FindBinding(t.text);
+    if (!b || b->var.empty() || !b->refused.empty() || b->record) return "";
+    const Var& v = prog_.VarNamed(b->var);
+    return v.is_array && !inner_extents_.count(v.name) ? v.name : "";
+  }
+
+  // Whether a pointer value into an array starts at token k: such a name or `&` of a cell, and where
+  // `parenthesised`, either in parentheses (not where the parentheses may hold a comparison: `(p < q)`).
+  bool AtPointerValue(int k = 0, bool parenthesised = true) const {
+    if (Is("(", k)) return parenthesised && AtPointerValue(k + 1);
+    if (Is("&", k)) {  // `&a[i]`, `&p[i]`
+      const Binding* b = Peek(k + 1).kind == TokKind::kIdent ? FindBinding(Peek(k + 1).text) : nullptr;
+      const bool array = b && !b->var.empty() && b->refused.empty() && prog_.VarNamed(b->var).is_array;
+      return (array || CursorNamed(Peek(k + 1).text)) && Is("[", k + 2);
+    }
+    return !PointerTargetAt(k).empty();
+  }
+
+  // A pointer value into an array ahead (AtPointerValue): a term, then integers added or subtracted (a
+  // pointer after '-' ends it: that is a difference of pointers, which the caller takes).
+  PointerValue ParsePointerValue() {
+    const Token start = Peek();
+    PointerValue value;
+    if (Accept("(")) {
+      value = ParsePointerValue();
+      Expect(")");
+    } else if (Accept("&")) {
+      const ExprPtr cell = ParsePostfix(false);
+      value = {cell->name, cell->args[0], start.loc};
+    } else {
+      const std::string array = PointerTargetAt(0);
+      const Token name = Next();
+      const Binding* cursor = CursorNamed(name.text);
+      value = {array, cursor ? MakeVar(cursor->cell_index, kLongLong) : MakeConst(0, kLongLong), name.loc};
+      if (Is("++") || Is("--")) {
+        FailUnsupported(file_, Peek().loc, "'" + Peek().text + "' of pointer '" + name.text + "' inside an expression");
+      }
+    }
+    while ((Is("+") || Is("-")) && !(Is("-") && AtPointerValue(1))) {
+      const Token op = Next();
+      const ExprPtr offset = MakeCast(kLongLong, ParseBinary(BinaryPrecedence(op)));
+      value.index = MakeBinary(op.text, value.index, offset, kLongLong);
+    }
+    return value;
+  }
+
+  // A pointer value ahead that must point into `array` (the one a pointer `name` points into).
+  PointerValue ParsePointerInto(const std::string& array, const std::string& name) {
+    const Token t = Peek();
+    if (!AtPointerValue()) {
+      FailUnsupported(file_, t.loc, "value of pointer '" + name + "' (only a pointer into its array, as '" +
+                                        prog_.VarNamed(array).name + " + i' or '&" + prog_.VarNamed(array).name +
+                                        "[i]')");
+    }
+    PointerValue value = ParsePointerValue();
+    if (value.array != array) FailUnsupported(file_, t.loc, "pointer '" + name + "' moved to another array");
+    return value;
+  }
+
+  // An operand that starts with a pointer value (AtPointerValue), where an integer is wanted: pointers into one
+  // array compared (`p < a + n`) or subtracted (`p - a`), as their indices, the difference a ptrdiff_t. An
+  // operator that binds as tightly as `min_prec` or more would take the pointer alone: refused, as is any
+  // other use of a pointer as a value.
+  ExprPtr ParsePointerOperand(int min_prec) {
+    const PointerValue left = ParsePointerValue();
+    const Token op = Peek();
+    const bool compare = op.kind == TokKind::kPunct && (BinaryPrecedence(op) == 6 || BinaryPrecedence(op) == 7);
+    if ((!compare && op.text != "-") || BinaryPrecedence(op) <= min_prec) {
+      FailUnsupported(file_, left.loc, "use of a pointer into '" + prog_.VarNamed(left.array).name +
+                                           "' as a value (only '*p', 'p[i]', and comparing and subtracting "
+                                           "pointers into the same array)");
+    }
+    Next();
+    if (!AtPointerValue()) FailUnsupported(file_, op.loc, "operator '" + op.text + "' of a pointer and an integer");
+    const PointerValue right = ParsePointerValue();
+    if (right.array != left.array) {
+      FailUnsupported(file_, op.loc, "operator '" + op.text + "' of pointers into different arrays");
+    }
+    if (compare) return Compare(op.text, left.index, right.index);
+    const IntType ptrdiff{long_bits_, true};
+    return MakeCast(ptrdiff, MakeBinary("-", left.index, right.index, kLongLong));
+  }
+
+  // A statement that moves pointer `name` within its array (`p = q + 1`, `p++`, `--p`, `p += k`) from `op` on;
+  // prefix operators are taken before the name. The binding is a copy: what follows `op` may inline calls.
+  StmtPtr MoveCursor(Binding cursor, const std::string& name, const Token& op) {
+    const ExprPtr cell = MakeVar(cursor.cell_index, kLongLong);
+    if (op.text == "=") return MakeAssign(cell, ParsePointerInto(cursor.var, name).index);
+    if (op.text == "++" || op.text == "--") return Store(op, cell, MakeConst(1));
+    if (op.text == "+=" || op.text == "-=") return Store(op, cell, MakeCast(kLongLong, ParseExpr()));
+    FailUnsupported(file_, op.loc, "operator '" + op.text + "' of pointer '" + name + "'");
+  }
+
+  // Whether the argument ahead, which starts with a pointer value (AtPointerValue), is a pointer rather than an
+  // integer made of pointers (`p < q`, `p - a`): no comparison, condition or difference of pointers outside
+  // parentheses before the ',' or ')' that ends it.
+  bool ArgumentIsPointer() const {
+    int depth = 0;
+    for (int k = 0; Peek(k).kind != TokKind::kEnd; ++k) {
+      const Token& t = Peek(k);
+      if (t.kind != TokKind::kPunct) continue;
+      if (t.text == "(" || t.text == "[") ++depth;
+      if ((t.text == ")" || t.text == "]") && depth-- == 0) return true;
+      if (depth > 0) continue;
+      if (t.text == ",") return true;
+      if (BinaryPrecedence(t) == 6 || BinaryPrecedence(t) == 7 || t.text == "?" || t.text == "&&" ||
+          t.text == "||" || (t.text == "-" && AtPointerValue(k + 1))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Whether parameter k of fn is a pointer (`int *p`, not `int p[]`) that fn's body moves (`p++`, `*p--`,
+  // `++p`, `p = q`, `p += 2`), by its tokens: given an array's name, it is then a pointer into that array, not
+  // another name of the array. A move missed here is refused where it is parsed, never misread.
+  bool MovesPointerParameter(const FunctionDef& fn, size_t k) const {
+    size_t index = 0;
+    int depth = 0;
+    bool pointer = false;
+    std::string name;
+    for (size_t i = fn.params + 1; i < fn.body && index <= k; ++i) {
+      const Token& t = toks_[i];
+      if (t.text == "(" || t.text == "[") ++depth;
+      if (depth == 0 && (t.text == "," || t.text == ")")) {
+        if (index++ == k) break;
+        pointer = false;
+        continue;
+      }
+      if (t.text == ")" || t.text == "]") --depth;
+      if (depth == 0 && t.text == "*") pointer = true;
+      if (depth == 0 && t.kind == TokKind::kIdent) name = t.text;
+      if (t.text == "[") pointer = false;
+    }
+    if (index <= k || !pointer || name.empty()) return false;
+    for (size_t i = fn.body + 1; i + 1 < fn.body_end; ++i) {
+      if (toks_[i].kind != TokKind::kIdent || toks_[i].text != name) continue;
+      const std::string& before = toks_[i - 1].text;
+      const std::string& after = toks_[i + 1].text;
+      if (after == "++" || after == "--" || ((before == "++" || before == "--") && after != "[") ||
+          ((after == "=" || after == "+=" || after == "-=") && before != "*")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // A call's arguments of fn after its '(', through its ')'. An argument that is an array's bare name stands for
+  // the array (C passes its address), or, given to a pointer that fn moves, a pointer to its first cell;
+  // anywhere else an array's name is refused as a value. `&v` of a scalar v, a pointer into an array (`&a[e]`,
+  // `a + e`, `p + e`), and a pointer parameter that was given one, passed on, are addresses (which only a
   // pointer parameter takes).
-  Arguments ParseArguments() {
+  Arguments ParseArguments(const FunctionDef& fn) {
     Arguments args;
     if (Accept(")")) return args;
     do {
@@ -1544,6 +1739,15 @@ class Parser {
         args.pointees.push_back(v.name);
         continue;
       }
+      if (!alone && AtPointerValue() && ArgumentIsPointer()) {  // `a + 1`, `&a[i]`, `p + k`
+        const PointerValue value = ParsePointerValue();
+        args.values.push_back(value.index);
+        args.pointees.push_back(value.array);
+        if (!Is(",") && !Is(")")) {
+          FailUnsupported(file_, Peek().loc, "pointer argument (only a pointer plus or minus an integer)");
+        }
+        continue;
+      }
       if (Is("&") && Peek(1).kind == TokKind::kIdent) {
         const Address address = ParseAddress(")", "a whole argument");
         args.values.push_back(address.value);
@@ -1551,6 +1755,12 @@ class Parser {
         continue;
       }
       const Var* v = b && !b->var.empty() && b->refused.empty() ? &prog_.VarNamed(b->var) : nullptr;
+      if (v && v->is_array && !inner_extents_.count(v->name) && MovesPointerParameter(fn, args.values.size())) {
+        Next();
+        args.values.push_back(MakeConst(0, kLongLong));
+        args.pointees.push_back(v->name);
+        continue;
+      }
       if (v && v->is_array) {
         Next();
         args.values.push_back(MakeVar(v->name, v->type));
@@ -1567,7 +1777,8 @@ class Parser {
   StmtPtr ParseInlinedCall(ExprPtr result) {
     const Token t = Next();
     Next();
-    return Inline(functions_.at(t.text), ParseArguments(), t.loc, std::move(result));
+    const FunctionDef& fn = functions_.at(t.text);
+    return Inline(fn, ParseArguments(fn), t.loc, std::move(result));
   }
 
   // Enters a call of fn for parsing its body: refuses recursion and too many calls, switches to a scope of the
@@ -1708,7 +1919,7 @@ class Parser {
   // argument reads an input (E may read it twice, or never): where no statement runs, such a call is refused.
   ExprPtr ParseExpressionCall(const Token& t) {
     const FunctionDef& fn = functions_.at(t.text);
-    const Arguments arguments = ParseArguments();
+    const Arguments arguments = ParseArguments(fn);
     const std::vector<ExprPtr>& args = arguments.values;
     const bool reads_input = std::any_of(args.begin(), args.end(), [](const ExprPtr& a) { return HasNondet(a); });
     if (fn.returns_value && (!IsOneReturn(fn) || reads_input) && hoisted_) {
@@ -2087,7 +2298,7 @@ class Parser {
 
   ExprPtr ParseBinary(int min_prec) {
     const HoistedMark left = MarkHoisted();
-    ExprPtr lhs = ParseUnary();
+    ExprPtr lhs = AtPointerValue(0, false) ? ParsePointerOperand(min_prec) : ParseUnary();
     // Each operator of a left-associative chain adds a level to the tree, as nesting does.
     for (int chain = 1; Peek().kind == TokKind::kPunct; ++chain) {
       const Token op = Peek();
@@ -2226,6 +2437,11 @@ class Parser {
     if (Is("*") && Peek(1).kind == TokKind::kIdent && !Is("(", 2)) {
       if (const ExprPtr target = Dereference(Peek(1))) return target;
     }
+    if (Is("*") && Is("(", 1) && AtPointerValue(1)) {  // `*(p + 1)`, `*(a + i)`
+      Next();
+      const PointerValue pointer = ParsePointerValue();
+      return MakeIndex(pointer.array, prog_.VarNamed(pointer.array).type, pointer.index);
+    }
     if (Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");
     if (Is("++") || Is("--")) {
       const Token op = Next();
@@ -2247,27 +2463,47 @@ class Parser {
     return ParsePostfix(postfix_assignments);
   }
 
-  // `*p` at its '*', p at `name`: the variable that a pointer parameter given `&v` points to, or the first cell
-  // of a one-dimensional array (`*a` is `a[0]`); nothing for any other name. Pointer arithmetic (`*p++`,
-  // `*p[1]`) is refused.
+  // `*p` at its '*', p at `name`: the variable that a pointer given `&v` points to, the cell that a pointer into
+  // an array points to (`*p++` that cell, then p moved to the next), or the first cell of a one-dimensional
+  // array (`*a` is `a[0]`); nothing for any other name. `*a++` of an array, `*v++` of a pointer to a variable
+  // and `*p[1]` are refused.
   ExprPtr Dereference(const Token& name) {
     const Binding* b = FindBinding(name.text);
     if (!b || b->var.empty() || (!b->refused.empty() && !b->points_to_var)) return nullptr;
-    const Var& v = prog_.VarNamed(b->var);
+    const Var v = prog_.VarNamed(b->var);  // a copy: moving the pointer adds variables
     if (!b->points_to_var && (!v.is_array || inner_extents_.count(v.name))) return nullptr;  // `*a` of a row
     Next();
     Next();
+    const bool cursor = b->points_to_var && !b->cell_index.empty();
+    if (cursor && (Is("++") || Is("--"))) {
+      const Token op = Next();
+      const ExprPtr old = AssignInExpression(op, MakeVar(b->cell_index, kLongLong), MakeConst(1), true, name.text);
+      return MakeIndex(v.name, v.type, old);
+    }
     if (Is("++") || Is("--") || Is("[")) {
       FailUnsupported(file_, Peek().loc, "pointer arithmetic on '" + name.text + "'");
     }
-    if (b->points_to_var && b->cell_index.empty()) return MakeVar(v.name, v.type);
-    return MakeIndex(v.name, v.type, b->points_to_var ? MakeVar(b->cell_index, kLongLong) : MakeConst(0, kLongLong));
+    if (b->points_to_var && !cursor) return MakeVar(v.name, v.type);
+    return MakeIndex(v.name, v.type, cursor ? MakeVar(b->cell_index, kLongLong) : MakeConst(0, kLongLong));
   }
 
   ExprPtr ParsePostfix(bool postfix_assignments) {
     const Token t = Peek();
     const Binding* b = t.kind == TokKind::kIdent && !Is("(", 1) ? FindBinding(t.text) : nullptr;
-    ExprPtr e = b && b->record ? ParseMemberAccess(*b->record) : ParsePrimary();
+    ExprPtr e;
+    if (b && b->record) {
+      e = ParseMemberAccess(*b->record);
+    } else if (const Binding* cursor = Is("[", 1) ? CursorNamed(t.text) : nullptr) {  // `p[i]`: a cell of p's array
+      const Var array = prog_.VarNamed(cursor->var);
+      const ExprPtr cell = MakeVar(cursor->cell_index, kLongLong);
+      Next();
+      Next();
+      const ExprPtr offset = MakeCast(kLongLong, ParseExpr());
+      Expect("]");
+      e = MakeIndex(array.name, array.type, MakeBinary("+", cell, offset, kLongLong));
+    } else {
+      e = ParsePrimary();
+    }
     while (Is("[")) {
       const Token br = Next();
       if (e->kind != ExprKind::kVar || !prog_.VarNamed(e->name).is_array) {

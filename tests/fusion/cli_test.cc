@@ -288,6 +288,14 @@ TEST(Cli, ProvesAndRefutesAProgramWithOutParameters) {
   EXPECT_NE(std::find(inputs.begin(), inputs.end(), 100), inputs.end()) << j.dump();
 }
 
+TEST(Cli, ProvesAndRefutesAProgramWithPointersWalkingArrays) {
+  // 100 000 cells and any n up to them: proved by the clauses, not by enumerating runs.
+  nlohmann::json j;
+  ASSERT_EQ(Verify("--timeout 20 " + kExamples + "pointer_walk.c", j), 0) << j.dump();
+  EXPECT_EQ(j["solved_by"].get<std::string>().rfind("interpreter", 0), std::string::npos) << j.dump();
+  ExpectExampleProvedThenRefuted("pointer_walk.c", "", "*q == v + 1", "*q == v + 2");
+}
+
 TEST(Cli, ProvesAndRefutesNestsOverAMatrixCollapsedAndFused) {
   // `fuse` collapses both nests and fuses the loops they become; `verify` proves the program (by that fused
   // candidate, as a rule, but which run ends first varies), then refutes it with a check off by j.

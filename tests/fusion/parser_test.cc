@@ -572,8 +572,71 @@ int main() {
             "unsupported: t.c:1:38: unsupported use of 'p', a pointer (only '*p' reads and writes what it points to)");
   EXPECT_EQ(ParseFailure("int main() { int x = 0; int y = &x; return 0; }"),
             "unsupported: t.c:1:33: unsupported operator '&'");
-  EXPECT_EQ(ParseFailure("int h(int *p) { return 0; }\nint main() { int a[2]; h(&a[0] + 1); return 0; }"),
-            "unsupported: t.c:2:26: unsupported operator '&' (only '&v' and '&a[i]' as a whole argument)");
+  EXPECT_EQ(ParseFailure("int h(int *p) { return 0; }\nint main() { int x; h(&x + 1); return 0; }"),
+            "unsupported: t.c:2:23: unsupported operator '&' (only '&v' and '&a[i]' as a whole argument)");
+}
+
+// A pointer into an array: declared from the array, a cell's address or another pointer, moved by ++, --, +=,
+// -= and assignment, read through `*p`, `p[i]` and `*(p + i)`, compared and subtracted; a pointer parameter
+// that the function moves, given the array's name, is a pointer to its first cell. Checked against gcc.
+TEST(Parser, APointerIntoAnArrayMovesWithinIt) {
+  const std::string walks = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+void fill(int *p, int n, int v) { while (n-- > 0) *p++ = v; }
+int sum(const int *b, const int *e) { int s = 0; for (; b != e; ++b) s += *b; return s; }
+void shift(int *d, int *s, int n) { for (int i = 0; i < n; i++) d[i] = *(s + i); }
+int main() {
+  int n = __VERIFIER_nondet_int(), k = __VERIFIER_nondet_int();
+  if (n < 1 || n > 8 || k < 0 || k >= n) return 0;
+  int a[10], b[10];
+  fill(a, n, 1);
+  int *p = a + k, *q = &a[0], *r = q + 1;
+  *p = 5;
+  p += 2;
+  p -= 1;
+  --p;
+  p++;
+  p = (a + k);
+  __VERIFIER_assert(*p == 5 && p[0] == 5 && *(q + k) == 5 && *(a + k) == 5 && &p[1] - a == k + 1);
+  __VERIFIER_assert(sum(a, a + n) == n + 4 && p - q == k && (q < p) == (k > 0) && r - 1 == q);
+  shift(b, &a[1], n - 1);
+  fill(b + n - 1, 1, 7);
+  int *w = b;
+  for (int *e = b + n; w < e; w++) *w = *w + 1;
+  __VERIFIER_assert(w == b + n && b[n - 1] == 8 && sum(b, w) == sum(a + 1, a + n) + n + 7);
+  int *c = b;
+  *c++ = 3;
+  *c-- = 4;
+  __VERIFIER_assert(b[0] == 3 && b[1] == 4 && c == b);
+  return 0;
+}
+)";
+  std::vector<std::vector<long long>> runs;
+  for (long long n : {1, 2, 5, 8}) {
+    for (long long k : {0LL, n / 2, n - 1}) runs.push_back({n, k});
+  }
+  const Program p = AgreesWithGcc(walks, runs);
+  for (const std::vector<long long>& run : runs) {
+    EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0] << " " << run[1];
+  }
+  const std::string refusal = "a pointer into 'a' as a value (only '*p', 'p[i]', and comparing and subtracting "
+                              "pointers into the same array)";
+  EXPECT_EQ(ParseFailure("int main() { int a[2], b[2]; int *p = a; p = b + 1; return 0; }"),
+            "unsupported: t.c:1:46: unsupported pointer 'p' moved to another array");
+  EXPECT_EQ(ParseFailure("int main() { int a[2], b[2]; int *p = a; return p < b; }"),
+            "unsupported: t.c:1:51: unsupported operator '<' of pointers into different arrays");
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; return p != 0; }"),
+            "unsupported: t.c:1:45: unsupported operator '!=' of a pointer and an integer");
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; int x = p + 1; return 0; }"),
+            "unsupported: t.c:1:44: unsupported use of " + refusal);
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; p = 0; return 0; }"),
+            "unsupported: t.c:1:40: unsupported value of pointer 'p' (only a pointer into its array, as 'a + i' or "
+            "'&a[i]')");
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; char *p = a; return 0; }"),
+            "unsupported: t.c:1:34: unsupported pointer 'p' given a pointer into an array of another type");
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; int x = p++ < a; return 0; }"),
+            "unsupported: t.c:1:44: unsupported use of 'p', a pointer into an array (only '*p', 'p[i]', moving it "
+            "within the array, and comparing and subtracting pointers into the same array)");
 }
 
 TEST(Parser, CallsThatCannotBeInlinedAreRefusedWithTheReason) {
