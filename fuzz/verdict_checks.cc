@@ -95,6 +95,9 @@ struct Generated {
   bool divides_by_variable = false;
   // Whether while loops count in their condition, `++i < n` and `i-- > 0` (assignments inside expressions).
   bool counts_in_condition = false;
+  bool has_array = false;  // whether main declares the array a
+  // How a cell is written: 0 `a[i]`, 1 `*(a + (i))`, 2 `p[i]` and 3 `*(p + (i))` through `int *p = a;`.
+  int cell_syntax = 0;
 
   std::string Type() const { return fusion::TypeName(type); }
   // The SV-COMP function that returns a nondeterministic value of type t.
@@ -126,6 +129,11 @@ struct Generated {
   }
   // The whole C file: `prefix` first in main, then the program, then __VERIFIER_assert(assertion).
   std::string Text(const std::string& prefix, const std::string& assertion) const;
+  // The cell at `index` (C text), written as cell_syntax says.
+  std::string Cell(const std::string& index) const {
+    const char* array = cell_syntax < 2 ? "a" : "p";
+    return cell_syntax % 2 == 0 ? fmt::format("{}[{}]", array, index) : fmt::format("*({} + ({}))", array, index);
+  }
 };
 
 // The C text of an operand inside `loop`.
@@ -136,8 +144,8 @@ std::string OperandText(const Operand& o, const Loop& loop, const Generated& g) 
     case Source::kInput: return fmt::format("x{}", o.value);
     case Source::kData: return fmt::format("s{}", o.value);
     case Source::kCell:
-      if (o.previous) return fmt::format("({0} > 0 ? a[{0} - 1] : 0)", loop.counter);
-      return o.reversed ? fmt::format("a[{} - 1 - {}]", loop.span, loop.counter) : fmt::format("a[{}]", loop.counter);
+      if (o.previous) return fmt::format("({} > 0 ? {} : 0)", loop.counter, g.Cell(loop.counter + " - 1"));
+      return g.Cell(o.reversed ? fmt::format("{} - 1 - {}", loop.span, loop.counter) : loop.counter);
     case Source::kNondet: return g.Nondet();
   }
   return "";
@@ -202,6 +210,7 @@ std::string Generated::Text(const std::string& prefix, const std::string& assert
       "int main(void) {\n";
   if (!prefix.empty()) out += "  " + prefix + "\n";
   out += declarations;
+  if (has_array && cell_syntax >= 2) out += "  " + Type() + " *p = a;\n";
   for (size_t k = 0; k <= loops.size(); ++k) {
     if (labels.count(k)) out += fmt::format("  L{}:\n", k);
     if (k < loops.size()) out += LoopText(loops[k], *this, "  ");
@@ -261,6 +270,7 @@ class Generator {
       data_type_.push_back(t);
       magnitude_.push_back(Stored(init % 2 ? InputMagnitude() : constant, t));
     }
+    g_.has_array = has_array_;
     if (has_array_) d += fmt::format("  {} a[{}];\n", type, kCells);
     for (int l = 0; l < loop_count_; ++l) {
       const std::string counter = shared_counter ? "i" : fmt::format("i{}", l);
@@ -653,8 +663,12 @@ std::string MakeAssertion(const Generated& g, Generator& gen) {
 
 void CheckLoopfuseVerdicts(std::string_view data) {
   Generator gen(data);
-  const Generated g = gen.Run();
-  CheckVerdictsAgainstEveryRun(g.Text("", MakeAssertion(g, gen)), g.lo, g.width, g.divides_by_variable);
+  Generated g = gen.Run();
+  const std::string assertion = MakeAssertion(g, gen);
+  // The byte after the assertion's: how cells are written (a seed that ends with the assertion's bytes writes
+  // `a[i]`, as it did before this byte was drawn).
+  g.cell_syntax = static_cast<int>(gen.Next() % 4);
+  CheckVerdictsAgainstEveryRun(g.Text("", assertion), g.lo, g.width, g.divides_by_variable);
 }
 
 }  // namespace fuzz

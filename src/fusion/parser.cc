@@ -2437,9 +2437,11 @@ class Parser {
     if (Is("*") && Peek(1).kind == TokKind::kIdent && !Is("(", 2)) {
       if (const ExprPtr target = Dereference(Peek(1))) return target;
     }
-    if (Is("*") && Is("(", 1) && AtPointerValue(1)) {  // `*(p + 1)`, `*(a + i)`
+    if (Is("*") && Is("(", 1) && AtPointerValue(1)) {  // `*(p + 1)`, `*(a + i)`; not what follows the ')'
+      Next();
       Next();
       const PointerValue pointer = ParsePointerValue();
+      Expect(")");
       return MakeIndex(pointer.array, prog_.VarNamed(pointer.array).type, pointer.index);
     }
     if (Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");

@@ -597,7 +597,7 @@ int main() {
   --p;
   p++;
   p = (a + k);
-  __VERIFIER_assert(*p == 5 && p[0] == 5 && *(q + k) == 5 && *(a + k) == 5 && &p[1] - a == k + 1);
+  __VERIFIER_assert(*p == 5 && p[0] == 5 && *(q + k) == 5 && *(a + k) - 1 == 4 && &p[1] - a == k + 1);
   __VERIFIER_assert(sum(a, a + n) == n + 4 && p - q == k && (q < p) == (k > 0) && r - 1 == q);
   shift(b, &a[1], n - 1);
   fill(b + n - 1, 1, 7);
