@@ -65,7 +65,8 @@ struct Binding {
   // A pointer given `&v` (var is v): `*p` reads and writes v, p alone is refused (`refused`). A pointer into an
   // array, given `&a[e]`, `a + e` or another such pointer (var is a, cell_index the variable that holds the
   // index of the cell it points to, which moving the pointer changes): `*p` and `p[i]` are cells of a, and
-  // pointers into the same array compare and subtract as their indices do.
+  // pointers into the same array compare and subtract as their indices do. A pointer declared without a value
+  // and later assigned one into an array has var empty until that assignment, the first in the source.
   bool points_to_var = false;
   std::string cell_index = {};
 };
@@ -1044,6 +1045,14 @@ class Parser {
         }
         const std::optional<Var> cell = BindPointer(name, name_tok.loc, address.pointee);
         if (cell) out.push_back(MakeAssign(MakeVar(cell->name, cell->type), address.value));
+      } else if (pointer && !Is("=") && AssignedAPointerLater(name)) {  // `int *p;`, then `p = a;`
+        if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+        const std::string cell = prog_.AddVar("cell_" + name, kLongLong);
+        const std::string refused = "pointer into an array (only '*" + name + "', '" + name + "[i]', moving it "
+                                    "within the array it was first given, and comparing and subtracting pointers "
+                                    "into the same array)";
+        scopes_.back()[name] = Binding{"", nullptr, refused, std::nullopt, std::nullopt, true, cell};
+        pointee_types_[cell] = spec->type;
       } else if (pointer) {
         const std::string unique = Declare(name, spec->type, true, name_tok.loc);
         if (Accept("=")) {
@@ -1414,6 +1423,13 @@ class Parser {
       Next();
       return MoveCursor(*cursor, t.text, Next());
     }
+    if (const Binding* b = t.kind == TokKind::kIdent ? FindBinding(t.text) : nullptr;
+        b && b->points_to_var && b->var.empty() && Is("=", 1)) {  // `p = a;`, the first for `int *p;`
+      const IntType type = pointee_types_.at(b->cell_index);
+      Next();
+      Next();
+      return PointCursor(t.text, t, type);
+    }
     ExprPtr lhs = ParseUnary(false);
     if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
       const Binding* b = t.kind == TokKind::kIdent ? FindBinding(t.text) : nullptr;
@@ -1558,10 +1574,42 @@ class Parser {
     Loc loc;
   };
 
-  // The pointer bound into an array that `name` is (BindPointer), or null.
+  // The pointer bound into an array that `name` is (BindPointer), or null; also null for one declared without a
+  // value that no assignment has pointed into an array yet.
   const Binding* CursorNamed(const std::string& name) const {
     const Binding* b = FindBinding(name);
-    return b && b->points_to_var && !b->cell_index.empty() ? b : nullptr;
+    return b && b->points_to_var && !b->cell_index.empty() && !b->var.empty() ? b : nullptr;
+  }
+
+  // Whether the pointer `name` declared without a value ahead (at `int *p;`) is assigned a pointer into an array
+  // (`p = a;`, `p = &a[i]`, `for (p = b + 1; ...)`) rather than a malloc'd array, by the first `p =` in the
+  // source's tokens after it (none: an array, as before). A wrong guess is refused where `p` is assigned.
+  bool AssignedAPointerLater(const std::string& name) const {
+    for (int k = 0; Peek(k).kind != TokKind::kEnd; ++k) {
+      if (Peek(k).kind != TokKind::kIdent || Peek(k).text != name || !Is("=", k + 1)) continue;
+      if (k > 0 && (Is("*", k - 1) || Is(".", k - 1) || Is("->", k - 1))) continue;
+      return !Is("malloc", k + 2) && !Is("calloc", k + 2) && !(Is("(", k + 2) && IsTypeStart(k + 3));
+    }
+    return false;
+  }
+
+  // `p = v` at v for a pointer declared without a value (`int *p;`) that no assignment has pointed anywhere yet:
+  // p points into v's array from here on in the source.
+  StmtPtr PointCursor(const std::string& name, const Token& at, IntType type) {
+    if (!AtPointerValue()) {
+      FailUnsupported(file_, at.loc, "value of pointer '" + name + "' (only a pointer into an array)");
+    }
+    const PointerValue value = ParsePointerValue();
+    if (!(prog_.VarNamed(value.array).type == type)) {
+      FailUnsupported(file_, at.loc, "pointer '" + name + "' given a pointer into an array of another type");
+    }
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      const auto found = it->find(name);
+      if (found == it->end()) continue;
+      found->second.var = value.array;
+      return MakeAssign(MakeVar(found->second.cell_index, kLongLong), value.index);
+    }
+    FailSyntax(file_, at.loc, "use of undeclared identifier '" + name + "'");
   }
 
   // The array that the name at token k points into as a pointer value: a pointer into an array, or a
@@ -1732,7 +1780,7 @@ class Parser {
       const Token t = Peek();
       const bool alone = t.kind == TokKind::kIdent && (Is(",", 1) || Is(")", 1));
       const Binding* b = alone ? FindBinding(t.text) : nullptr;
-      if (b && b->points_to_var) {  // passed on
+      if (b && b->points_to_var && !b->var.empty()) {  // passed on
         Next();
         const Var& v = prog_.VarNamed(b->var);
         args.values.push_back(b->cell_index.empty() ? MakeVar(v.name, v.type) : MakeVar(b->cell_index, kLongLong));
@@ -2471,6 +2519,9 @@ class Parser {
   // and `*p[1]` are refused.
   ExprPtr Dereference(const Token& name) {
     const Binding* b = FindBinding(name.text);
+    if (b && b->points_to_var && b->var.empty()) {
+      FailUnsupported(file_, name.loc, "pointer '" + name.text + "' read before an assignment points it into an array");
+    }
     if (!b || b->var.empty() || (!b->refused.empty() && !b->points_to_var)) return nullptr;
     const Var v = prog_.VarNamed(b->var);  // a copy: moving the pointer adds variables
     if (!b->points_to_var && (!v.is_array || inner_extents_.count(v.name))) return nullptr;  // `*a` of a row
@@ -2691,6 +2742,9 @@ class Parser {
   // The multi-dimensional arrays, by variable: the extents of their dimensions after the first, which index
   // their cells (ParseArrayDeclarator).
   std::map<std::string, std::vector<ExprPtr>> inner_extents_;
+  // The cell type of each pointer declared without a value (`int *p;`), by its index variable, for the
+  // assignment that first points it into an array (PointCursor).
+  std::map<std::string, IntType> pointee_types_;
   std::map<std::string, Record> records_;  // the structs defined, by tag
   std::map<std::string, IntType> enum_types_;  // the enums defined, by tag: their types
   std::map<std::string, ParsedType> typedefs_;

@@ -608,6 +608,10 @@ int main() {
   *c++ = 3;
   *c-- = 4;
   __VERIFIER_assert(b[0] == 3 && b[1] == 4 && c == b);
+  int *u, t = 0;
+  for (u = a; u < a + n; u++) t += *u;
+  u = &a[n - 1];
+  __VERIFIER_assert(t == n + 4 && *u == (k == n - 1 ? 5 : 1) && u - q == n - 1);
   return 0;
 }
 )";
@@ -632,6 +636,10 @@ int main() {
   EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; p = 0; return 0; }"),
             "unsupported: t.c:1:40: unsupported value of pointer 'p' (only a pointer into its array, as 'a + i' or "
             "'&a[i]')");
+  EXPECT_EQ(ParseFailure("int main() { int a[2], b[2]; int *p; if (a[0]) p = a; else p = b; return 0; }"),
+            "unsupported: t.c:1:64: unsupported pointer 'p' moved to another array");
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p; a[0] = *p; p = a; return 0; }"),
+            "unsupported: t.c:1:40: unsupported pointer 'p' read before an assignment points it into an array");
   EXPECT_EQ(ParseFailure("int main() { int a[2]; char *p = a; return 0; }"),
             "unsupported: t.c:1:34: unsupported pointer 'p' given a pointer into an array of another type");
   EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; int x = p++ < a; return 0; }"),
