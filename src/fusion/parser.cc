@@ -1045,6 +1045,13 @@ class Parser {
         }
         const std::optional<Var> cell = BindPointer(name, name_tok.loc, address.pointee);
         if (cell) out.push_back(MakeAssign(MakeVar(cell->name, cell->type), address.value));
+      } else if (pointer && Is("=") && (Is("malloc", 1) || (Is("(", 1) && IsTypeStart(2))) &&
+                 MovedInRestOfBlock(name)) {  // `int *p = malloc(n);`, then `p++`: a pointer into a fresh array
+        Next();
+        const std::string block = prog_.AddVar("block_" + name, spec->type, true);
+        out.push_back(ParseMalloc(block, spec->type));
+        const std::optional<Var> cell = BindPointer(name, name_tok.loc, block);
+        out.push_back(MakeAssign(MakeVar(cell->name, cell->type), MakeConst(0, kLongLong)));
       } else if (pointer && !Is("=") && AssignedAPointerLater(name)) {  // `int *p;`, then `p = a;`
         if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
         const std::string cell = prog_.AddVar("cell_" + name, kLongLong);
@@ -1755,8 +1762,13 @@ class Parser {
       if (depth == 0 && t.kind == TokKind::kIdent) name = t.text;
       if (t.text == "[") pointer = false;
     }
-    if (index <= k || !pointer || name.empty()) return false;
-    for (size_t i = fn.body + 1; i + 1 < fn.body_end; ++i) {
+    return index > k && pointer && !name.empty() && MovedIn(name, fn.body + 1, fn.body_end);
+  }
+
+  // Whether tokens [begin, end) move the pointer `name` (`p++`, `*p--`, `++p`, `p = q`, `p += 2`; not `*p = v`,
+  // `p[i]++` or `++p[i]`).
+  bool MovedIn(const std::string& name, size_t begin, size_t end) const {
+    for (size_t i = std::max<size_t>(begin, 1); i + 1 < end && i + 1 < toks_.size(); ++i) {
       if (toks_[i].kind != TokKind::kIdent || toks_[i].text != name) continue;
       const std::string& before = toks_[i - 1].text;
       const std::string& after = toks_[i + 1].text;
@@ -1766,6 +1778,16 @@ class Parser {
       }
     }
     return false;
+  }
+
+  // Whether the rest of the block being parsed moves the pointer `name` (MovedIn).
+  bool MovedInRestOfBlock(const std::string& name) const {
+    size_t end = pos_;
+    for (int depth = 0; end < toks_.size() && toks_[end].kind != TokKind::kEnd; ++end) {
+      if (toks_[end].text == "{") ++depth;
+      if (toks_[end].text == "}" && --depth < 0) break;
+    }
+    return MovedIn(name, pos_, end);
   }
 
   // A call's arguments of fn after its '(', through its ')'. An argument that is an array's bare name stands for

@@ -582,6 +582,7 @@ int main() {
 TEST(Parser, APointerIntoAnArrayMovesWithinIt) {
   const std::string walks = R"(extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int cond);
+extern void *malloc(unsigned long);
 void fill(int *p, int n, int v) { while (n-- > 0) *p++ = v; }
 int sum(const int *b, const int *e) { int s = 0; for (; b != e; ++b) s += *b; return s; }
 void shift(int *d, int *s, int n) { for (int i = 0; i < n; i++) d[i] = *(s + i); }
@@ -612,6 +613,11 @@ int main() {
   for (u = a; u < a + n; u++) t += *u;
   u = &a[n - 1];
   __VERIFIER_assert(t == n + 4 && *u == (k == n - 1 ? 5 : 1) && u - q == n - 1);
+  int *h = malloc(4 * sizeof(int));
+  *h++ = n;
+  *h++ = k;
+  h -= 2;
+  __VERIFIER_assert(h[0] + h[1] == n + k && *(h + 1) == k);
   return 0;
 }
 )";
