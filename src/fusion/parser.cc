@@ -1589,15 +1589,26 @@ class Parser {
   }
 
   // Whether the pointer `name` declared without a value ahead (at `int *p;`) is assigned a pointer into an array
-  // (`p = a;`, `p = &a[i]`, `for (p = b + 1; ...)`) rather than a malloc'd array, by the first `p =` in the
-  // source's tokens after it (none: an array, as before). A wrong guess is refused where `p` is assigned.
+  // (`p = a;`, `p = &a[i]`, `for (p = b + 1; ...)`) rather than a malloc'd array, by the first `p =` in the rest
+  // of the block's tokens (none: an array, as before). A wrong guess is refused where `p` is assigned.
   bool AssignedAPointerLater(const std::string& name) const {
-    for (int k = 0; Peek(k).kind != TokKind::kEnd; ++k) {
+    const int end = static_cast<int>(EndOfBlock() - pos_);
+    for (int k = 0; k < end; ++k) {
       if (Peek(k).kind != TokKind::kIdent || Peek(k).text != name || !Is("=", k + 1)) continue;
       if (k > 0 && (Is("*", k - 1) || Is(".", k - 1) || Is("->", k - 1))) continue;
       return !Is("malloc", k + 2) && !Is("calloc", k + 2) && !(Is("(", k + 2) && IsTypeStart(k + 3));
     }
     return false;
+  }
+
+  // The token index of the '}' that closes the block being parsed (the end of the tokens at the top level).
+  size_t EndOfBlock() const {
+    size_t end = pos_;
+    for (int depth = 0; end < toks_.size() && toks_[end].kind != TokKind::kEnd; ++end) {
+      if (toks_[end].text == "{") ++depth;
+      if (toks_[end].text == "}" && --depth < 0) break;
+    }
+    return end;
   }
 
   // `p = v` at v for a pointer declared without a value (`int *p;`) that no assignment has pointed anywhere yet:
@@ -1781,14 +1792,7 @@ class Parser {
   }
 
   // Whether the rest of the block being parsed moves the pointer `name` (MovedIn).
-  bool MovedInRestOfBlock(const std::string& name) const {
-    size_t end = pos_;
-    for (int depth = 0; end < toks_.size() && toks_[end].kind != TokKind::kEnd; ++end) {
-      if (toks_[end].text == "{") ++depth;
-      if (toks_[end].text == "}" && --depth < 0) break;
-    }
-    return MovedIn(name, pos_, end);
-  }
+  bool MovedInRestOfBlock(const std::string& name) const { return MovedIn(name, pos_, EndOfBlock()); }
 
   // A call's arguments of fn after its '(', through its ')'. An argument that is an array's bare name stands for
   // the array (C passes its address), or, given to a pointer that fn moves, a pointer to its first cell;
