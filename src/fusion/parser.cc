@@ -1029,11 +1029,7 @@ class Parser {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
       } else if (pointer && Is("=") && AtPointerValue(1)) {  // `int *p = a + 1;`, `= &a[i]`, `= q`: into an array
         Next();
-        const Token at = Peek();
-        const PointerValue value = ParsePointerValue();
-        if (!(prog_.VarNamed(value.array).type == spec->type)) {
-          FailUnsupported(file_, at.loc, "pointer '" + name + "' given a pointer into an array of another type");
-        }
+        const PointerValue value = ParsePointerFor(name, spec->type);
         const std::optional<Var> cell = BindPointer(name, name_tok.loc, value.array);
         out.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
       } else if (pointer && Is("=") && Is("&", 1)) {  // `int *p = &x;`: p is a name of x (`*p`) from here on
@@ -1611,9 +1607,10 @@ class Parser {
     return end;
   }
 
-  // `p = v` at v for a pointer declared without a value (`int *p;`) that no assignment has pointed anywhere yet:
-  // p points into v's array from here on in the source.
-  StmtPtr PointCursor(const std::string& name, const Token& at, IntType type) {
+  // A pointer value ahead for the pointer `name` to cells of `type`: refused if it is none, or into an array of
+  // another type.
+  PointerValue ParsePointerFor(const std::string& name, IntType type) {
+    const Token at = Peek();
     if (!AtPointerValue()) {
       FailUnsupported(file_, at.loc, "value of pointer '" + name + "' (only a pointer into an array)");
     }
@@ -1621,6 +1618,13 @@ class Parser {
     if (!(prog_.VarNamed(value.array).type == type)) {
       FailUnsupported(file_, at.loc, "pointer '" + name + "' given a pointer into an array of another type");
     }
+    return value;
+  }
+
+  // `p = v` at v for a pointer declared without a value (`int *p;`) that no assignment has pointed anywhere yet:
+  // p points into v's array from here on in the source.
+  StmtPtr PointCursor(const std::string& name, const Token& at, IntType type) {
+    const PointerValue value = ParsePointerFor(name, type);
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       const auto found = it->find(name);
       if (found == it->end()) continue;
