@@ -1041,7 +1041,7 @@ class Parser {
         }
         const std::optional<Var> cell = BindPointer(name, name_tok.loc, address.pointee);
         if (cell) out.push_back(MakeAssign(MakeVar(cell->name, cell->type), address.value));
-      } else if (pointer && Is("=") && (Is("malloc", 1) || (Is("(", 1) && IsTypeStart(2))) &&
+      } else if (pointer && Is("=") && AtAllocation(1) &&
                  MovedInRestOfBlock(name)) {  // `int *p = malloc(n);`, then `p++`: a pointer into a fresh array
         Next();
         const std::string block = prog_.AddVar("block_" + name, spec->type, true);
@@ -1592,10 +1592,14 @@ class Parser {
     for (int k = 0; k < end; ++k) {
       if (Peek(k).kind != TokKind::kIdent || Peek(k).text != name || !Is("=", k + 1)) continue;
       if (k > 0 && (Is("*", k - 1) || Is(".", k - 1) || Is("->", k - 1))) continue;
-      return !Is("malloc", k + 2) && !Is("calloc", k + 2) && !(Is("(", k + 2) && IsTypeStart(k + 3));
+      return !AtAllocation(k + 2);
     }
     return false;
   }
+
+  // Whether token k starts what gives a pointer a block of its own: `malloc(...)`, `calloc(...)`, or a cast
+  // (of a malloc). ParseMalloc takes it, refusing all but malloc.
+  bool AtAllocation(int k) const { return Is("malloc", k) || Is("calloc", k) || (Is("(", k) && IsTypeStart(k + 1)); }
 
   // The token index of the '}' that closes the block being parsed (the end of the tokens at the top level).
   size_t EndOfBlock() const {
