@@ -617,8 +617,21 @@ class Parser {
       if (spec->is_aggregate || opaque_typedefs_.count(start.text)) {
         FailUnsupported(file_, start.loc, "type '" + start.text + "'");
       }
-      if (pointers > 0 && !spec->is_void && !Is("[") && !Is("=")) {  // an array once main mallocs it
-        globals_init_.push_back(MakeHavoc(Declare(name, spec->type, true, name_tok.loc), MakeConst(0)));
+      if (pointers == 1 && !spec->is_void && Is("=") && AtPointerValue(1)) {  // `int *p = a + 1;`
+        Next();
+        const PointerValue value = ParsePointerFor(name, spec->type);
+        const std::optional<Var> cell = BindPointer(name, name_tok.loc, value.array);
+        globals_init_.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
+      if (pointers > 0 && !spec->is_void && !Is("[") && !Is("=")) {
+        if (pointers == 1 && AssignedAPointerLater(name)) {  // `int *p;`, then `p = a;` in main or a function
+          DeclareUnpointed(name_tok, spec->type);
+        } else {  // an array once main mallocs it
+          globals_init_.push_back(MakeHavoc(Declare(name, spec->type, true, name_tok.loc), MakeConst(0)));
+        }
         if (Accept(",")) continue;
         Expect(";");
         return;
@@ -1049,13 +1062,7 @@ class Parser {
         const std::optional<Var> cell = BindPointer(name, name_tok.loc, block);
         out.push_back(MakeAssign(MakeVar(cell->name, cell->type), MakeConst(0, kLongLong)));
       } else if (pointer && !Is("=") && AssignedAPointerLater(name)) {  // `int *p;`, then `p = a;`
-        if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
-        const std::string cell = prog_.AddVar("cell_" + name, kLongLong);
-        const std::string refused = "pointer into an array (only '*" + name + "', '" + name + "[i]', moving it "
-                                    "within the array it was first given, and comparing and subtracting pointers "
-                                    "into the same array)";
-        scopes_.back()[name] = Binding{"", nullptr, refused, std::nullopt, std::nullopt, true, cell};
-        pointee_types_[cell] = spec->type;
+        DeclareUnpointed(name_tok, spec->type);
       } else if (pointer) {
         const std::string unique = Declare(name, spec->type, true, name_tok.loc);
         if (Accept("=")) {
@@ -1636,6 +1643,19 @@ class Parser {
       return MakeAssign(MakeVar(found->second.cell_index, kLongLong), value.index);
     }
     FailSyntax(file_, at.loc, "use of undeclared identifier '" + name + "'");
+  }
+
+  // Declares the pointer named by name_tok, to cells of `type`, without a value: the assignment that first
+  // points it into an array (PointCursor) says which; until then, reading it is refused.
+  void DeclareUnpointed(const Token& name_tok, IntType type) {
+    const std::string& name = name_tok.text;
+    if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+    const std::string cell = prog_.AddVar("cell_" + name, kLongLong);
+    const std::string refused = "pointer into an array (only '*" + name + "', '" + name + "[i]', moving it "
+                                "within the array it was first given, and comparing and subtracting pointers "
+                                "into the same array)";
+    scopes_.back()[name] = Binding{"", nullptr, refused, std::nullopt, std::nullopt, true, cell};
+    pointee_types_[cell] = type;
   }
 
   // The array that the name at token k points into as a pointer value: a pointer into an array, or a
