@@ -1373,8 +1373,9 @@ class Parser {
     return MakeBinary("*", MakeCast(size_type_, n), MakeConst((t.bits + 7) / 8, size_type_), size_type_);
   }
 
-  // "malloc(bytes)" after '=': the pointer becomes an array with fresh cells.
-  StmtPtr ParseMalloc(const std::string& array, IntType) {
+  // "malloc(bytes)", "alloca(bytes)" or "calloc(count, bytes)" after '=': the pointer becomes an array with
+  // fresh cells, for calloc all zero (set by a loop over the cells, as a global array's zeros are).
+  StmtPtr ParseMalloc(const std::string& array, IntType type) {
     const Token t = Peek();
     if (Accept("(")) {  // a cast to the pointer type
       auto spec = ParseSpecifiers(false);
@@ -1383,11 +1384,32 @@ class Parser {
       }
       Expect(")");
     }
-    if (!Accept("malloc")) FailUnsupported(file_, Peek().loc, "pointer expression (only malloc results are arrays)");
+    const Token call = Peek();
+    if (!IsAllocator(call.text)) {
+      FailUnsupported(file_, call.loc, "pointer expression (only malloc, calloc and alloca results are arrays)");
+    }
+    Next();
     Expect("(");
-    ExprPtr bytes = ParseExpr();
+    ExprPtr bytes = MakeCast(size_type_, ParseExpr());
+    if (call.text == "calloc") {
+      Expect(",");
+      bytes = MakeBinary("*", bytes, MakeCast(size_type_, ParseExpr()), size_type_);
+    }
     Expect(")");
-    return MakeHavoc(array, MakeCast(size_type_, bytes));
+    if (call.text != "calloc") return MakeHavoc(array, bytes);
+    const ExprPtr total = FreshVar("bytes_" + array, size_type_);
+    const ExprPtr c = FreshVar("zero_" + array, size_type_);
+    const ExprPtr cells = MakeBinary("/", total, MakeConst((type.bits + 7) / 8, size_type_), size_type_);
+    const ExprPtr one = MakeConst(1, size_type_);
+    return MakeBlock({MakeAssign(total, bytes), MakeHavoc(array, total), MakeAssign(c, MakeConst(0, size_type_)),
+                      MakeLoop(MakeBinary("<", c, cells, kInt),
+                               MakeAssign(MakeIndex(array, type, MakeCast(kLongLong, c)), MakeConst(0, type)),
+                               MakeAssign(c, MakeBinary("+", c, one, size_type_)))});
+  }
+
+  // Whether `name` is a function that allocates an array: malloc, calloc, alloca and GCC's __builtin_alloca.
+  static bool IsAllocator(const std::string& name) {
+    return name == "malloc" || name == "calloc" || name == "alloca" || name == "__builtin_alloca";
   }
 
   // The right-hand side of '=' for a scalar of type t (a nondet call included).
@@ -1604,9 +1626,11 @@ class Parser {
     return false;
   }
 
-  // Whether token k starts what gives a pointer a block of its own: `malloc(...)`, `calloc(...)`, or a cast
-  // (of a malloc). ParseMalloc takes it, refusing all but malloc.
-  bool AtAllocation(int k) const { return Is("malloc", k) || Is("calloc", k) || (Is("(", k) && IsTypeStart(k + 1)); }
+  // Whether token k starts what gives a pointer a block of its own: an allocator's call (IsAllocator) or a cast
+  // (of one). ParseMalloc takes it, refusing a cast of anything else.
+  bool AtAllocation(int k) const {
+    return (Peek(k).kind == TokKind::kIdent && IsAllocator(Peek(k).text)) || (Is("(", k) && IsTypeStart(k + 1));
+  }
 
   // The token index of the '}' that closes the block being parsed (the end of the tokens at the top level).
   size_t EndOfBlock() const {

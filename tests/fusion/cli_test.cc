@@ -405,7 +405,8 @@ TEST(Cli, AnUnsupportedConstructIsUnknownWithTheReason) {
   EXPECT_EQ(Verify(kExamples + "unsupported.c", j), 4);
   EXPECT_EQ(j["verdict"], "unknown");
   EXPECT_NE(j["reason"].get<std::string>().find(
-                "unsupported.c:4:12: unsupported pointer expression (only malloc results are arrays)"),
+                "unsupported.c:4:12: unsupported pointer expression (only malloc, calloc and alloca results are "
+                "arrays)"),
             std::string::npos);
 }
 

@@ -653,6 +653,34 @@ int main() {
             "within the array, and comparing and subtracting pointers into the same array)");
 }
 
+// calloc's cells are zero, malloc's and alloca's fresh: each an array of its own.
+TEST(Parser, CallocZeroesItsCellsAndAllocaAllocates) {
+  const std::string blocks = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+extern void *calloc(unsigned long, unsigned long);
+int main() {
+  int n = __VERIFIER_nondet_int();
+  if (n < 1 || n > 6) return 0;
+  int *z = calloc(n, sizeof(int));
+  long *w = (long *)calloc(n + 1, sizeof(long));
+  int *y = __builtin_alloca(n * sizeof(int));
+  for (int i = 0; i < n; i++) y[i] = z[i] + i + w[i + 1];
+  int s = 0;
+  for (int i = 0; i < n; i++) s += y[i];
+  char *c;
+  c = calloc(3, 2);
+  __VERIFIER_assert(s == n * (n - 1) / 2 && c[5] == 0 && w[n] == 0);
+  return 0;
+}
+)";
+  std::vector<std::vector<long long>> runs = {{1}, {2}, {6}};
+  const Program p = AgreesWithGcc(blocks, runs);
+  for (const std::vector<long long>& run : runs) EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0];
+  EXPECT_EQ(ParseFailure("extern int *f(void); int main() { int *p; p = (int *)f(); return 0; }"),
+            "unsupported: t.c:1:54: unsupported pointer expression (only malloc, calloc and alloca results are "
+            "arrays)");
+}
+
 // A global pointer into a global array or into one of main's (verisec's NetBSD glob tasks point one at a
 // buffer of main's and read it in a function): C starts it null, so a read before an assignment is refused.
 TEST(Parser, AGlobalPointerIntoAnArrayMovesWithinIt) {
