@@ -653,11 +653,12 @@ int main() {
             "within the array, and comparing and subtracting pointers into the same array)");
 }
 
-// calloc's cells are zero, malloc's and alloca's fresh: each an array of its own.
-TEST(Parser, CallocZeroesItsCellsAndAllocaAllocates) {
+// calloc's cells are zero, malloc's and alloca's fresh: each an array of its own; free does nothing.
+TEST(Parser, AllocatorsMakeArraysAndFreeDoesNothing) {
   const std::string blocks = R"(extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int cond);
 extern void *calloc(unsigned long, unsigned long);
+extern void free(void *);
 int main() {
   int n = __VERIFIER_nondet_int();
   if (n < 1 || n > 6) return 0;
@@ -670,6 +671,10 @@ int main() {
   char *c;
   c = calloc(3, 2);
   __VERIFIER_assert(s == n * (n - 1) / 2 && c[5] == 0 && w[n] == 0);
+  free(z);
+  free((void *)w);
+  int *q = y + 1;
+  free(q - 1);
   return 0;
 }
 )";
@@ -679,6 +684,8 @@ int main() {
   EXPECT_EQ(ParseFailure("extern int *f(void); int main() { int *p; p = (int *)f(); return 0; }"),
             "unsupported: t.c:1:54: unsupported pointer expression (only malloc, calloc and alloca results are "
             "arrays)");
+  EXPECT_EQ(ParseFailure("extern void free(void *); int main() { int x; free(&x); return 0; }"),
+            "unsupported: t.c:1:47: unsupported call of 'free' (only of an array or a pointer into one)");
 }
 
 // A global pointer into a global array or into one of main's (verisec's NetBSD glob tasks point one at a
