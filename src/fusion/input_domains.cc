@@ -67,6 +67,13 @@ bool IsPlain(const Expr& e) {
   return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return IsPlain(*a); });
 }
 
+// Whether e is made of constants alone (the index of a pointer declared as `a + 2`: `0 + 2`): the same value
+// on every run, so that a run that evaluates it finds out alike whether it is undefined.
+bool IsConstant(const Expr& e) {
+  if (e.kind == ExprKind::kVar || e.kind == ExprKind::kIndex || e.kind == ExprKind::kNondet) return false;
+  return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return IsConstant(*a); });
+}
+
 // A value read into a scalar, and the values that the checks since leave it.
 struct Read {
   std::string var;
@@ -110,7 +117,8 @@ class Analysis {
           const Expr* nondet = rhs.kind == ExprKind::kCast && rhs.type == s.lhs->type ? rhs.args[0].get() : &rhs;
           if (nondet->kind == ExprKind::kNondet) return AddRead(s.lhs->name, s.lhs->type, nondet->type);
         }
-        if (!IsPlain(rhs) || (s.lhs->kind == ExprKind::kIndex && !IsPlain(*s.lhs->args[0]))) return false;
+        if (!IsPlain(rhs) && !IsConstant(rhs)) return false;
+        if (s.lhs->kind == ExprKind::kIndex && !IsPlain(*s.lhs->args[0])) return false;
         if (s.lhs->kind == ExprKind::kVar) Overwrite(s.lhs->name);
         return true;
       }

@@ -52,6 +52,9 @@ TEST(InputDomains, BoundsReadValuesByTheChecksRightAfterThem) {
   EXPECT_EQ(Domains("int a = __VERIFIER_nondet_int(); int b = __VERIFIER_nondet_int();"
                     "__VERIFIER_assume(0 <= a && a <= 3 && a < b && 0 <= b && b <= 2);"),
             (Reads{"0..3", "0..2"}));
+  // A constant expression before the checks (a pointer `a + 2` holds the index `0 + 2`).
+  EXPECT_EQ(Domains("int a[4]; int *p = a + 2; int n = __VERIFIER_nondet_int(); if (n < 1 || n > 8) return 0;"),
+            Reads{"1..8"});
   // No bound: arithmetic in the check (it might overflow before it stops the run), an assertion before
   // the check (a value outside might fail it), a value overwritten before its check, too many values, a
   // cast that changes the value.
