@@ -617,6 +617,13 @@ class Parser {
       if (spec->is_aggregate || opaque_typedefs_.count(start.text)) {
         FailUnsupported(file_, start.loc, "type '" + start.text + "'");
       }
+      if (pointers == 1 && Is("=") && Peek(1).kind == TokKind::kString) {  // `char *s = "abc";`
+        Next();
+        for (StmtPtr& st : PointAtStringLiteral(name_tok, spec->type)) globals_init_.push_back(st);
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
       if (pointers == 1 && !spec->is_void && Is("=") && AtPointerValue(1)) {  // `int *p = a + 1;`
         Next();
         const PointerValue value = ParsePointerFor(name, spec->type);
@@ -1040,6 +1047,9 @@ class Parser {
       const std::string name = ExpectIdent();
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
+      } else if (pointer && Is("=") && Peek(1).kind == TokKind::kString) {  // `char *s = "abc";`
+        Next();
+        for (StmtPtr& st : PointAtStringLiteral(name_tok, spec->type)) out.push_back(st);
       } else if (pointer && Is("=") && AtPointerValue(1)) {  // `int *p = a + 1;`, `= &a[i]`, `= q`: into an array
         Next();
         const PointerValue value = ParsePointerFor(name, spec->type);
@@ -1185,15 +1195,23 @@ class Parser {
     const bool initialised = Accept("=");
     if (initialised) {
       const Token brace = Peek();
-      if (brace.kind == TokKind::kString) FailUnsupported(file_, brace.loc, "string initialiser of '" + name + "'");
-      Expect("{");
-      if (inner.empty()) {
-        while (!Accept("}")) {
-          values.push_back(ParseAssignmentValue(type));
-          if (!Is("}")) Expect(",");
+      if (brace.kind == TokKind::kString) {  // `char s[] = "abc";`: its characters and the 0 after them
+        if (type.bits != 8 || !inner.empty()) {
+          FailUnsupported(file_, brace.loc, "string initialiser of '" + name + "', not an array of char");
         }
+        values = ParseStringCells(type);
+        const std::optional<Int128> size = extents[0] ? FoldConstant(extents[0]) : std::nullopt;
+        if (size && *size + 1 == static_cast<Int128>(values.size())) values.pop_back();  // C leaves out the 0
       } else {
-        values = ParseBracedCells(name, type, inner, loc);
+        Expect("{");
+        if (inner.empty()) {
+          while (!Accept("}")) {
+            values.push_back(ParseAssignmentValue(type));
+            if (!Is("}")) Expect(",");
+          }
+        } else {
+          values = ParseBracedCells(name, type, inner, loc);
+        }
       }
     }
     ExprPtr n = extents[0];
@@ -1698,6 +1716,21 @@ class Parser {
                                 "into the same array)";
     scopes_.back()[name] = Binding{"", nullptr, refused, std::nullopt, std::nullopt, true, cell};
     pointee_types_[cell] = type;
+  }
+
+  // Declares the pointer named by name_tok, to cells of `type`, pointing at the string literal ahead: an array
+  // of its own (`string_s`, with no name in C) set to the literal's characters and the 0 after them.
+  std::vector<StmtPtr> PointAtStringLiteral(const Token& name_tok, IntType type) {
+    const Token literal = Peek();
+    if (type.bits != 8) {
+      FailUnsupported(file_, literal.loc, "pointer '" + name_tok.text + "' to a string literal, not a pointer to char");
+    }
+    const std::string hidden = "\"" + name_tok.text;  // no C identifier has a quote
+    std::vector<StmtPtr> out = DeclareArray(hidden, "string_" + name_tok.text, type, literal.loc, nullptr,
+                                            ParseStringCells(type), true, false);
+    const std::optional<Var> cell = BindPointer(name_tok.text, name_tok.loc, scopes_.back().at(hidden).var);
+    out.push_back(MakeAssign(MakeVar(cell->name, cell->type), MakeConst(0, kLongLong)));
+    return out;
   }
 
   // The array that the name at token k points into as a pointer value: a pointer into an array, or a
@@ -2724,6 +2757,8 @@ class Parser {
       e = Number(t);
     } else if (t.kind == TokKind::kChar) {
       e = CharLiteral(t);
+    } else if (t.kind == TokKind::kString) {
+      FailUnsupported(file_, t.loc, "string literal as a value");
     } else if (t.kind == TokKind::kIdent) {
       if (Is("(")) {
         Next();
@@ -2794,36 +2829,67 @@ class Parser {
     const size_t quote = t.text.find('\'');
     const std::string prefix = t.text.substr(0, quote);
     const std::string body = t.text.substr(quote + 1, t.text.size() - quote - 2);
-    const auto refuse = [&] { FailUnsupported(file_, t.loc, "character literal " + t.text); };
-    Int128 code = 0;
-    size_t used = 1;
     if (body.empty()) FailSyntax(file_, t.loc, "empty character literal");
-    if (body[0] != '\\') {
-      code = static_cast<unsigned char>(body[0]);
-    } else if (body.size() < 2) {
+    size_t used = 0;
+    const Int128 code = CharacterCode(t, body, used);
+    if (used != body.size()) FailUnsupported(file_, t.loc, "character literal " + t.text);
+    if (prefix.empty()) return MakeConst(code > 127 ? code - 256 : code, kInt);
+    if ((body[0] != '\\' && code > 127) || prefix == "u8") {
+      FailUnsupported(file_, t.loc, "character literal " + t.text);
+    }
+    return MakeConst(code, prefix == "L" ? kInt : prefix == "u" ? IntType{16, false} : kUnsigned);
+  }
+
+  // The code (0 to 255) of the character or escape sequence of literal t that starts at body[at]; at moves past
+  // it (a hexadecimal escape takes every hexadecimal digit after it, as C's does). Escapes other than C's, and
+  // codes above 255, are unsupported.
+  Int128 CharacterCode(const Token& t, const std::string& body, size_t& at) {
+    const auto refuse = [&] {
+      FailUnsupported(file_, t.loc, (t.kind == TokKind::kString ? "string literal " : "character literal ") + t.text);
+    };
+    Int128 code = 0;
+    if (body[at] != '\\') {
+      code = static_cast<unsigned char>(body[at++]);
+    } else if (at + 1 >= body.size()) {
       refuse();
-    } else if (body[1] == 'x') {
-      used = 2;
-      while (used < body.size() && std::isxdigit(static_cast<unsigned char>(body[used])) && used < 4) {
-        code = code * 16 + std::stoi(body.substr(used++, 1), nullptr, 16);
+    } else if (body[at + 1] == 'x') {
+      const size_t digits = at += 2;
+      while (at < body.size() && std::isxdigit(static_cast<unsigned char>(body[at])) && code <= 255) {
+        code = code * 16 + std::stoi(body.substr(at++, 1), nullptr, 16);
       }
-      if (used == 2) FailSyntax(file_, t.loc, "\\x without hexadecimal digits in " + t.text);
-    } else if (body[1] >= '0' && body[1] <= '7') {
-      for (used = 1; used < body.size() && used < 4 && body[used] >= '0' && body[used] <= '7'; ++used) {
-        code = code * 8 + (body[used] - '0');
+      if (at == digits) FailSyntax(file_, t.loc, "\\x without hexadecimal digits in " + t.text);
+    } else if (body[at + 1] >= '0' && body[at + 1] <= '7') {
+      const size_t digits = ++at;
+      for (; at < body.size() && at < digits + 3 && body[at] >= '0' && body[at] <= '7'; ++at) {
+        code = code * 8 + (body[at] - '0');
       }
     } else {
       static const std::map<char, int> kEscapes = {{'n', 10}, {'t', 9},   {'r', 13},  {'\\', 92}, {'\'', 39}, {'"', 34},
                                                    {'a', 7},  {'b', 8},   {'f', 12},  {'v', 11},  {'?', 63}};
-      const auto it = kEscapes.find(body[1]);
+      const auto it = kEscapes.find(body[at + 1]);
       if (it == kEscapes.end()) refuse();
       code = it->second;
-      used = 2;
+      at += 2;
     }
-    if (used != body.size() || code > 255) refuse();
-    if (prefix.empty()) return MakeConst(code > 127 ? code - 256 : code, kInt);
-    if ((body[0] != '\\' && code > 127) || prefix == "u8") refuse();
-    return MakeConst(code, prefix == "L" ? kInt : prefix == "u" ? IntType{16, false} : kUnsigned);
+    if (code > 255) refuse();
+    return code;
+  }
+
+  // The string literal ahead, and any after it (C joins "ab" "c"), as the cells of a char array of type `type`
+  // it initialises: its characters, then the 0 that ends it. Prefixed literals (L"..", u8"..") are unsupported.
+  std::vector<ExprPtr> ParseStringCells(IntType type) {
+    std::vector<ExprPtr> cells;
+    while (Peek().kind == TokKind::kString) {
+      const Token t = Next();
+      if (t.text[0] != '"') FailUnsupported(file_, t.loc, "string literal " + t.text + " with a prefix");
+      const std::string body = t.text.substr(1, t.text.size() - 2);
+      for (size_t at = 0; at < body.size();) {
+        const Int128 code = CharacterCode(t, body, at);
+        cells.push_back(MakeConst(type.is_signed && code > 127 ? code - 256 : code, type));
+      }
+    }
+    cells.push_back(MakeConst(0, type));
+    return cells;
   }
 
   std::string file_;

@@ -653,6 +653,38 @@ int main() {
             "within the array, and comparing and subtracting pointers into the same array)");
 }
 
+// A string literal initialises an array of char, or is an array of its own that a pointer points into.
+TEST(Parser, StringLiteralsAreArraysOfChar) {
+  const std::string strings = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+char *greeting = "hi\n";
+int length(const char *s) { int n = 0; while (*s++) n++; return n; }
+int main() {
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 3) return 0;
+  char s[] = "a\x41\101" "b";
+  char t[8] = "xy", u[3] = "xyz";
+  unsigned char w[] = "\xff\0z\x041";
+  const char *v = "hello";
+  __VERIFIER_assert(sizeof s == 5 && s[k] == (k == 0 ? 'a' : k < 3 ? 'A' : 'b') && t[k + 2] == 0 && u[2] == 'z');
+  __VERIFIER_assert(w[0] == 255 && w[1] == 0 && w[2] == 'z' && w[3] == 'A' && sizeof w == 5 && v[4] == 'o');
+  __VERIFIER_assert(length(v) == 5 && length(greeting) == 3 && length(s + k) == 4 - k && greeting[2] == 10);
+  return 0;
+}
+)";
+  std::vector<std::vector<long long>> runs = {{0}, {1}, {2}, {3}};
+  const Program p = AgreesWithGcc(strings, runs);
+  for (const std::vector<long long>& run : runs) EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0];
+  EXPECT_EQ(ParseFailure("int main() { int a[] = \"ab\"; return 0; }"),
+            "unsupported: t.c:1:24: unsupported string initialiser of 'a', not an array of char");
+  EXPECT_EQ(ParseFailure("int main() { char a[] = L\"ab\"; return 0; }"),
+            "unsupported: t.c:1:25: unsupported string literal L\"ab\" with a prefix");
+  EXPECT_EQ(ParseFailure("int main() { char a[] = \"\\x100\"; return 0; }"),
+            "unsupported: t.c:1:25: unsupported string literal \"\\x100\"");
+  EXPECT_EQ(ParseFailure("int main() { int k = \"ab\"[1]; return 0; }"),
+            "unsupported: t.c:1:22: unsupported string literal as a value");
+}
+
 // calloc's cells are zero, malloc's and alloca's fresh: each an array of its own; free does nothing.
 TEST(Parser, AllocatorsMakeArraysAndFreeDoesNothing) {
   const std::string blocks = R"(extern int __VERIFIER_nondet_int(void);
