@@ -637,7 +637,9 @@ class Parser {
         if (pointers == 1 && AssignedAPointerLater(name)) {  // `int *p;`, then `p = a;` in main or a function
           DeclareUnpointed(name_tok, spec->type);
         } else {  // an array once main mallocs it
-          globals_init_.push_back(MakeHavoc(Declare(name, spec->type, true, name_tok.loc), MakeConst(0)));
+          const std::string unique = Declare(name, spec->type, true, name_tok.loc);
+          maybe_null_.insert(unique);
+          globals_init_.push_back(MakeHavoc(unique, MakeConst(0)));
         }
         if (Accept(",")) continue;
         Expect(";");
@@ -853,7 +855,7 @@ class Parser {
     if (Accept("if")) {
       Expect("(");
       Hoisted hoisted;
-      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      ExprPtr c = ParseCondition(hoisted);
       Expect(")");
       StmtPtr then_branch = ParseScopedStatement();
       StmtPtr else_branch;
@@ -863,7 +865,7 @@ class Parser {
     if (Accept("while")) {
       Expect("(");
       Hoisted hoisted;
-      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      ExprPtr c = ParseCondition(hoisted);
       Expect(")");
       return LoopTesting(std::move(hoisted), c, ParseScopedStatement(), nullptr, false);
     }
@@ -872,7 +874,7 @@ class Parser {
       Expect("while");
       Expect("(");
       Hoisted hoisted;
-      ExprPtr c = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      ExprPtr c = ParseCondition(hoisted);
       Expect(")");
       Expect(";");
       return LoopTesting(std::move(hoisted), c, body, nullptr, true);
@@ -1078,6 +1080,7 @@ class Parser {
         if (Accept("=")) {
           out.push_back(ParseMalloc(unique, spec->type));
         } else {
+          maybe_null_.insert(unique);
           out.push_back(MakeHavoc(unique, MakeConst(0)));
         }
       } else if (Accept("[")) {
@@ -1733,6 +1736,40 @@ class Parser {
     return out;
   }
 
+  // The number of tokens of the null pointer constant at token k: `0`, `NULL` where the file declares no such
+  // name (the preprocessor replaces one it defines), a cast of one to a pointer type (`(void *)0`), one in
+  // parentheses; 0 where none starts there.
+  int NullPointerAt(int k) const {
+    const Token& t = Peek(k);
+    if ((t.kind == TokKind::kNumber && t.text == "0") || (t.text == "NULL" && !FindBinding("NULL"))) return 1;
+    if (!Is("(", k)) return 0;
+    if (const int inner = NullPointerAt(k + 1); inner > 0 && Is(")", k + 1 + inner)) return inner + 2;
+    if (!IsTypeStart(k + 1)) return 0;
+    int close = k + 1;
+    while (Peek(close).kind == TokKind::kIdent || Is("*", close)) ++close;
+    if (!Is("*", close - 1) || !Is(")", close)) return 0;
+    const int value = NullPointerAt(close + 1);
+    return value > 0 ? close + 1 + value - k : 0;
+  }
+
+  // Refuses, at `at`, a comparison with null of a pointer into `array` that may be null (maybe_null_). Any other
+  // points into an array that exists: never null (and SV-COMP's allocations never fail).
+  void RequireAllocated(const std::string& array, Loc at) const {
+    if (maybe_null_.count(array)) {
+      FailUnsupported(file_, at, "comparison with null of '" + prog_.VarNamed(array).name + "', a pointer declared "
+                                 "without a value (null until something is allocated for it)");
+    }
+  }
+
+  // The condition of an if, while or do after its '(' (calls in it hoisted): a pointer into an array alone
+  // (`if (p)`) is true, as it is never null.
+  ExprPtr ParseCondition(Hoisted& hoisted) {
+    const std::string target = PointerTargetAt(0);
+    if (target.empty() || !Is(")", 1)) return WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+    RequireAllocated(target, Next().loc);
+    return MakeConst(1);
+  }
+
   // The array that the name at token k points into as a pointer value: a pointer into an array, or a
   // one-dimensional array's own name (C converts it to a pointer to its first cell); empty for anything else,
   // a cell (`a[i]`, `p[i]`) and a call included.
@@ -1808,6 +1845,16 @@ class Parser {
   ExprPtr ParsePointerOperand(int min_prec) {
     const PointerValue left = ParsePointerValue();
     const Token op = Peek();
+    const bool binds = op.kind == TokKind::kPunct && BinaryPrecedence(op) > min_prec;
+    if (binds && (op.text == "==" || op.text == "!=") && NullPointerAt(1) > 0) {  // `p == NULL`
+      RequireAllocated(left.array, op.loc);
+      for (int n = NullPointerAt(1) + 1; n > 0; --n) Next();
+      return MakeConst(op.text == "!=" ? 1 : 0);
+    }
+    if (binds && (op.text == "&&" || op.text == "||")) {  // `p && p[0] > 0`: p as a truth value
+      RequireAllocated(left.array, left.loc);
+      return MakeConst(1);
+    }
     const bool compare = op.kind == TokKind::kPunct && (BinaryPrecedence(op) == 6 || BinaryPrecedence(op) == 7);
     if ((!compare && op.text != "-") || BinaryPrecedence(op) <= min_prec) {
       FailUnsupported(file_, left.loc, "use of a pointer into '" + prog_.VarNamed(left.array).name +
@@ -2601,7 +2648,13 @@ class Parser {
       ExprPtr a = ParseUnary();
       return MakeCast(Promote(a->type), a);
     }
-    if (Accept("!")) return MakeNot(ParseUnary());
+    if (Accept("!")) {
+      if (const std::string target = PointerTargetAt(0); !target.empty()) {  // `!p`: a pointer is never null
+        RequireAllocated(target, Next().loc);
+        return MakeConst(0);
+      }
+      return MakeNot(ParseUnary());
+    }
     if (Accept("~")) {
       // Two's complement: ~a is -a - 1, or the largest value less a for an unsigned a.
       ExprPtr a = ParseUnary();
@@ -2613,6 +2666,14 @@ class Parser {
     }
     if (Is("*") && Peek(1).kind == TokKind::kIdent && !Is("(", 2)) {
       if (const ExprPtr target = Dereference(Peek(1))) return target;
+    }
+    if (Is("*") && (Is("++", 1) || Is("--", 1)) && CursorNamed(Peek(2).text)) {  // `*--p`: p moved, then its cell
+      const Binding cursor = *CursorNamed(Peek(2).text);  // a copy: the move adds variables
+      Next();
+      const Token op = Next();
+      const Token name = Next();
+      const ExprPtr cell = AssignInExpression(op, MakeVar(cursor.cell_index, kLongLong), MakeConst(1), false, name.text);
+      return MakeIndex(cursor.var, prog_.VarNamed(cursor.var).type, cell);
     }
     if (Is("*") && Is("(", 1) && AtPointerValue(1)) {  // `*(p + 1)`, `*(a + i)`; not what follows the ')'
       Next();
@@ -2907,6 +2968,9 @@ class Parser {
   // The cell type of each pointer declared without a value (`int *p;`), by its index variable, for the
   // assignment that first points it into an array (PointCursor).
   std::map<std::string, IntType> pointee_types_;
+  // The arrays of pointers declared without a value (a global `int *h;`, a local one): null until something
+  // is allocated for them, so that comparing them with null is refused (RequireAllocated).
+  std::set<std::string> maybe_null_;
   std::map<std::string, Record> records_;  // the structs defined, by tag
   std::map<std::string, IntType> enum_types_;  // the enums defined, by tag: their types
   std::map<std::string, ParsedType> typedefs_;

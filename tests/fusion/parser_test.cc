@@ -613,6 +613,11 @@ int main() {
   for (u = a; u < a + n; u++) t += *u;
   u = &a[n - 1];
   __VERIFIER_assert(t == n + 4 && *u == (k == n - 1 ? 5 : 1) && u - q == n - 1);
+  int *m = b + n;
+  for (int i = 0; i < n; i++) *--m = i;
+  int *r2 = b, s2 = *r2;
+  while (r2 < b + n - 1) s2 += *++r2;
+  __VERIFIER_assert(m == b && b[0] == n - 1 && s2 == n * (n - 1) / 2 && r2 == m + n - 1);
   int *h = malloc(4 * sizeof(int));
   *h++ = n;
   *h++ = k;
@@ -635,7 +640,7 @@ int main() {
             "unsupported: t.c:1:46: unsupported pointer 'p' moved to another array");
   EXPECT_EQ(ParseFailure("int main() { int a[2], b[2]; int *p = a; return p < b; }"),
             "unsupported: t.c:1:51: unsupported operator '<' of pointers into different arrays");
-  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; return p != 0; }"),
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; return p != 1; }"),
             "unsupported: t.c:1:45: unsupported operator '!=' of a pointer and an integer");
   EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; int x = p + 1; return 0; }"),
             "unsupported: t.c:1:44: unsupported use of " + refusal);
@@ -718,6 +723,39 @@ int main() {
             "arrays)");
   EXPECT_EQ(ParseFailure("extern void free(void *); int main() { int x; free(&x); return 0; }"),
             "unsupported: t.c:1:47: unsupported call of 'free' (only of an array or a pointer into one)");
+}
+
+// A pointer into an array is never null (SV-COMP's allocations never fail): `p == NULL`, `!p`, `if (p)` and
+// `p && ...` are constants; one declared without a value, null until something is allocated, is refused.
+TEST(Parser, APointerIntoAnArrayIsNeverNull) {
+  const std::string checks = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+extern void *malloc(unsigned long);
+extern void abort(void);
+#define NULL ((void *)0)
+int g[3];
+int main() {
+  int n = __VERIFIER_nondet_int();
+  if (n < 1 || n > 4) return 0;
+  int *a = malloc(n * sizeof(int));
+  if (a == NULL) abort();
+  if (!a) return 1;
+  int *p = a, *e = a + n;
+  while (p && p < e) *p++ = 2;
+  if (p) *(p - 1) = 3;
+  int t = 0;
+  do t += *--p; while (p != a && p != 0);
+  __VERIFIER_assert(t == 2 * n + 1 && !g == 0 && (e != (int *)0) && (a == 0 || a[0] > 1));
+  return 0;
+}
+)";
+  std::vector<std::vector<long long>> runs = {{1}, {2}, {4}};
+  const Program p = AgreesWithGcc(checks, runs);
+  for (const std::vector<long long>& run : runs) EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0];
+  EXPECT_EQ(ParseFailure("extern void *malloc(unsigned long); int *h;\n"
+                         "int main() { h = malloc(4); if (h == 0) return 1; return 0; }"),
+            "unsupported: t.c:2:35: unsupported comparison with null of 'h', a pointer declared without a value (null "
+            "until something is allocated for it)");
 }
 
 // A global pointer into a global array or into one of main's (verisec's NetBSD glob tasks point one at a
