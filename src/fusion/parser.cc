@@ -2672,7 +2672,8 @@ class Parser {
       Next();
       const Token op = Next();
       const Token name = Next();
-      const ExprPtr cell = AssignInExpression(op, MakeVar(cursor.cell_index, kLongLong), MakeConst(1), false, name.text);
+      const ExprPtr index = MakeVar(cursor.cell_index, kLongLong);
+      const ExprPtr cell = AssignInExpression(op, index, MakeConst(1), false, name.text);
       return MakeIndex(cursor.var, prog_.VarNamed(cursor.var).type, cell);
     }
     if (Is("*") && Is("(", 1) && AtPointerValue(1)) {  // `*(p + 1)`, `*(a + i)`; not what follows the ')'
