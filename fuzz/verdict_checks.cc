@@ -96,7 +96,8 @@ struct Generated {
   // Whether while loops count in their condition, `++i < n` and `i-- > 0` (assignments inside expressions).
   bool counts_in_condition = false;
   bool has_array = false;  // whether main declares the array a
-  // How a cell is written: 0 `a[i]`, 1 `*(a + (i))`, 2 `p[i]` and 3 `*(p + (i))` through `int *p = a;`.
+  // How a cell is written: 0 `a[i]`, 1 `*(a + (i))`, 2 `p[i]` and 3 `*(p + (i))` through `int *p = a;`, and
+  // through differences of pointers, 4 `a[p + (i) + 1 - a - 1]` and 5 `*(a + (p + (i) - a))`.
   int cell_syntax = 0;
 
   std::string Type() const { return fusion::TypeName(type); }
@@ -131,6 +132,8 @@ struct Generated {
   std::string Text(const std::string& prefix, const std::string& assertion) const;
   // The cell at `index` (C text), written as cell_syntax says.
   std::string Cell(const std::string& index) const {
+    if (cell_syntax == 4) return fmt::format("a[p + ({}) + 1 - a - 1]", index);
+    if (cell_syntax == 5) return fmt::format("*(a + (p + ({}) - a))", index);
     const char* array = cell_syntax < 2 ? "a" : "p";
     return cell_syntax % 2 == 0 ? fmt::format("{}[{}]", array, index) : fmt::format("*({} + ({}))", array, index);
   }
@@ -667,7 +670,7 @@ void CheckLoopfuseVerdicts(std::string_view data) {
   const std::string assertion = MakeAssertion(g, gen);
   // The byte after the assertion's: how cells are written (a seed that ends with the assertion's bytes writes
   // `a[i]`, as it did before this byte was drawn).
-  g.cell_syntax = static_cast<int>(gen.Next() % 4);
+  g.cell_syntax = static_cast<int>(gen.Next() % 6);
   CheckVerdictsAgainstEveryRun(g.Text("", assertion), g.lo, g.width, g.divides_by_variable);
 }
 

@@ -1786,9 +1786,18 @@ class Parser {
   }
 
   // Whether a pointer value into an array starts at token k: such a name or `&` of a cell, and where
-  // `parenthesised`, either in parentheses (not where the parentheses may hold a comparison: `(p < q)`).
+  // `parenthesised`, either in parentheses that hold a pointer value alone (`(a + k)`; not `(p < q)` nor `(p -
+  // q)`, an integer).
   bool AtPointerValue(int k = 0, bool parenthesised = true) const {
-    if (Is("(", k)) return parenthesised && AtPointerValue(k + 1);
+    if (Is("(", k)) {  // a few parentheses at most: the lookahead scans to each one's ')'
+      int inner = k;
+      while (Is("(", inner) && inner - k < 4) ++inner;
+      if (!parenthesised || !AtPointerValue(inner, false)) return false;
+      for (int open = inner - 1; open >= k; --open) {
+        if (!OffsetsAloneUntilClose(open + 1)) return false;
+      }
+      return true;
+    }
     if (Is("&", k)) {  // `&a[i]`, `&p[i]`
       const Binding* b = Peek(k + 1).kind == TokKind::kIdent ? FindBinding(Peek(k + 1).text) : nullptr;
       const bool array = b && !b->var.empty() && b->refused.empty() && prog_.VarNamed(b->var).is_array;
@@ -1797,9 +1806,31 @@ class Parser {
     return !PointerTargetAt(k).empty();
   }
 
-  // A pointer value into an array ahead (AtPointerValue): a term, then integers added or subtracted (a
-  // pointer after '-' ends it: that is a difference of pointers, which the caller takes).
-  PointerValue ParsePointerValue() {
+  // Whether the tokens from k to the ')' that closes the parentheses they are in join their terms by operators
+  // that bind at least as tightly as `+` (`a + 2 * k`), none a `-` before a pointer or a '(' (a difference, or
+  // maybe one): a pointer value, where the first term is one.
+  bool OffsetsAloneUntilClose(int k) const {
+    constexpr int kAdditive = 9;  // the precedence of + and - (BinaryPrecedence)
+    for (int depth = 0;; ++k) {
+      const Token& t = Peek(k);
+      if (t.kind == TokKind::kEnd) return false;
+      if (t.kind != TokKind::kPunct) continue;
+      if (t.text == "(" || t.text == "[") ++depth;
+      if ((t.text == ")" || t.text == "]") && --depth < 0) return true;
+      if (depth > 0) continue;
+      const int precedence = BinaryPrecedence(t);
+      if ((precedence > 0 && precedence < kAdditive) ||
+          (t.text == "-" && (Is("(", k + 1) || AtPointerValue(k + 1, false))) || t.text == "?" || t.text == ":" ||
+          t.text == "," ||
+          (kAssignmentOperators.count(t.text) && t.text != "++" && t.text != "--")) {
+        return false;
+      }
+    }
+  }
+
+  // A pointer value into an array ahead (AtPointerValue): a term, then, with_offsets, integers added or
+  // subtracted (a pointer after '-' ends it: that is a difference of pointers, which the caller takes).
+  PointerValue ParsePointerValue(bool with_offsets = true) {
     const Token start = Peek();
     PointerValue value;
     if (Accept("(")) {
@@ -1817,7 +1848,7 @@ class Parser {
         FailUnsupported(file_, Peek().loc, "'" + Peek().text + "' of pointer '" + name.text + "' inside an expression");
       }
     }
-    while ((Is("+") || Is("-")) && !(Is("-") && AtPointerValue(1))) {
+    while (with_offsets && (Is("+") || Is("-")) && !(Is("-") && AtPointerValue(1))) {
       const Token op = Next();
       const ExprPtr offset = MakeCast(kLongLong, ParseBinary(BinaryPrecedence(op)));
       value.index = MakeBinary(op.text, value.index, offset, kLongLong);
@@ -1863,7 +1894,9 @@ class Parser {
     }
     Next();
     if (!AtPointerValue()) FailUnsupported(file_, op.loc, "operator '" + op.text + "' of a pointer and an integer");
-    const PointerValue right = ParsePointerValue();
+    // `p - a - 1` is `(p - a) - 1`: the subtracted pointer is a term alone, and what follows it applies to the
+    // difference (a compared pointer takes its offsets: `p < a + n`).
+    const PointerValue right = ParsePointerValue(compare);
     if (right.array != left.array) {
       FailUnsupported(file_, op.loc, "operator '" + op.text + "' of pointers into different arrays");
     }
@@ -2522,7 +2555,7 @@ class Parser {
 
   ExprPtr ParseBinary(int min_prec) {
     const HoistedMark left = MarkHoisted();
-    ExprPtr lhs = AtPointerValue(0, false) ? ParsePointerOperand(min_prec) : ParseUnary();
+    ExprPtr lhs = AtPointerValue() ? ParsePointerOperand(min_prec) : ParseUnary();
     // Each operator of a left-associative chain adds a level to the tree, as nesting does.
     for (int chain = 1; Peek().kind == TokKind::kPunct; ++chain) {
       const Token op = Peek();

@@ -86,8 +86,9 @@ class ProgramGenerator {
       const bool global = Pick(0, 1);
       std::string cells = Constant();
       for (int c = 1, n = global ? Pick(0, 3) : 3; c <= n; ++c) cells += ", " + Constant();
-      (global ? globals_ : array_) += fmt::format("{} a[4] = {{{}}};\n", kTypes[type].name, cells);
-      if (!global) array_ = "  " + array_;
+      (global ? globals_ : array_) += fmt::format("{0} a[4] = {{{1}}};\n{0} *p = a, *q = a + 1;\n", kTypes[type].name,
+                                                  cells);
+      if (!global) array_ = "  " + array_.replace(array_.find('\n') + 1, 0, "  ");
       for (int c = 0; c < 4; ++c) observed_.push_back({fmt::format("a[{}]", c), type});
     }
     for (int n = Pick(3, 8); n > 0; --n) body_ += Statement(1);
@@ -128,11 +129,19 @@ class ProgramGenerator {
   int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   int Pick(int lo, size_t hi) { return Pick(lo, static_cast<int>(hi)); }
   // A variable, the global or a cell of the array (at a constant index, or at k in a loop of at most four
-  // iterations).
+  // iterations), the cell named through the pointers p = a and q = a + 1 too (docs/loopfuse.md, "Pointers into
+  // arrays"), each a postfix expression, as `x++` needs.
   std::string Var() {
     if (has_global_ && Pick(0, 5) == 0) return "g";
     if (observed_.size() > types_.size() && Pick(0, 3) == 0) {
-      return in_counted_loop_ && Pick(0, 1) ? "a[k]" : fmt::format("a[{}]", Pick(0, 3));
+      const std::string i = in_counted_loop_ && Pick(0, 1) ? "k" : std::to_string(Pick(0, 3));
+      switch (Pick(0, 5)) {
+        case 0: return fmt::format("p[{}]", i);
+        case 1: return fmt::format("q[{} - 1]", i);
+        case 2: return fmt::format("a[p + {} + 1 - a - 1]", i);
+        case 3: return fmt::format("a[(a + {}) - q + 1]", i);
+        default: return fmt::format("a[{}]", i);
+      }
     }
     return fmt::format("v{}", Pick(0, static_cast<int>(types_.size()) - 1));
   }
