@@ -69,7 +69,7 @@ const char* const kEdgeConstants[] = {"127", "255", "0xff", "0x7fff", "65535", "
 // statements; Text() gives its C text with a check at the end.
 class ProgramGenerator {
  public:
-  explicit ProgramGenerator(unsigned seed) : rng_(seed) {
+  explicit ProgramGenerator(unsigned seed) : rng_(seed), pointer_rng_(seed + 0x9e3779b9u) {
     const int variables = Pick(3, 6);
     for (int v = 0; v < variables; ++v) types_.push_back(Pick(0, kTypeCount - 1));
     inputs_ = Pick(1, variables - 1);
@@ -86,9 +86,13 @@ class ProgramGenerator {
       const bool global = Pick(0, 1);
       std::string cells = Constant();
       for (int c = 1, n = global ? Pick(0, 3) : 3; c <= n; ++c) cells += ", " + Constant();
-      (global ? globals_ : array_) += fmt::format("{0} a[4] = {{{1}}};\n{0} *p = a, *q = a + 1;\n", kTypes[type].name,
-                                                  cells);
-      if (!global) array_ = "  " + array_.replace(array_.find('\n') + 1, 0, "  ");
+      // Half of the programs name cells through pointers too, drawn apart so that the programs are the ones
+      // drawn before pointers were (the time Spacer takes on them varies fourfold from one draw to another).
+      pointers_ = std::uniform_int_distribution<int>(0, 1)(pointer_rng_) == 0;
+      std::string& declarations = global ? globals_ : array_;
+      const char* indent = global ? "" : "  ";
+      declarations += fmt::format("{}{} a[4] = {{{}}};\n", indent, kTypes[type].name, cells);
+      if (pointers_) declarations += fmt::format("{}{} *p = a, *q = a + 1;\n", indent, kTypes[type].name);
       for (int c = 0; c < 4; ++c) observed_.push_back({fmt::format("a[{}]", c), type});
     }
     for (int n = Pick(3, 8); n > 0; --n) body_ += Statement(1);
@@ -135,7 +139,7 @@ class ProgramGenerator {
     if (has_global_ && Pick(0, 5) == 0) return "g";
     if (observed_.size() > types_.size() && Pick(0, 3) == 0) {
       const std::string i = in_counted_loop_ && Pick(0, 1) ? "k" : std::to_string(Pick(0, 3));
-      switch (Pick(0, 5)) {
+      switch (pointers_ ? std::uniform_int_distribution<int>(0, 5)(pointer_rng_) : 5) {
         case 0: return fmt::format("p[{}]", i);
         case 1: return fmt::format("q[{} - 1]", i);
         case 2: return fmt::format("a[p + {} + 1 - a - 1]", i);
@@ -290,6 +294,7 @@ class ProgramGenerator {
   }
 
   std::mt19937 rng_;
+  std::mt19937 pointer_rng_;  // the draws of pointers' names for cells
   std::vector<int> types_;
   int inputs_ = 0;
   std::vector<std::string> initial_;
@@ -297,6 +302,7 @@ class ProgramGenerator {
   std::string globals_;
   std::string array_;  // a local array's declaration
   bool has_global_ = false;
+  bool pointers_ = false;  // whether p and q are declared, to name cells through them
   bool in_counted_loop_ = false;
   std::string body_;
   bool inexact_ = false;
