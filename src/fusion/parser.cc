@@ -1520,6 +1520,10 @@ class Parser {
       Next();
       return Store(op, lhs, op.text == "++" || op.text == "--" ? MakeConst(1) : ParseExpr());
     }
+    if (op.text == ";") return MakeBlock({});  // `*p++;`, `x;`: a value unused; what it moves runs before it
+    if (BinaryPrecedence(op) > 0 || op.text == "?") {  // `x + 1;`: valid C that computes nothing
+      FailUnsupported(file_, t.loc, "expression statement (only assignments and calls are statements)");
+    }
     FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
   }
 

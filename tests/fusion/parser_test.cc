@@ -610,6 +610,8 @@ int main() {
   int *c = b;
   *c++ = 3;
   *c-- = 4;
+  *c++;
+  c--;
   __VERIFIER_assert(b[0] == 3 && b[1] == 4 && c == b);
   int *u, t = 0;
   for (u = a; u < a + n; u++) t += *u;
@@ -646,6 +648,8 @@ int main() {
             "unsupported: t.c:1:45: unsupported operator '!=' of a pointer and an integer");
   EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; int x = p + 1; return 0; }"),
             "unsupported: t.c:1:44: unsupported use of " + refusal);
+  EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; *p + 1; return 0; }"),
+            "unsupported: t.c:1:36: unsupported expression statement (only assignments and calls are statements)");
   EXPECT_EQ(ParseFailure("int main() { int a[2]; int *p = a; p = 0; return 0; }"),
             "unsupported: t.c:1:40: unsupported value of pointer 'p' (only a pointer into its array, as 'a + i' or "
             "'&a[i]')");
