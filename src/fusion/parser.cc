@@ -87,16 +87,18 @@ struct FunctionDef {
   size_t body = 0;            // token index of its body's '{'
   size_t body_end = 0;        // token index of its body's '}'
   bool returns_value = false;
-  IntType result_type = kInt;
+  IntType result_type = kInt;  // of a pointer's result, the type of the cells it points to
+  bool returns_pointer = false;  // a pointer into an array (the one its returns point into)
   std::string unsupported;    // why it cannot be inlined; empty if it can
 };
 
 // A call being inlined: the function, where its value goes (null: discarded, or none), whether it returned.
 struct InlineFrame {
   const FunctionDef* fn = nullptr;
-  ExprPtr result;
+  ExprPtr result;               // of a pointer's result, the index of its cell
   bool returned = false;        // by a `return` that ends the body
   bool returns_early = false;   // a `return` before the end, parsed as a kReturn that Inline lowers
+  std::string result_array = {};  // the array that a pointer result points into, by the returns parsed
 };
 
 StmtPtr LowerBlock(const std::vector<StmtPtr>& items, const ExprPtr& flag, bool in_loop, bool& may_return);
@@ -593,7 +595,8 @@ class Parser {
             main_end_ = def.body_end;
             return;
           }
-          if (pointers > 0) def.unsupported = "it returns a pointer";
+          if (pointers > 1 || (pointers == 1 && spec->is_void)) def.unsupported = "it returns a pointer";
+          def.returns_pointer = pointers == 1;
           if (pointers == 0 && spec->is_floating) def.unsupported = "it returns a floating-point value";
           if (pointers == 0 && !spec->record_tag.empty()) def.unsupported = "it returns a struct";
           def.returns_value = !spec->is_void || pointers > 0;
@@ -1049,6 +1052,13 @@ class Parser {
       const std::string name = ExpectIdent();
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
+      } else if (pointer && Is("=") && Peek(1).kind == TokKind::kIdent && functions_.count(Peek(1).text)) {
+        Next();  // `int *r = find(a, n, k);`: a pointer into the array that find returns one into
+        if (!AtInlinedCall()) FailUnsupported(file_, Peek().loc, "value of pointer '" + name + "' (a call and more)");
+        auto [inlined, value] = ParsePointerCall(name, spec->type);
+        out.push_back(inlined);
+        const std::optional<Var> cell = BindPointer(name, name_tok.loc, value.array);
+        out.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
       } else if (pointer && Is("=") && Peek(1).kind == TokKind::kString) {  // `char *s = "abc";`
         Next();
         for (StmtPtr& st : PointAtStringLiteral(name_tok, spec->type)) out.push_back(st);
@@ -1702,12 +1712,19 @@ class Parser {
   // `p = v` at v for a pointer declared without a value (`int *p;`) that no assignment has pointed anywhere yet:
   // p points into v's array from here on in the source.
   StmtPtr PointCursor(const std::string& name, const Token& at, IntType type) {
-    const PointerValue value = ParsePointerFor(name, type);
+    StmtPtr inlined;
+    PointerValue value;
+    if (AtInlinedCall()) {  // `p = find(a, n, k);`
+      std::tie(inlined, value) = ParsePointerCall(name, type);
+    } else {
+      value = ParsePointerFor(name, type);
+    }
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       const auto found = it->find(name);
       if (found == it->end()) continue;
       found->second.var = value.array;
-      return MakeAssign(MakeVar(found->second.cell_index, kLongLong), value.index);
+      const StmtPtr point = MakeAssign(MakeVar(found->second.cell_index, kLongLong), value.index);
+      return inlined ? MakeBlock({inlined, point}) : point;
     }
     FailSyntax(file_, at.loc, "use of undeclared identifier '" + name + "'");
   }
@@ -1913,6 +1930,12 @@ class Parser {
   // prefix operators are taken before the name. The binding is a copy: what follows `op` may inline calls.
   StmtPtr MoveCursor(Binding cursor, const std::string& name, const Token& op) {
     const ExprPtr cell = MakeVar(cursor.cell_index, kLongLong);
+    if (op.text == "=" && AtInlinedCall()) {  // `p = find(a, n, k);`
+      const Token call = Peek();
+      auto [inlined, value] = ParsePointerCall(name, prog_.VarNamed(cursor.var).type);
+      if (value.array != cursor.var) FailUnsupported(file_, call.loc, "pointer '" + name + "' moved to another array");
+      return MakeBlock({inlined, MakeAssign(cell, value.index)});
+    }
     if (op.text == "=") return MakeAssign(cell, ParsePointerInto(cursor.var, name).index);
     if (op.text == "++" || op.text == "--") return Store(op, cell, MakeConst(1));
     if (op.text == "+=" || op.text == "-=") return Store(op, cell, MakeCast(kLongLong, ParseExpr()));
@@ -2080,6 +2103,7 @@ class Parser {
   // replaced by its argument where that means the same (C passes a value once: the body writes neither the
   // parameter nor anything the argument reads, and the argument draws no input), else assigned it first.
   StmtPtr Inline(const FunctionDef& fn, const Arguments& arguments, Loc loc, ExprPtr result) {
+    last_pointer_result_.clear();
     if (RecursesTooDeep(fn)) {
       prog_.recursion_cuts.insert(fmt::format("{}:{}:{}: '{}'", file_, loc.line, loc.col, fn.name));
       return RecursionCut(result);
@@ -2093,6 +2117,7 @@ class Parser {
     const InlineFrame frame = inlining_.back();
     inlining_.pop_back();
     LeaveCall(caller);
+    last_pointer_result_ = frame.result_array;
     if (result && !frame.returned && CompletesNormally(body)) {  // its last return may sit in a block, or a loop
       FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
     }
@@ -2180,6 +2205,10 @@ class Parser {
   // argument reads an input (E may read it twice, or never): where no statement runs, such a call is refused.
   ExprPtr ParseExpressionCall(const Token& t) {
     const FunctionDef& fn = functions_.at(t.text);
+    if (fn.returns_pointer) {
+      FailUnsupported(file_, t.loc, "call of '" + fn.name + "', which returns a pointer, inside an expression (only "
+                                    "as the value of a pointer: 'p = " + fn.name + "(...);')");
+    }
     const Arguments arguments = ParseArguments(fn);
     const std::vector<ExprPtr>& args = arguments.values;
     const bool reads_input = std::any_of(args.begin(), args.end(), [](const ExprPtr& a) { return HasNondet(a); });
@@ -2320,14 +2349,20 @@ class Parser {
   StmtPtr ParseInlinedReturn(Loc loc) {
     ExprPtr value;
     Hoisted hoisted;
-    if (!Is(";")) value = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+    if (inlining_.back().fn->returns_pointer && !Is(";")) {
+      value = WithCallsHoisted(hoisted, [&] { return ParsePointerResult(); });
+    } else if (!Is(";")) {
+      value = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+    }
     Expect(";");
     InlineFrame& frame = inlining_.back();  // after the calls that value inlines, which push and pop frames
     const std::string& name = frame.fn->name;
     if (!value && frame.fn->returns_value) FailSyntax(file_, loc, "'return' without a value in '" + name + "'");
     if (value && !frame.fn->returns_value) FailSyntax(file_, loc, "'return' with a value in void '" + name + "'");
     std::vector<StmtPtr> out = std::move(hoisted.statements);
-    if (value && frame.result) {
+    if (value && frame.result && frame.fn->returns_pointer) {
+      out.push_back(MakeAssign(frame.result, value));
+    } else if (value && frame.result) {
       out.push_back(MakeAssign(frame.result, MakeCast(frame.result->type, MakeCast(frame.fn->result_type, value))));
     }
     if (pos_ == frame.fn->body_end) {
@@ -2337,6 +2372,44 @@ class Parser {
       out.push_back(MakeSimple(StmtKind::kReturn));
     }
     return MakeBlock(std::move(out));
+  }
+
+  // The value of `return` in a function that returns a pointer: a pointer into an array, the same one at every
+  // return of the call (InlineFrame::result_array); the index of its cell.
+  ExprPtr ParsePointerResult() {
+    InlineFrame& frame = inlining_.back();
+    const Token at = Peek();
+    if (!AtPointerValue()) {
+      FailUnsupported(file_, at.loc, "value returned by '" + frame.fn->name + "' (only a pointer into an array)");
+    }
+    const PointerValue value = ParsePointerValue();
+    if (!(prog_.VarNamed(value.array).type == frame.fn->result_type)) {
+      FailUnsupported(file_, at.loc, "'" + frame.fn->name + "' returning a pointer into an array of another type");
+    }
+    if (frame.result_array.empty()) frame.result_array = value.array;
+    if (value.array != frame.result_array) {
+      FailUnsupported(file_, value.loc, "'" + frame.fn->name + "' returning pointers into different arrays");
+    }
+    return value.index;
+  }
+
+  // A call ahead of a function of the file that returns a pointer, for the pointer `name` to cells of `type`:
+  // the statements of the call, and what it returns, a pointer into an array.
+  std::pair<StmtPtr, PointerValue> ParsePointerCall(const std::string& name, IntType type) {
+    const Token call = Peek();
+    const FunctionDef& fn = functions_.at(call.text);
+    if (!fn.returns_pointer) {
+      FailUnsupported(file_, call.loc, "value of pointer '" + name + "' (only a pointer into an array)");
+    }
+    const ExprPtr index = FreshVar("result_" + fn.name, kLongLong);
+    StmtPtr inlined = ParseInlinedCall(index);
+    if (last_pointer_result_.empty()) {  // its recursion cut (RecursesTooDeep)
+      FailUnsupported(file_, call.loc, "pointer returned by '" + fn.name + "' past the depth of inlining");
+    }
+    if (!(prog_.VarNamed(last_pointer_result_).type == type)) {
+      FailUnsupported(file_, call.loc, "pointer '" + name + "' given a pointer into an array of another type");
+    }
+    return {inlined, PointerValue{last_pointer_result_, index, call.loc}};
   }
 
   // Skips the rest of a call's argument list after its '('.
@@ -3024,6 +3097,7 @@ class Parser {
   std::map<std::string, FunctionDef> functions_;  // the functions of the file but main and the known helpers
   std::map<std::string, bool> one_return_;        // IsOneReturn of each function looked at
   std::vector<InlineFrame> inlining_;             // the calls being inlined, innermost last
+  std::string last_pointer_result_;  // the array that the pointer result of the last inlined call points into
   int inlined_calls_ = 0;
 };
 
