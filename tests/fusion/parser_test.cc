@@ -24,6 +24,15 @@ Program AgreesWithGcc(const std::string& source, const std::vector<std::vector<l
   return p;
 }
 
+// Parses source, checks it against gcc on runs (AgreesWithGcc), and expects every run to end without error:
+// for programs whose assertions hold on every input given.
+void FinishesOnEveryRun(const std::string& source, const std::vector<std::vector<long long>>& runs) {
+  const Program p = AgreesWithGcc(source, runs);
+  for (const std::vector<long long>& run : runs) {
+    EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << "inputs " << ::testing::PrintToString(run);
+  }
+}
+
 // What parsing text fails with: "unsupported: <message>" for a construct outside the subset, "error: <message>"
 // for any other input error, or "no error".
 std::string ParseFailure(const std::string& text) {
@@ -634,10 +643,7 @@ int main() {
   for (long long n : {1, 2, 5, 8}) {
     for (long long k : {0LL, n / 2, n - 1}) runs.push_back({n, k});
   }
-  const Program p = AgreesWithGcc(walks, runs);
-  for (const std::vector<long long>& run : runs) {
-    EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0] << " " << run[1];
-  }
+  FinishesOnEveryRun(walks, runs);
   const std::string refusal = "a pointer into 'a' as a value (only '*p', 'p[i]', and comparing and subtracting "
                               "pointers into the same array)";
   EXPECT_EQ(ParseFailure("int main() { int a[2], b[2]; int *p = a; p = b + 1; return 0; }"),
@@ -684,8 +690,7 @@ int main() {
 }
 )";
   std::vector<std::vector<long long>> runs = {{0}, {1}, {2}, {3}};
-  const Program p = AgreesWithGcc(strings, runs);
-  for (const std::vector<long long>& run : runs) EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0];
+  FinishesOnEveryRun(strings, runs);
   EXPECT_EQ(ParseFailure("int main() { int a[] = \"ab\"; return 0; }"),
             "unsupported: t.c:1:24: unsupported string initialiser of 'a', not an array of char");
   EXPECT_EQ(ParseFailure("int main() { char a[] = L\"ab\"; return 0; }"),
@@ -722,8 +727,7 @@ int main() {
 }
 )";
   std::vector<std::vector<long long>> runs = {{1}, {2}, {6}};
-  const Program p = AgreesWithGcc(blocks, runs);
-  for (const std::vector<long long>& run : runs) EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0];
+  FinishesOnEveryRun(blocks, runs);
   EXPECT_EQ(ParseFailure("extern int *f(void); int main() { int *p; p = (int *)f(); return 0; }"),
             "unsupported: t.c:1:54: unsupported pointer expression (only malloc, calloc and alloca results are "
             "arrays)");
@@ -756,8 +760,7 @@ int main() {
 }
 )";
   std::vector<std::vector<long long>> runs = {{1}, {2}, {4}};
-  const Program p = AgreesWithGcc(checks, runs);
-  for (const std::vector<long long>& run : runs) EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0];
+  FinishesOnEveryRun(checks, runs);
   EXPECT_EQ(ParseFailure("extern void *malloc(unsigned long); int *h;\n"
                          "int main() { h = malloc(4); if (h == 0) return 1; return 0; }"),
             "unsupported: t.c:2:35: unsupported comparison with null of 'h', a pointer declared without a value (null "
@@ -791,10 +794,7 @@ int main() {
   for (long long n : {1, 2, 5}) {
     for (long long k : {-1LL, 0LL, n - 1, n + 1}) runs.push_back({n, k});
   }
-  const Program p = AgreesWithGcc(calls, runs);
-  for (const std::vector<long long>& run : runs) {
-    EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0] << " " << run[1];
-  }
+  FinishesOnEveryRun(calls, runs);
   EXPECT_EQ(ParseFailure("int g[2], h[2];\nint *pick(int c) { if (c) return g; return h; }\n"
                          "int main() { int *p = pick(1); return 0; }"),
             "unsupported: t.c:2:44: unsupported 'pick' returning pointers into different arrays");
@@ -830,8 +830,7 @@ int main() {
 }
 )";
   std::vector<std::vector<long long>> runs = {{0}, {1}, {2}, {3}, {4}};
-  const Program p = AgreesWithGcc(walks, runs);
-  for (const std::vector<long long>& run : runs) EXPECT_EQ(testing::InterpretOn(p, run), Outcome::kFinished) << run[0];
+  FinishesOnEveryRun(walks, runs);
   EXPECT_EQ(ParseFailure("int a[2], b[2]; int *g; void f(void) { g = b; } int main() { g = a; f(); return 0; }"),
             "unsupported: t.c:1:44: unsupported pointer 'g' moved to another array");
   EXPECT_EQ(ParseFailure("int a[2]; int *g; int main() { int x = *g; g = a; return 0; }"),
