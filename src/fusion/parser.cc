@@ -1773,6 +1773,21 @@ class Parser {
     return value > 0 ? close + 1 + value - k : 0;
   }
 
+  // Whether a null pointer constant compared with a pointer into an array starts here (`NULL == p`, `0 != p +
+  // 1`), where an operand of precedence above min_prec begins: an equality operator binds there.
+  bool AtNullComparison(int min_prec) const {
+    const int n = NullPointerAt(0);
+    return n > 0 && (Is("==", n) || Is("!=", n)) && BinaryPrecedence(Peek(n)) > min_prec && AtPointerValue(n + 1);
+  }
+
+  // `NULL == p` or `NULL != p` ahead (AtNullComparison): a constant, as a pointer into an array is never null.
+  ExprPtr ParseNullComparison() {
+    for (int n = NullPointerAt(0); n > 0; --n) Next();
+    const Token op = Next();
+    RequireAllocated(ParsePointerValue().array, op.loc);
+    return MakeConst(op.text == "!=" ? 1 : 0);
+  }
+
   // Refuses, at `at`, a comparison with null of a pointer into `array` that may be null (maybe_null_). Any other
   // points into an array that exists: never null (and SV-COMP's allocations never fail).
   void RequireAllocated(const std::string& array, Loc at) const {
@@ -2632,7 +2647,9 @@ class Parser {
 
   ExprPtr ParseBinary(int min_prec) {
     const HoistedMark left = MarkHoisted();
-    ExprPtr lhs = AtPointerValue() ? ParsePointerOperand(min_prec) : ParseUnary();
+    ExprPtr lhs = AtNullComparison(min_prec) ? ParseNullComparison()
+                  : AtPointerValue()         ? ParsePointerOperand(min_prec)
+                                             : ParseUnary();
     // Each operator of a left-associative chain adds a level to the tree, as nesting does.
     for (int chain = 1; Peek().kind == TokKind::kPunct; ++chain) {
       const Token op = Peek();

@@ -756,6 +756,7 @@ int main() {
   int t = 0;
   do t += *--p; while (p != a && p != 0);
   __VERIFIER_assert(t == 2 * n + 1 && !g == 0 && (e != (int *)0) && (a == 0 || a[0] > 1));
+  __VERIFIER_assert(NULL != a + 1 && (0 == e) + 1 == 1 && !(NULL == p));
   return 0;
 }
 )";
