@@ -1823,14 +1823,14 @@ class Parser {
 
   // Whether a pointer value into an array starts at token k: such a name or `&` of a cell, and where
   // `parenthesised`, either in parentheses that hold a pointer value alone (`(a + k)`; not `(p < q)` nor `(p -
-  // q)`, an integer).
-  bool AtPointerValue(int k = 0, bool parenthesised = true) const {
+  // q)`, an integer). `nesting` counts the parentheses looked into after a '-' (OffsetsAloneUntilClose).
+  bool AtPointerValue(int k = 0, bool parenthesised = true, int nesting = 0) const {
     if (Is("(", k)) {  // a few parentheses at most: the lookahead scans to each one's ')'
       int inner = k;
       while (Is("(", inner) && inner - k < 4) ++inner;
       if (!parenthesised || !AtPointerValue(inner, false)) return false;
       for (int open = inner - 1; open >= k; --open) {
-        if (!OffsetsAloneUntilClose(open + 1)) return false;
+        if (!OffsetsAloneUntilClose(open + 1, nesting)) return false;
       }
       return true;
     }
@@ -1843,9 +1843,9 @@ class Parser {
   }
 
   // Whether the tokens from k to the ')' that closes the parentheses they are in join their terms by operators
-  // that bind at least as tightly as `+` (`a + 2 * k`), none a `-` before a pointer or a '(' (a difference, or
-  // maybe one): a pointer value, where the first term is one.
-  bool OffsetsAloneUntilClose(int k) const {
+  // that bind at least as tightly as `+` (`a + 2 * k`), none a `-` before a pointer (a difference; past a few
+  // parentheses looked into, `- (` is taken for one): a pointer value, where the first term is one.
+  bool OffsetsAloneUntilClose(int k, int nesting) const {
     constexpr int kAdditive = 9;  // the precedence of + and - (BinaryPrecedence)
     for (int depth = 0;; ++k) {
       const Token& t = Peek(k);
@@ -1856,8 +1856,8 @@ class Parser {
       if (depth > 0) continue;
       const int precedence = BinaryPrecedence(t);
       if ((precedence > 0 && precedence < kAdditive) ||
-          (t.text == "-" && (Is("(", k + 1) || AtPointerValue(k + 1, false))) || t.text == "?" || t.text == ":" ||
-          t.text == "," ||
+          (t.text == "-" && ((Is("(", k + 1) && nesting >= 4) || AtPointerValue(k + 1, true, nesting + 1))) ||
+          t.text == "?" || t.text == ":" || t.text == "," ||
           (kAssignmentOperators.count(t.text) && t.text != "++" && t.text != "--")) {
         return false;
       }

@@ -611,6 +611,7 @@ int main() {
   __VERIFIER_assert(sum(a, a + n) == n + 4 && p - q == k && (q < p) == (k > 0) && r - 1 == q);
   __VERIFIER_assert(p - a - 1 == k - 1 && p - a + 1 == k + 1 && r + 1 - q - 2 == 0 && (p - q) * 2 == 2 * k);
   __VERIFIER_assert((a + k) - q == k && ((q + 1)) - 1 - a == 0 && (p - q) + 1 == k + 1 && *(a + (p - q)) == 5);
+  __VERIFIER_assert(*(p + 1 - (1)) == 5 && (p - (q)) == k && *(r - (r - q)) == 1 + 4 * (k == 0));
   shift(b, &a[1], n - 1);
   fill(b + n - 1, 1, 7);
   int *w = b;
