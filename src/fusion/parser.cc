@@ -2946,8 +2946,11 @@ class Parser {
       e = Number(t);
     } else if (t.kind == TokKind::kChar) {
       e = CharLiteral(t);
-    } else if (t.kind == TokKind::kString) {
-      FailUnsupported(file_, t.loc, "string literal as a value");
+    } else if (t.kind == TokKind::kString) {  // `assert(x > 0 && "x is positive")`: as a truth value, true
+      const Token before = toks_[pos_ >= 2 ? pos_ - 2 : 0];
+      while (Peek().kind == TokKind::kString) Next();
+      if (!IsTruthOperand(before, Peek())) FailUnsupported(file_, t.loc, "string literal as a value");
+      e = MakeConst(1);
     } else if (t.kind == TokKind::kIdent) {
       if (Is("(")) {
         Next();
@@ -3007,6 +3010,18 @@ class Parser {
       if (lit.value <= MaxOf(c)) return MakeConst(lit.value, c);
     }
     FailUnsupported(file_, t.loc, "number '" + t.text + "' (too large)");
+  }
+
+  // Whether an operand between the tokens `before` and `after` is taken by C as a truth value only: an operand
+  // of `!`, `&&` or `||` (`!"never"`, `x && "why"`, `"why" && x`), not one of a tighter operator (`x == "a" && y`).
+  static bool IsTruthOperand(const Token& before, const Token& after) {
+    const auto is = [](const Token& t, std::initializer_list<const char*> texts) {
+      const auto same = [&](const char* x) { return t.text == x; };
+      return t.kind == TokKind::kPunct && std::any_of(texts.begin(), texts.end(), same);
+    };
+    if (is(before, {"!"})) return true;
+    if (is(before, {"&&", "||"}) && is(after, {"&&", "||", ")", ";", ",", "?", ":"})) return true;
+    return is(after, {"&&", "||"}) && (is(before, {"(", "&&", "||", "=", ","}) || before.text == "return");
   }
 
   // A character constant: one character or escape sequence (simple, octal, hexadecimal). A plain one is an

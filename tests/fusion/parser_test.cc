@@ -687,6 +687,7 @@ int main() {
   __VERIFIER_assert(sizeof s == 5 && s[k] == (k == 0 ? 'a' : k < 3 ? 'A' : 'b') && t[k + 2] == 0 && u[2] == 'z');
   __VERIFIER_assert(w[0] == 255 && w[1] == 0 && w[2] == 'z' && w[3] == 'A' && sizeof w == 5 && v[4] == 'o');
   __VERIFIER_assert(length(v) == 5 && length(greeting) == 3 && length(s + k) == 4 - k && greeting[2] == 10);
+  __VERIFIER_assert(k < 4 && "k is below 4" && !!"always" && ("a" "b" || k) && (k != 9 || !"never"));
   return 0;
 }
 )";
@@ -700,6 +701,8 @@ int main() {
             "unsupported: t.c:1:25: unsupported string literal \"\\x100\"");
   EXPECT_EQ(ParseFailure("int main() { int k = \"ab\"[1]; return 0; }"),
             "unsupported: t.c:1:22: unsupported string literal as a value");
+  EXPECT_EQ(ParseFailure("int main() { int k = 1 && \"ab\" == 0; return 0; }"),
+            "unsupported: t.c:1:27: unsupported string literal as a value");
 }
 
 // calloc's cells are zero, malloc's and alloca's fresh: each an array of its own; free does nothing.
