@@ -1759,17 +1759,18 @@ class Parser {
 
   // The number of tokens of the null pointer constant at token k: `0`, `NULL` where the file declares no such
   // name (the preprocessor replaces one it defines), a cast of one to a pointer type (`(void *)0`), one in
-  // parentheses; 0 where none starts there.
-  int NullPointerAt(int k) const {
+  // parentheses (`nesting` counts those looked into: a few at most, as every operand asks); 0 where none
+  // starts there.
+  int NullPointerAt(int k, int nesting = 0) const {
     const Token& t = Peek(k);
     if ((t.kind == TokKind::kNumber && t.text == "0") || (t.text == "NULL" && !FindBinding("NULL"))) return 1;
-    if (!Is("(", k)) return 0;
-    if (const int inner = NullPointerAt(k + 1); inner > 0 && Is(")", k + 1 + inner)) return inner + 2;
+    if (!Is("(", k) || nesting == 4) return 0;
+    if (const int inner = NullPointerAt(k + 1, nesting + 1); inner > 0 && Is(")", k + 1 + inner)) return inner + 2;
     if (!IsTypeStart(k + 1)) return 0;
     int close = k + 1;
     while (Peek(close).kind == TokKind::kIdent || Is("*", close)) ++close;
     if (!Is("*", close - 1) || !Is(")", close)) return 0;
-    const int value = NullPointerAt(close + 1);
+    const int value = NullPointerAt(close + 1, nesting + 1);
     return value > 0 ? close + 1 + value - k : 0;
   }
 
