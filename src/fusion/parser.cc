@@ -1407,14 +1407,7 @@ class Parser {
   // "malloc(bytes)", "alloca(bytes)" or "calloc(count, bytes)" after '=': the pointer becomes an array with
   // fresh cells, for calloc all zero (set by a loop over the cells, as a global array's zeros are).
   StmtPtr ParseMalloc(const std::string& array, IntType type) {
-    const Token t = Peek();
-    if (Accept("(")) {  // a cast to the pointer type
-      auto spec = ParseSpecifiers(false);
-      if (!spec) FailUnsupported(file_, t.loc, "pointer expression");
-      while (Accept("*")) {
-      }
-      Expect(")");
-    }
+    AcceptPointerCast();
     const Token call = Peek();
     if (!IsAllocator(call.text)) {
       FailUnsupported(file_, call.loc, "pointer expression (only malloc, calloc and alloca results are arrays)");
@@ -1442,17 +1435,22 @@ class Parser {
   // after its block is freed is undefined behaviour, which SV-COMP's unreach-call tasks do not have, as for an
   // access out of bounds.
   StmtPtr ParseFree(const Token& call) {
-    if (Is("(") && IsTypeStart(1)) {  // `free((void *)p)`
-      Next();
-      ParseSpecifiers(false);
-      while (Accept("*")) {
-      }
-      Expect(")");
-    }
+    AcceptPointerCast();  // `free((void *)p)`
     if (!AtPointerValue()) FailUnsupported(file_, call.loc, "call of 'free' (only of an array or a pointer into one)");
     ParsePointerValue();
     Expect(")");
     return MakeBlock({});
+  }
+
+  // Skips a cast to a pointer type ahead (`(int *)`, `(void *)`), where there is one; the value it converts
+  // stays a pointer into the same cells (an allocation's or an array's).
+  void AcceptPointerCast() {
+    if (!Is("(") || !IsTypeStart(1)) return;
+    Next();
+    ParseSpecifiers(false);
+    while (Accept("*")) {
+    }
+    Expect(")");
   }
 
   // Whether `name` is a function that allocates an array: malloc, calloc, alloca and GCC's __builtin_alloca.
