@@ -620,18 +620,9 @@ class Parser {
       if (spec->is_aggregate || opaque_typedefs_.count(start.text)) {
         FailUnsupported(file_, start.loc, "type '" + start.text + "'");
       }
-      if (pointers == 1 && Is("=") && Peek(1).kind == TokKind::kString) {  // `char *s = "abc";`
+      if (pointers == 1 && !spec->is_void && Is("=") && AtPointerInitialiser(1, false)) {  // `int *p = a + 1;`
         Next();
-        for (StmtPtr& st : PointAtStringLiteral(name_tok, spec->type)) globals_init_.push_back(st);
-        if (Accept(",")) continue;
-        Expect(";");
-        return;
-      }
-      if (pointers == 1 && !spec->is_void && Is("=") && AtPointerValue(1)) {  // `int *p = a + 1;`
-        Next();
-        const PointerValue value = ParsePointerFor(name, spec->type);
-        const std::optional<Var> cell = BindPointer(name, name_tok.loc, value.array);
-        globals_init_.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
+        for (StmtPtr& st : DeclarePointerInto(name_tok, spec->type)) globals_init_.push_back(st);
         if (Accept(",")) continue;
         Expect(";");
         return;
@@ -1052,21 +1043,9 @@ class Parser {
       const std::string name = ExpectIdent();
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
-      } else if (pointer && Is("=") && Peek(1).kind == TokKind::kIdent && functions_.count(Peek(1).text)) {
-        Next();  // `int *r = find(a, n, k);`: a pointer into the array that find returns one into
-        if (!AtInlinedCall()) FailUnsupported(file_, Peek().loc, "value of pointer '" + name + "' (a call and more)");
-        auto [inlined, value] = ParsePointerCall(name, spec->type);
-        out.push_back(inlined);
-        const std::optional<Var> cell = BindPointer(name, name_tok.loc, value.array);
-        out.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
-      } else if (pointer && Is("=") && Peek(1).kind == TokKind::kString) {  // `char *s = "abc";`
+      } else if (pointer && Is("=") && AtPointerInitialiser(1, true)) {  // `int *p = a + 1;`, `= find(a)`
         Next();
-        for (StmtPtr& st : PointAtStringLiteral(name_tok, spec->type)) out.push_back(st);
-      } else if (pointer && Is("=") && AtPointerValue(1)) {  // `int *p = a + 1;`, `= &a[i]`, `= q`: into an array
-        Next();
-        const PointerValue value = ParsePointerFor(name, spec->type);
-        const std::optional<Var> cell = BindPointer(name, name_tok.loc, value.array);
-        out.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
+        for (StmtPtr& st : DeclarePointerInto(name_tok, spec->type)) out.push_back(st);
       } else if (pointer && Is("=") && Is("&", 1)) {  // `int *p = &x;`: p is a name of x (`*p`) from here on
         Next();
         const Token amp = Peek();
@@ -1386,12 +1365,19 @@ class Parser {
       out.push_back(MakeAssign(cell(MakeConst(static_cast<Int128>(i))), value));
     }
     if (explicit_cells < size) {
-      const ExprPtr c = FreshVar("zero_" + unique, kInt);
-      out.push_back(MakeAssign(c, MakeConst(explicit_cells)));
-      out.push_back(MakeLoop(MakeBinary("<", c, MakeConst(size), kInt), MakeAssign(cell(c), MakeConst(0, type)),
-                             MakeAssign(c, MakeBinary("+", c, MakeConst(1), kInt))));
+      for (StmtPtr& st : ZeroCells(unique, type, explicit_cells, MakeConst(size))) out.push_back(st);
     }
     return out;
+  }
+
+  // Statements that set the cells `first` to end - 1 of `array` (of type `type`) to 0: a loop over a fresh
+  // counter of end's type.
+  std::vector<StmtPtr> ZeroCells(const std::string& array, IntType type, Int128 first, const ExprPtr& end) {
+    const ExprPtr c = FreshVar("zero_" + array, end->type);
+    return {MakeAssign(c, MakeConst(first, end->type)),
+            MakeLoop(MakeBinary("<", c, end, kInt),
+                     MakeAssign(MakeIndex(array, type, MakeCast(kLongLong, c)), MakeConst(0, type)),
+                     MakeAssign(c, MakeBinary("+", c, MakeConst(1, end->type), end->type)))};
   }
 
   // Notes the bytes of the array just declared as `name`, of a constant number of cells, for sizeof.
@@ -1422,13 +1408,10 @@ class Parser {
     Expect(")");
     if (call.text != "calloc") return MakeHavoc(array, bytes);
     const ExprPtr total = FreshVar("bytes_" + array, size_type_);
-    const ExprPtr c = FreshVar("zero_" + array, size_type_);
     const ExprPtr cells = MakeBinary("/", total, MakeConst((type.bits + 7) / 8, size_type_), size_type_);
-    const ExprPtr one = MakeConst(1, size_type_);
-    return MakeBlock({MakeAssign(total, bytes), MakeHavoc(array, total), MakeAssign(c, MakeConst(0, size_type_)),
-                      MakeLoop(MakeBinary("<", c, cells, kInt),
-                               MakeAssign(MakeIndex(array, type, MakeCast(kLongLong, c)), MakeConst(0, type)),
-                               MakeAssign(c, MakeBinary("+", c, one, size_type_)))});
+    std::vector<StmtPtr> out{MakeAssign(total, bytes), MakeHavoc(array, total)};
+    for (StmtPtr& st : ZeroCells(array, type, 0, cells)) out.push_back(st);
+    return MakeBlock(std::move(out));
   }
 
   // `free(p)` after its '(': p an array or a pointer into one, optionally cast. Nothing happens: a cell read
@@ -1740,18 +1723,40 @@ class Parser {
     pointee_types_[cell] = type;
   }
 
-  // Declares the pointer named by name_tok, to cells of `type`, pointing at the string literal ahead: an array
-  // of its own (`string_s`, with no name in C) set to the literal's characters and the 0 after them.
-  std::vector<StmtPtr> PointAtStringLiteral(const Token& name_tok, IntType type) {
-    const Token literal = Peek();
-    if (type.bits != 8) {
-      FailUnsupported(file_, literal.loc, "pointer '" + name_tok.text + "' to a string literal, not a pointer to char");
+  // Whether token k starts an initialiser that points a pointer into an array: a pointer value (AtPointerValue),
+  // a string literal, or, where `calls` may run (not at file scope), a call of a function of the file.
+  bool AtPointerInitialiser(int k, bool calls) const {
+    return AtPointerValue(k) || Peek(k).kind == TokKind::kString ||
+           (calls && Peek(k).kind == TokKind::kIdent && functions_.count(Peek(k).text));
+  }
+
+  // Declares the pointer named by name_tok, to cells of `type`, with the initialiser ahead, after its '='
+  // (AtPointerInitialiser): the statements that point it. A string literal is an array of its own (`string_s`,
+  // with no name in C) set to its characters and the 0 after them; a call returns a pointer (ParsePointerCall).
+  std::vector<StmtPtr> DeclarePointerInto(const Token& name_tok, IntType type) {
+    const Token at = Peek();
+    std::vector<StmtPtr> out;
+    PointerValue value;
+    if (at.kind == TokKind::kString) {
+      if (type.bits != 8) {
+        FailUnsupported(file_, at.loc, "pointer '" + name_tok.text + "' to a string literal, not a pointer to char");
+      }
+      const std::string hidden = "\"" + name_tok.text;  // no C identifier has a quote
+      out = DeclareArray(hidden, "string_" + name_tok.text, type, at.loc, nullptr, ParseStringCells(type), true,
+                         false);
+      value = {scopes_.back().at(hidden).var, MakeConst(0, kLongLong), at.loc};
+    } else if (AtPointerValue()) {
+      value = ParsePointerFor(name_tok.text, type);
+    } else {  // `int *r = find(a, n, k);`
+      if (!AtInlinedCall()) {
+        FailUnsupported(file_, at.loc, "value of pointer '" + name_tok.text + "' (a call and more)");
+      }
+      StmtPtr inlined;
+      std::tie(inlined, value) = ParsePointerCall(name_tok.text, type);
+      out.push_back(inlined);
     }
-    const std::string hidden = "\"" + name_tok.text;  // no C identifier has a quote
-    std::vector<StmtPtr> out = DeclareArray(hidden, "string_" + name_tok.text, type, literal.loc, nullptr,
-                                            ParseStringCells(type), true, false);
-    const std::optional<Var> cell = BindPointer(name_tok.text, name_tok.loc, scopes_.back().at(hidden).var);
-    out.push_back(MakeAssign(MakeVar(cell->name, cell->type), MakeConst(0, kLongLong)));
+    const std::optional<Var> cell = BindPointer(name_tok.text, name_tok.loc, value.array);
+    out.push_back(MakeAssign(MakeVar(cell->name, cell->type), value.index));
     return out;
   }
 
