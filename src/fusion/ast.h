@@ -32,6 +32,10 @@ inline constexpr IntType kUnsignedLong{64, false};
 // range; the interpreter computes them modulo 2^126 (congruent modulo 2^32 still, which keeps every check at
 // least as strict as the original's). Printed as __int128.
 inline constexpr IntType kWide{126, true};
+// Not a C type: the number of an object on the heap (a struct or an integer that malloc made), which a
+// pointer to it holds; 0 is the null pointer (heap.h). Signed, so that counting objects never wraps (signed
+// overflow is not modelled); printed as long long.
+inline constexpr IntType kHeapRef{63, true};
 
 // Smallest and largest value of a type.
 Int128 MinOf(IntType t);

@@ -1,6 +1,7 @@
 #include "fusion/parser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "fusion/errors.h"
 #include "fusion/gotos.h"
+#include "fusion/heap.h"
 #include "fusion/lexer.h"
 #include "fusion/preprocessor.h"
 #include "fusion/switch.h"
@@ -41,12 +43,22 @@ struct ParsedType {
   std::string record_tag;     // a struct: its tag, looked up where a variable of it is declared
 };
 
+// What a pointer to an object on the heap points to: a struct (by its tag) or, tag empty, one integer of type
+// cell. Such a pointer holds the object's number (kHeapRef); each member of a struct is an array over the
+// numbers, so that `p->m` is the cell p of m's array (heap.h).
+struct Pointee {
+  std::string tag;
+  IntType cell = kInt;
+  bool operator==(const Pointee&) const = default;
+};
+
 // A struct type: its integer members, flattened in declaration order (a member of a nested struct is named by
 // its path, "inner.x"). A variable of it is one variable per member, so that loops, guesses and invariants
 // see plain scalars and arrays.
 struct Record {
   std::string name;                                      // "struct S", for messages
-  std::vector<std::pair<std::string, IntType>> members;  // path and type
+  std::vector<std::pair<std::string, IntType>> members;  // path and type (kHeapRef for a pointer)
+  std::map<std::string, Pointee> pointers;               // the pointer members, by path: what they point to
   std::string unsupported;  // why a variable of it cannot be modelled (a pointer, array or union member)
 };
 
@@ -77,6 +89,9 @@ struct Binding {
 struct Arguments {
   std::vector<ExprPtr> values;
   std::vector<std::string> pointees;
+  // The arrays of structs passed by name (`init(a, n)`), by argument index: their struct, and the array of
+  // each member by its path.
+  std::map<size_t, std::pair<const Record*, std::map<std::string, std::string>>> struct_arrays = {};
 };
 
 // A function of the file other than main, inlined at each call: where its parameter list and body are.
@@ -89,6 +104,7 @@ struct FunctionDef {
   bool returns_value = false;
   IntType result_type = kInt;  // of a pointer's result, the type of the cells it points to
   bool returns_pointer = false;  // a pointer into an array (the one its returns point into)
+  Pointee result_pointee = {};   // of a pointer to objects on the heap (result_type kHeapRef), what they are
   std::string unsupported;    // why it cannot be inlined; empty if it can
 };
 
@@ -182,7 +198,15 @@ class Parser {
     StmtPtr body = WithJumpsLowered(ParseBlock());
     all.insert(all.end(), static_inits_.begin(), static_inits_.end());  // known once main's calls are parsed
     all.push_back(std::move(body));
+    if (!heap_objects_.empty() || !heap_fields_.empty()) {  // the heap starts empty: no object numbered yet
+      std::vector<StmtPtr> heap{MakeAssign(HeapObjects(), MakeConst(0, kHeapRef))};
+      for (const auto& [key, array] : heap_fields_) heap.push_back(MakeHavoc(array, MakeConst(0)));
+      all.insert(all.begin(), MakeBlock(std::move(heap)));
+    }
     prog_.body = MakeBlock(std::move(all));
+    std::set<std::string> fields;
+    for (const auto& [key, array] : heap_fields_) fields.insert(array);
+    CheckHeapPointers(prog_, fields, heap_objects_);
     return std::move(prog_);
   }
 
@@ -476,8 +500,9 @@ class Parser {
     return type;
   }
 
-  // One member declaration of a struct's body, through its ';', added to record: integer members and members of
-  // a struct of integers (flattened). Anything else marks the record unsupported and is skipped.
+  // One member declaration of a struct's body, through its ';', added to record: integer members, members of a
+  // struct of integers (flattened), and pointers to a struct or an integer (objects on the heap). Anything else
+  // marks the record unsupported and is skipped.
   void ParseMemberDeclaration(Record& record) {
     const auto refuse = [&](const std::string& why) {
       if (record.unsupported.empty()) record.unsupported = why;
@@ -493,7 +518,12 @@ class Parser {
     if (Is(";")) return refuse("an anonymous member");
     do {
       SkipAttributes();
-      if (Is("*")) return refuse("a pointer member");
+      int pointers = 0;
+      while (Accept("*")) {
+        ++pointers;
+        while (kIgnoredSpecifiers.count(Peek().text)) Next();
+      }
+      if (pointers > 1) return refuse("a member that points to a pointer");
       if (Peek().kind != TokKind::kIdent) return refuse("a member declared with '" + Peek().text + "'");
       const Token name_tok = Next();
       const std::string& name = name_tok.text;
@@ -504,11 +534,15 @@ class Parser {
           FailSyntax(file_, name_tok.loc, "duplicate member '" + name + "' in " + record.name);
         }
       }
-      if (!spec->record_tag.empty()) {
+      if (pointers == 1) {
+        record.members.emplace_back(name, kHeapRef);
+        record.pointers[name] = Pointee{spec->record_tag, spec->record_tag.empty() ? spec->type : kInt};
+      } else if (!spec->record_tag.empty()) {
         const auto nested = records_.find(spec->record_tag);
         if (nested == records_.end()) return refuse("a member '" + name + "' of an incomplete struct");
         if (!nested->second.unsupported.empty()) return refuse(nested->second.unsupported);
         for (const auto& [path, type] : nested->second.members) record.members.emplace_back(name + "." + path, type);
+        for (const auto& [path, pointee] : nested->second.pointers) record.pointers[name + "." + path] = pointee;
       } else {
         record.members.emplace_back(name, spec->type);
       }
@@ -555,7 +589,10 @@ class Parser {
       return;
     }
     const Token start = Peek();
+    const size_t start_pos = pos_;
     auto spec = ParseSpecifiers(true);
+    // C89's implicit int, which gcc still accepts: `main() { ... }` (array-lopstr16's tasks).
+    if (!spec && pos_ == start_pos && start.kind == TokKind::kIdent && Is("(", 1)) spec = ParsedType{};
     if (!spec) FailSyntax(file_, start.loc, "expected a declaration before '" + start.text + "'");
     if (Accept(";")) return;  // a bare struct/enum declaration
     // Function or variable declarators.
@@ -596,11 +633,15 @@ class Parser {
             return;
           }
           if (pointers > 1 || (pointers == 1 && spec->is_void)) def.unsupported = "it returns a pointer";
-          def.returns_pointer = pointers == 1;
+          def.returns_pointer = pointers == 1 && spec->record_tag.empty();
           if (pointers == 0 && spec->is_floating) def.unsupported = "it returns a floating-point value";
           if (pointers == 0 && !spec->record_tag.empty()) def.unsupported = "it returns a struct";
           def.returns_value = !spec->is_void || pointers > 0;
           def.result_type = spec->type;
+          if (pointers == 1 && !spec->record_tag.empty()) {  // a pointer to structs on the heap
+            def.result_type = kHeapRef;
+            def.result_pointee = Pointee{spec->record_tag};
+          }
           functions_.emplace(name, std::move(def));
           return;
         }
@@ -610,7 +651,7 @@ class Parser {
       }
       // A global variable.
       if (!spec->record_tag.empty()) {
-        for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointers > 0, true)) globals_init_.push_back(st);
+        for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointers, true)) globals_init_.push_back(st);
         SkipAttributes();
         if (Accept(",")) continue;
         Expect(";");
@@ -635,6 +676,12 @@ class Parser {
           maybe_null_.insert(unique);
           globals_init_.push_back(MakeHavoc(unique, MakeConst(0)));
         }
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
+      if (pointers == 1 && !spec->is_void && Is("[")) {  // `int *a[N];`: pointers to integers on the heap
+        for (StmtPtr& st : DeclareHeapPointer(name_tok, Pointee{"", spec->type}, true)) globals_init_.push_back(st);
         if (Accept(",")) continue;
         Expect(";");
         return;
@@ -1037,12 +1084,15 @@ class Parser {
     if (!spec->record_tag.empty() && Accept(";")) return MakeBlock({});  // a struct's definition alone
     std::vector<StmtPtr> out;
     do {
-      bool pointer = false;
-      while (Accept("*")) pointer = true;
+      int pointers = 0;
+      while (Accept("*")) ++pointers;
+      const bool pointer = pointers > 0;
       const Token name_tok = Peek();
       const std::string name = ExpectIdent();
       if (!spec->record_tag.empty()) {
-        for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointer, false)) out.push_back(st);
+        for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointers, false)) out.push_back(st);
+      } else if (pointers == 1 && Is("[")) {  // `int *a[N];`: pointers to integers on the heap
+        for (StmtPtr& st : DeclareHeapPointer(name_tok, Pointee{"", spec->type}, false)) out.push_back(st);
       } else if (pointer && Is("=") && AtPointerInitialiser(1, true)) {  // `int *p = a + 1;`, `= find(a)`
         Next();
         for (StmtPtr& st : DeclarePointerInto(name_tok, spec->type)) out.push_back(st);
@@ -1285,17 +1335,19 @@ class Parser {
 
   // The declarator of a variable of struct type after its name (`[size]` for an array of structs): one
   // variable per member, "<name>.<path>" in scope, an array of the size for an array of structs. Globals are
-  // zeroed, locals fresh. Initialisers, pointers and whole-struct uses are outside the subset.
-  std::vector<StmtPtr> DeclareStructVariable(const ParsedType& spec, const Token& name_tok, bool pointer,
+  // zeroed, locals fresh. A pointer to the struct (`pointers` 1) is a pointer to objects on the heap
+  // (DeclareHeapPointer). Initialisers, pointers to pointers and whole-struct uses are outside the subset.
+  std::vector<StmtPtr> DeclareStructVariable(const ParsedType& spec, const Token& name_tok, int pointers,
                                              bool global) {
     const std::string& name = name_tok.text;
     if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+    if (pointers == 1) return DeclareHeapPointer(name_tok, Pointee{spec.record_tag}, global);
     const auto found = records_.find(spec.record_tag);
     std::string refused;
-    if (found == records_.end()) {
+    if (pointers > 1) {
+      refused = "pointer to a pointer to 'struct " + spec.record_tag + "'";
+    } else if (found == records_.end()) {
       refused = "variable of incomplete type 'struct " + spec.record_tag + "'";
-    } else if (pointer) {
-      refused = "pointer to " + found->second.name;
     } else if (!found->second.unsupported.empty()) {
       refused = "variable of " + found->second.name + ", which has " + found->second.unsupported;
     }
@@ -1321,9 +1373,226 @@ class Parser {
         const std::string unique = Declare(member, type, false, name_tok.loc, base);
         out.push_back(global ? MakeAssign(MakeVar(unique, type), MakeConst(0, type)) : MakeHavoc(unique));
       }
+      if (const auto pointer = record.pointers.find(path); pointer != record.pointers.end()) {
+        heap_slots_[FindBinding(member)->var] = pointer->second;
+      }
     }
     scopes_.back()[name] = Binding{"", &record, "", std::nullopt, std::nullopt};
     return out;
+  }
+
+  // The declarator of a pointer to objects on the heap after its name: a scalar (`struct S *p;`, with a value
+  // optionally) or an array of them (`struct S *a[N];`, `int *a[N];`), holding object numbers (kHeapRef).
+  // Globals are null, locals fresh.
+  std::vector<StmtPtr> DeclareHeapPointer(const Token& name_tok, const Pointee& pointee, bool global) {
+    const std::string& name = name_tok.text;
+    if (Accept("[")) {
+      const ExprPtr n = ParseArraySize();
+      if (!n) FailSyntax(file_, name_tok.loc, "array '" + name + "' has no size");
+      if (HasNondet(n)) FailUnsupported(file_, name_tok.loc, "array of pointers whose size reads an input");
+      if (Is("=")) FailUnsupported(file_, Peek().loc, "initialiser of the array of pointers '" + name + "'");
+      std::vector<StmtPtr> out = DeclareArray(name, "", kHeapRef, name_tok.loc, n, {}, false, global);
+      heap_slots_[FindBinding(name)->var] = pointee;
+      return out;
+    }
+    const std::string unique = Declare(name, kHeapRef, false, name_tok.loc);
+    heap_slots_[unique] = pointee;
+    const ExprPtr var = MakeVar(unique, kHeapRef);
+    if (Accept("=")) return {AssignHeapPointer(var, name_tok)};
+    return {global ? MakeAssign(var, MakeConst(0, kHeapRef)) : MakeHavoc(unique)};
+  }
+
+  // What the pointer to objects on the heap e points to: e a variable or cell that holds such pointers, or a
+  // choice between them; nothing for null and for any other expression.
+  std::optional<Pointee> PointeeOf(const ExprPtr& e) const {
+    if (e->kind == ExprKind::kVar || e->kind == ExprKind::kIndex) {
+      const auto slot = heap_slots_.find(e->name);
+      if (slot != heap_slots_.end()) return slot->second;
+    }
+    if (e->kind == ExprKind::kTernary) {
+      if (const std::optional<Pointee> a = PointeeOf(e->args[1])) return a;
+      return PointeeOf(e->args[2]);
+    }
+    return std::nullopt;
+  }
+
+  // Whether the name at token k may begin a pointer to objects on the heap: a variable that holds them, or a
+  // struct variable (whose members may).
+  bool AtHeapPointer(int k) const {
+    if (Peek(k).kind != TokKind::kIdent) return false;
+    const Binding* b = FindBinding(Peek(k).text);
+    return b && b->refused.empty() && (b->record || heap_slots_.count(b->var));
+  }
+
+  // value (at token `at`) as a pointer to objects of `pointee`: a constant 0 is null; refused unless it is
+  // null or points to such objects.
+  ExprPtr HeapValue(const ExprPtr& value, const Pointee& pointee, const Token& at) const {
+    if (value->type != kHeapRef) {
+      if (FoldConstant(value) == Int128{0}) return MakeConst(0, kHeapRef);
+      FailUnsupported(file_, at.loc, "value of a pointer to an object (only null, an allocation or such a pointer)");
+    }
+    const std::optional<Pointee> other = PointeeOf(value);
+    if (other && !(*other == pointee)) {
+      FailUnsupported(file_, at.loc, "pointer to objects of another type (" + PointeeName(*other) + ", not " +
+                                         PointeeName(pointee) + ")");
+    }
+    return value;
+  }
+
+  // "struct S" or "int", for messages.
+  static std::string PointeeName(const Pointee& p) { return p.tag.empty() ? TypeName(p.cell) : "struct " + p.tag; }
+
+  // The assignment of the value after '=' to target, a pointer to objects on the heap: an allocation, null
+  // (`0`, `NULL`, `(void *)0`) or a pointer to the same type of object.
+  StmtPtr AssignHeapPointer(const ExprPtr& target, const Token& at) {
+    const Pointee pointee = *PointeeOf(target);
+    if (AtAllocationCall()) return AllocateObject(target, pointee);
+    if (AtInlinedCall()) {
+      const FunctionDef& fn = functions_.at(Peek().text);
+      if (fn.result_type != kHeapRef || !(fn.result_pointee == pointee)) {
+        FailUnsupported(file_, Peek().loc, "call of '" + fn.name + "', which returns no pointer to " +
+                                               PointeeName(pointee));
+      }
+      return ParseInlinedCall(target);
+    }
+    const Token value_at = Peek().kind == TokKind::kEnd ? at : Peek();
+    return MakeAssign(target, HeapValue(ParseExpr(), pointee, value_at));
+  }
+
+  // Whether a call of an allocator comes next, cast to a pointer type or not (`(struct S *) malloc(...)`).
+  bool AtAllocationCall() const {
+    int k = 0;
+    if (Is("(") && IsTypeStart(1)) {
+      for (k = 1; !Is(")", k); ++k) {
+        if (Peek(k).kind == TokKind::kEnd || Is("(", k)) return false;
+      }
+      ++k;
+    }
+    return Peek(k).kind == TokKind::kIdent && IsAllocator(Peek(k).text) && Is("(", k + 1);
+  }
+
+  // The allocation ahead (AtAllocationCall) for target, a pointer to objects of `pointee`: a new object,
+  // numbered one above the last (so never null, as SV-COMP's allocations never fail, and never one still in
+  // use). Its members are arbitrary (cells of the member arrays that nothing wrote), calloc's zero. Only the
+  // block's first object is reachable: a pointer to objects is never moved or indexed, so the size is not
+  // read (it may not call a function or assign, whose effects would be lost).
+  StmtPtr AllocateObject(const ExprPtr& target, const Pointee& pointee) {
+    AcceptPointerCast();
+    const Token call = Next();
+    Expect("(");
+    for (int depth = 1; depth > 0; Next()) {
+      if (AtEnd()) FailSyntax(file_, call.loc, "expected ')' at the end of the call of '" + call.text + "'");
+      const bool calls = Peek().kind == TokKind::kIdent && Is("(", 1) && !Is("sizeof") && !IsTypeStart(0);
+      if (calls || (Peek().kind == TokKind::kPunct && kAssignmentOperators.count(Peek().text))) {
+        FailUnsupported(file_, Peek().loc, "size of an allocation that calls a function or assigns");
+      }
+      if (Is("(")) ++depth;
+      if (Is(")")) --depth;
+    }
+    const ExprPtr objects = HeapObjects();
+    std::vector<StmtPtr> out{MakeAssign(objects, MakeBinary("+", objects, MakeConst(1, kHeapRef), kHeapRef)),
+                             MakeAssign(target, objects)};
+    if (call.text == "calloc") {
+      for (const auto& [path, type] : HeapMembers(pointee, call)) {
+        out.push_back(MakeAssign(MakeIndex(HeapField(pointee, path, type), type, objects), MakeConst(0, type)));
+      }
+    }
+    return MakeBlock(std::move(out));
+  }
+
+  // The members of the objects `pointee` stands for (an integer object: one, path empty), with their types;
+  // refused (at `at`) for a struct not yet defined or outside the subset.
+  std::vector<std::pair<std::string, IntType>> HeapMembers(const Pointee& pointee, const Token& at) const {
+    if (pointee.tag.empty()) return {{"", pointee.cell}};
+    const auto found = records_.find(pointee.tag);
+    if (found == records_.end()) {
+      FailUnsupported(file_, at.loc, "object of the incomplete type 'struct " + pointee.tag + "'");
+    }
+    if (!found->second.unsupported.empty()) {
+      FailUnsupported(file_, at.loc, "object of " + found->second.name + ", which has " + found->second.unsupported);
+    }
+    return found->second.members;
+  }
+
+  // The counter of objects on the heap, the number of the last one allocated (0 before any: null).
+  ExprPtr HeapObjects() {
+    if (heap_objects_.empty()) heap_objects_ = prog_.AddVar("heap_objects", kHeapRef);
+    return MakeVar(heap_objects_, kHeapRef);
+  }
+
+  // The array over object numbers that holds member `path` (of type `type`) of the objects `pointee` stands for
+  // (path empty for integer objects), made at its first use. Its cells start arbitrary: an object's members
+  // are arbitrary until written. A member that points to objects makes the array a heap slot.
+  std::string HeapField(const Pointee& pointee, const std::string& path, IntType type) {
+    const std::string key = pointee.tag.empty() ? TypeName(pointee.cell) : pointee.tag + "." + path;
+    const auto known = heap_fields_.find(key);
+    if (known != heap_fields_.end()) return known->second;
+    std::string base = "heap_" + (pointee.tag.empty() ? TypeName(pointee.cell) : pointee.tag + "_" + path);
+    for (char& c : base) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    const std::string array = prog_.AddVar(base, type, true);
+    heap_fields_.emplace(key, array);
+    if (!pointee.tag.empty()) {
+      const Record& record = records_.at(pointee.tag);
+      if (const auto pointer = record.pointers.find(path); pointer != record.pointers.end()) {
+        heap_slots_[array] = pointer->second;
+      }
+    }
+    return array;
+  }
+
+  // `->m` (through nested members, `->inner.x`) at the arrow after e, a pointer to structs on the heap: the
+  // member's cell of the object e points to.
+  ExprPtr HeapMember(const ExprPtr& e) {
+    const Token arrow = Next();
+    const std::optional<Pointee> pointee = PointeeOf(e);
+    if (!pointee || pointee->tag.empty()) {
+      FailUnsupported(file_, arrow.loc, "operator '->' (only of a pointer to a struct on the heap)");
+    }
+    const std::vector<std::pair<std::string, IntType>> members = HeapMembers(*pointee, arrow);
+    const Token member = Peek();
+    std::string path = ExpectIdent();
+    while (true) {
+      const auto exact = std::find_if(members.begin(), members.end(), [&](const auto& m) { return m.first == path; });
+      if (exact != members.end()) {
+        auto cell = std::const_pointer_cast<Expr>(MakeIndex(HeapField(*pointee, path, exact->second), exact->second, e));
+        cell->loc = member.loc;
+        return cell;
+      }
+      const bool inner = std::any_of(members.begin(), members.end(),
+                                     [&](const auto& m) { return m.first.rfind(path + ".", 0) == 0; });
+      if (!inner) FailSyntax(file_, member.loc, "no member named '" + path + "' in struct " + pointee->tag);
+      if (!Accept(".")) FailUnsupported(file_, member.loc, "use of struct member '" + path + "' as a whole");
+      path += '.';
+      path += ExpectIdent();
+    }
+  }
+
+  // `*e` at its '*' for e a pointer to an integer on the heap (AtHeapPointer(1)): that integer.
+  ExprPtr DereferenceHeap() {
+    const Token star = Next();
+    const ExprPtr target = ParseUnary();
+    const std::optional<Pointee> pointee = PointeeOf(target);
+    if (!pointee) FailUnsupported(file_, star.loc, "operator '*'");
+    if (!pointee->tag.empty()) {
+      FailUnsupported(file_, star.loc, "'*' of a pointer to a struct (only its members, through '->')");
+    }
+    return MakeIndex(HeapField(*pointee, "", pointee->cell), pointee->cell, target);
+  }
+
+  // A comparison `a op b` at op where a or b is a pointer to objects on the heap: == and != with another such
+  // pointer or null (a constant 0).
+  ExprPtr CompareHeapPointers(const Token& op, const ExprPtr& a, const ExprPtr& b) const {
+    if (op.text != "==" && op.text != "!=") {
+      FailUnsupported(file_, op.loc, "operator '" + op.text + "' on a pointer to an object (only == and !=)");
+    }
+    const auto side = [&](const ExprPtr& e) {
+      if (e->type == kHeapRef) return e;
+      if (FoldConstant(e) == Int128{0}) return MakeConst(0, kHeapRef);
+      FailUnsupported(file_, op.loc, "comparison of a pointer to an object with an integer");
+    };
+    return MakeBinary(op.text, side(a), side(b), kInt);
   }
 
   // An array declarator's size after its '[', through its ']'; null for `[]`.
@@ -1419,6 +1688,10 @@ class Parser {
   // access out of bounds.
   StmtPtr ParseFree(const Token& call) {
     AcceptPointerCast();  // `free((void *)p)`
+    if (AtHeapPointer(0) && ParseUnary()->type == kHeapRef) {
+      Expect(")");
+      return MakeBlock({});
+    }
     if (!AtPointerValue()) FailUnsupported(file_, call.loc, "call of 'free' (only of an array or a pointer into one)");
     ParsePointerValue();
     Expect(")");
@@ -1504,6 +1777,7 @@ class Parser {
     if (op.text == "=" && op.kind == TokKind::kPunct) {
       Next();
       if (lhs->kind == ExprKind::kVar && prog_.VarNamed(lhs->name).is_array) return ParseMalloc(lhs->name, lhs->type);
+      if (lhs->type == kHeapRef) return AssignHeapPointer(lhs, op);
       if (AtInlinedCall()) return ParseInlinedCall(lhs);
       return MakeAssign(lhs, ParseExpr());
     }
@@ -1532,7 +1806,10 @@ class Parser {
     if (target->kind != ExprKind::kVar && target->kind != ExprKind::kIndex) {
       FailUnsupported(file_, op.loc, "operand of '" + op.text + "' (only variables and array cells)");
     }
-    if (op.text == "=") return MakeAssign(target, rhs);
+    if (op.text == "=") return MakeAssign(target, target->type == kHeapRef ? HeapValue(rhs, *PointeeOf(target), op) : rhs);
+    if (target->type == kHeapRef) {
+      FailUnsupported(file_, op.loc, "operator '" + op.text + "' on a pointer to an object (it is never moved)");
+    }
     Token binary = op;
     binary.text = op.text.substr(0, op.text.size() - 1);  // "+=" is "+", "<<=" is "<<", "++" is "+"
     if (binary.text == "<<" || binary.text == ">>") return MakeAssign(target, Shift(binary, target, rhs));
@@ -2042,6 +2319,21 @@ class Parser {
         args.pointees.push_back(v.name);
         continue;
       }
+      if (alone && b && b->record) {  // an array of structs by name: the callee's parameter names its arrays
+        Next();
+        auto& passed = args.struct_arrays[args.values.size()];
+        passed.first = b->record;
+        for (const auto& [path, type] : b->record->members) {
+          const Binding* member = FindBinding(t.text + "." + path);
+          if (!prog_.VarNamed(member->var).is_array) {
+            FailUnsupported(file_, t.loc, "struct '" + t.text + "' passed whole (only an array of structs)");
+          }
+          passed.second[path] = member->var;
+        }
+        args.values.push_back(MakeConst(0, kLongLong));
+        args.pointees.emplace_back();
+        continue;
+      }
       if (!alone && AtPointerValue() && ArgumentIsPointer()) {  // `a + 1`, `&a[i]`, `p + k`
         const PointerValue value = ParsePointerValue();
         args.values.push_back(value.index);
@@ -2286,7 +2578,20 @@ class Parser {
       const Token start = Peek();
       auto spec = ParseSpecifiers(false);
       if (!spec || spec->is_void) FailUnsupported(file_, start.loc, "parameter of '" + fn.name + "'");
+      if (!spec->record_tag.empty() && args && args->struct_arrays.count(params.size())) {  // `S a[]` given `a`
+        BindStructArray(fn, args->struct_arrays.at(params.size()), spec->record_tag, loc);
+        params.push_back(std::nullopt);
+        continue;
+      }
+      if (!spec->record_tag.empty() && Is("*") && !Is("*", 1) && !Is("[", 2)) {  // a pointer to structs on the heap
+        params.push_back(DeclareHeapParameter(fn, args, params.size(), Pointee{spec->record_tag}, loc));
+        continue;
+      }
       if (!spec->record_tag.empty()) FailUnsupported(file_, start.loc, "struct parameter of '" + fn.name + "'");
+      if (args && args->struct_arrays.count(params.size())) {
+        FailUnsupported(file_, loc, "argument " + std::to_string(params.size() + 1) + " of '" + fn.name +
+                                        "': an array of structs, to a parameter of another type");
+      }
       const bool pointer = Accept("*");
       if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer to pointer parameter of '" + fn.name + "'");
       const Token name_tok = Peek();
@@ -2350,6 +2655,47 @@ class Parser {
     return params;
   }
 
+  // A parameter of fn of struct `tag` at its declarator (`a[]` or `*a`), given the array of structs `passed`:
+  // another name of that array's member arrays, as an array parameter is of its array.
+  void BindStructArray(const FunctionDef& fn,
+                       const std::pair<const Record*, std::map<std::string, std::string>>& passed,
+                       const std::string& tag, Loc loc) {
+    const bool pointer = Accept("*");
+    const Token name_tok = Peek();
+    const std::string name = ExpectIdent();
+    if (pointer == Is("[")) FailUnsupported(file_, name_tok.loc, "struct parameter of '" + fn.name + "'");
+    if (Is("[")) SkipBalanced();
+    if (Is("[")) FailUnsupported(file_, Peek().loc, "multi-dimensional array parameter of structs");
+    const auto found = records_.find(tag);
+    if (found == records_.end() || &found->second != passed.first) {
+      FailUnsupported(file_, loc, "argument of '" + fn.name + "': an array of another struct than its parameter's");
+    }
+    if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
+    scopes_.back()[name] = Binding{"", passed.first, "", std::nullopt, std::nullopt};
+    for (const auto& [path, array] : passed.second) {
+      scopes_.back()[name + "." + path] = Binding{array, nullptr, "", std::nullopt, std::nullopt};
+    }
+  }
+
+  // Parameter k of fn at its '*', a pointer to objects of `pointee` on the heap: a variable of its own, given the
+  // argument (if args) as a value, which must be null or point to such objects.
+  Var DeclareHeapParameter(const FunctionDef& fn, const Arguments* args, size_t k, const Pointee& pointee, Loc loc) {
+    Next();
+    const Token name_tok = Peek();
+    const std::string unique = Declare(ExpectIdent(), kHeapRef, false, name_tok.loc);
+    heap_slots_[unique] = pointee;
+    if (args && k < args->values.size()) {
+      if (!args->pointees[k].empty()) {
+        FailUnsupported(file_, loc, "argument " + std::to_string(k + 1) + " of '" + fn.name + "': an address, to a "
+                                    "pointer to " + PointeeName(pointee));
+      }
+      Token at = name_tok;
+      at.loc = loc;
+      HeapValue(args->values[k], pointee, at);
+    }
+    return Var{unique, kHeapRef};
+  }
+
   // Whether the extents of an array parameter's dimensions after the first, constants, are those of the array
   // `array` (none for a one-dimensional one).
   bool SameExtents(const std::vector<ExprPtr>& parameter, const std::string& array) const {
@@ -2370,8 +2716,14 @@ class Parser {
     Hoisted hoisted;
     if (inlining_.back().fn->returns_pointer && !Is(";")) {
       value = WithCallsHoisted(hoisted, [&] { return ParsePointerResult(); });
+    } else if (const FunctionDef& fn = *inlining_.back().fn; fn.result_type == kHeapRef && AtAllocationCall()) {
+      value = FreshVar("object", kHeapRef);  // `return malloc(...);`
+      heap_slots_[value->name] = fn.result_pointee;
+      hoisted.statements.push_back(AllocateObject(value, fn.result_pointee));
     } else if (!Is(";")) {
+      const Token at = Peek();
       value = WithCallsHoisted(hoisted, [&] { return ParseCommaExpr(); });
+      if (fn.result_type == kHeapRef) value = HeapValue(value, fn.result_pointee, at);
     }
     Expect(";");
     InlineFrame& frame = inlining_.back();  // after the calls that value inlines, which push and pop frames
@@ -2666,7 +3018,9 @@ class Parser {
         continue;
       }
       ExprPtr rhs = ParseBinary(prec);
-      if (op.text == "<<" || op.text == ">>") {
+      if (lhs->type == kHeapRef || rhs->type == kHeapRef) {
+        lhs = CompareHeapPointers(op, lhs, rhs);
+      } else if (op.text == "<<" || op.text == ">>") {
         lhs = Shift(op, lhs, rhs);
       } else if (op.text == "&" || op.text == "|" || op.text == "^") {
         lhs = Bitwise(op, lhs, rhs);
@@ -2795,6 +3149,7 @@ class Parser {
       if (!ty.is_signed) return MakeBinary("-", MakeConst(MaxOf(ty), ty), x, ty);
       return MakeBinary("-", MakeUnary("-", x, ty), MakeConst(1, ty), ty);
     }
+    if (Is("*") && AtHeapPointer(1)) return DereferenceHeap();
     if (Is("*") && Peek(1).kind == TokKind::kIdent && !Is("(", 2)) {
       if (const ExprPtr target = Dereference(Peek(1))) return target;
     }
@@ -2826,13 +3181,30 @@ class Parser {
     if (Is("(") && IsTypeStart(1)) {  // a cast
       Next();
       auto spec = ParseSpecifiers(false);
-      if (Is("*")) FailUnsupported(file_, Peek().loc, "pointer cast");
+      if (Is("*")) return ParsePointerCast(spec);
       Expect(")");
       ExprPtr a = ParseUnary();
       if (!spec || spec->is_void || !spec->record_tag.empty()) FailUnsupported(file_, t.loc, "cast");
       return MakeCast(spec->type, a);
     }
     return ParsePostfix(postfix_assignments);
+  }
+
+  // A cast to a pointer type at its first '*' (after the type `spec`): of a constant 0, null; of a pointer to
+  // objects on the heap, that pointer, where the type is theirs or void. Any other is refused.
+  ExprPtr ParsePointerCast(const std::optional<ParsedType>& spec) {
+    const Token star = Peek();
+    int pointers = 0;
+    while (Accept("*")) ++pointers;
+    Expect(")");
+    const ExprPtr operand = ParseUnary();
+    if (operand->type != kHeapRef && FoldConstant(operand) == Int128{0}) return MakeConst(0, kHeapRef);
+    const std::optional<Pointee> pointee = operand->type == kHeapRef ? PointeeOf(operand) : std::nullopt;
+    if (!spec || pointers != 1 || !pointee) FailUnsupported(file_, star.loc, "pointer cast");
+    if (!spec->is_void && !(*pointee == Pointee{spec->record_tag, spec->record_tag.empty() ? spec->type : kInt})) {
+      FailUnsupported(file_, star.loc, "cast of a pointer to " + PointeeName(*pointee) + " to another pointer type");
+    }
+    return operand;
   }
 
   // `*p` at its '*', p at `name`: the variable that a pointer given `&v` points to, the cell that a pointer into
@@ -2879,7 +3251,11 @@ class Parser {
     } else {
       e = ParsePrimary();
     }
-    while (Is("[")) {
+    while (Is("[") || Is("->")) {
+      if (Is("->")) {
+        e = HeapMember(e);
+        continue;
+      }
       const Token br = Next();
       if (e->kind != ExprKind::kVar || !prog_.VarNamed(e->name).is_array) {
         FailUnsupported(file_, br.loc, "indexing of a non-array");
@@ -3119,6 +3495,11 @@ class Parser {
   // is allocated for them, so that comparing them with null is refused (RequireAllocated).
   std::set<std::string> maybe_null_;
   std::map<std::string, Record> records_;  // the structs defined, by tag
+  // The variables and arrays that hold pointers to objects on the heap (heap slots), by name: what they point to.
+  std::map<std::string, Pointee> heap_slots_;
+  // The arrays of the members of objects on the heap (HeapField), by "tag.path" (an integer object's: its type).
+  std::map<std::string, std::string> heap_fields_;
+  std::string heap_objects_;  // the counter of objects allocated (HeapObjects); empty until the first
   std::map<std::string, IntType> enum_types_;  // the enums defined, by tag: their types
   std::map<std::string, ParsedType> typedefs_;
   std::set<std::string> opaque_typedefs_;

@@ -148,8 +148,8 @@ TEST(Parser, StructsOutsideTheSubsetAreRefusedWithTheReason) {
             "unsupported: t.c:2:26: unsupported use of struct 'v' as a whole (only its members)");
   EXPECT_EQ(ParseFailure(s + "int main() { struct S v[2]; v[0].n = v.n; return 0; }"),
             "unsupported: t.c:2:38: unsupported use of array of structs 'v' without an index");
-  EXPECT_EQ(ParseFailure(s + "int main() { struct S *p; p->n = 1; return 0; }"),
-            "unsupported: t.c:2:27: unsupported use of 'p', a pointer to struct S");
+  EXPECT_EQ(ParseFailure(s + "int main() { struct S **p; p = 0; return 0; }"),
+            "unsupported: t.c:2:28: unsupported use of 'p', a pointer to a pointer to 'struct S'");
   EXPECT_EQ(ParseFailure(s + "int main() { struct S v; v.k = 1; return 0; }"),
             "error: t.c:2:28: no member named 'k' in struct S");
   EXPECT_EQ(ParseFailure(s + "int main() { struct S v[1]; v->n = 1; return 0; }"),
@@ -158,8 +158,9 @@ TEST(Parser, StructsOutsideTheSubsetAreRefusedWithTheReason) {
             "unsupported: t.c:2:25: unsupported initialiser of 'v' (of struct S)");
   EXPECT_EQ(ParseFailure(s + "int f(struct S v) { return v.n; }\nint main() { return f(0); }"),
             "unsupported: t.c:2:7: unsupported struct parameter of 'f'");
-  EXPECT_EQ(ParseFailure("struct L { int v; struct L *next; };\nint main() { struct L l; l.v = 1; return 0; }"),
-            "unsupported: t.c:2:26: unsupported use of 'l', a variable of struct L, which has a pointer member");
+  EXPECT_EQ(ParseFailure("struct L { int v; struct L **next; };\nint main() { struct L l; l.v = 1; return 0; }"),
+            "unsupported: t.c:2:26: unsupported use of 'l', a variable of struct L, which has a member that points to "
+            "a pointer");
   EXPECT_EQ(ParseFailure("struct T;\nint main() { struct T t; t.x = 1; return 0; }"),
             "unsupported: t.c:2:26: unsupported use of 't', a variable of incomplete type 'struct T'");
   EXPECT_EQ(ParseFailure("struct D { int a; int a; };\nint main() { return 0; }"),
@@ -770,6 +771,162 @@ int main() {
                          "int main() { h = malloc(4); if (h == 0) return 1; return 0; }"),
             "unsupported: t.c:2:35: unsupported comparison with null of 'h', a pointer declared without a value (null "
             "until something is allocated for it)");
+}
+
+// Objects on the heap: pointers to structs and to integers that malloc made, in variables, arrays and members
+// (a list built and walked, nested members, calloc's zeros, null as 0, NULL and `(T *)0`, a choice between
+// pointers, `*p->count`), against gcc.
+TEST(Parser, PointersToObjectsOnTheHeapAreObjectNumbers) {
+  const std::string list = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+extern void *malloc(unsigned long);
+extern void *calloc(unsigned long, unsigned long);
+extern void free(void *);
+#define NULL ((void *)0)
+struct inner { short x; unsigned char y; };
+struct node { int data; struct inner in; struct node *next; int *count; };
+struct node *head;
+struct node *slots[4];
+int *cells[3];
+int main() {
+  int n = __VERIFIER_nondet_int();
+  if (n < 0 || n > 5) return 0;
+  int d = __VERIFIER_nondet_int();
+  for (int i = 0; i < n; i++) {
+    struct node *p = (struct node *)malloc(sizeof(struct node));
+    p->data = d + i;
+    p->in.x = 70000 + i;
+    p->in.y = 300;
+    p->next = head;
+    p->count = calloc(1, sizeof(int));
+    *p->count += i;
+    head = p;
+  }
+  int sum = 0, len = 0;
+  struct node *q = head;
+  while (q != NULL) {
+    sum += q->data - d;
+    len++;
+    __VERIFIER_assert(q->in.y == 44 && *q->count == q->data - d && q->in.x == (short)(70000 + q->data - d));
+    q = q->next;
+  }
+  __VERIFIER_assert(len == n && sum == n * (n - 1) / 2 && q == 0);
+  struct node *z = calloc(1, sizeof *z);
+  __VERIFIER_assert(z->next == 0 && z->data == 0 && !z->count && z->in.x == 0 && z != head);
+  slots[1] = n > 2 ? head : z;
+  __VERIFIER_assert((slots[1] == z) == (n <= 2) && slots[0] == NULL && slots[1] != 0);
+  cells[2] = malloc(sizeof(int));
+  *cells[2] = 7;
+  int *more[2];
+  more[0] = cells[2];
+  __VERIFIER_assert(*cells[2] == 7 && cells[0] == 0 && cells[2] != cells[0] && *more[0] == 7);
+  if (head) head->next = (struct node *)0;
+  __VERIFIER_assert(n == 0 || (head->next == NULL && head->data == d + n - 1));
+  free(z);
+  free((void *)cells[2]);
+  __VERIFIER_assert(n != 4);
+  return 0;
+}
+)";
+  std::vector<std::vector<long long>> runs;
+  for (long long n : {0, 1, 2, 3, 4, 5}) runs.push_back({n, 40});
+  runs.push_back({3, -2147483647});
+  const Program p = AgreesWithGcc(list, runs);
+  EXPECT_EQ(testing::InterpretOn(p, {4, 1}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(p, {5, 1}), Outcome::kFinished);
+  const std::string calls = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+extern void *malloc(unsigned long);
+extern void *calloc(unsigned long, unsigned long);
+struct node { int v; struct node *next; };
+struct node *push(struct node *h, int v) {
+  struct node *n = malloc(sizeof(struct node));
+  n->v = v;
+  n->next = h;
+  return n;
+}
+struct node *single(int v) { return push(0, v); }
+struct node *blank(void) { return calloc(1, sizeof(struct node)); }
+int length(struct node *h) { int k = 0; while (h) { k++; h = h->next; } return k; }
+struct node *find(struct node *h, int v) {
+  for (; h != 0; h = h->next) if (h->v == v) return h;
+  return 0;
+}
+int main() {
+  int n = __VERIFIER_nondet_int();
+  if (n < 0 || n > 4) return 0;
+  struct node *h = 0;
+  for (int i = 0; i < n; i++) h = push(h, 10 * i);
+  struct node *f = find(h, 10), *one = single(n), *b = blank();
+  __VERIFIER_assert(one->v == n && one->next == 0 && b->v == 0 && b->next == 0 && b != one);
+  __VERIFIER_assert(length(h) == n && (n < 2) == (f == 0) && (f == 0 || f->v == 10) && length(0) == 0);
+  return 0;
+}
+)";
+  FinishesOnEveryRun(calls, {{0}, {1}, {2}, {4}});
+  // An array of structs passed by name is the callee's too, as an array is (array-lopstr16's `init(a, SIZE)`).
+  const std::string arrays = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+extern void *malloc(unsigned long);
+typedef struct P { int n; struct P *link; } P;
+void fill(P a[], int k) { for (int i = 0; i < k; i++) { a[i].n = i * 3; a[i].link = 0; } }
+int total(struct P *a, int k) { int t = 0; for (int i = 0; i < k; i++) t += a[i].n; return t; }
+int main() {
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 8) return 0;
+  P arr[8];
+  fill(arr, k);
+  if (k > 1) arr[1].link = malloc(sizeof(struct P));
+  __VERIFIER_assert(total(arr, k) == 3 * k * (k - 1) / 2 && (k < 2 || arr[1].link != 0) && (k < 1 || !arr[0].link));
+  return 0;
+}
+)";
+  FinishesOnEveryRun(arrays, {{0}, {1}, {2}, {8}});
+  EXPECT_EQ(ParseFailure("struct P { int n; };\nint get(struct P *p) { return 0; }\n"
+                         "int main() { struct P s; s.n = 1; return get(s); }"),
+            "unsupported: t.c:3:46: unsupported struct 's' passed whole (only an array of structs)");
+  // What malloc gives is arbitrary until written: a run may find any value there.
+  const Program fresh = ParseText(R"(extern void *malloc(unsigned long);
+struct S { int n; struct S *next; };
+int main() { struct S *s = malloc(sizeof(struct S)); if (s->n == 5 && s->next == 0) reach_error(); return 0; })");
+  EXPECT_EQ(testing::InterpretOn(fresh, {5, 0}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(fresh, {4, 0}), Outcome::kFinished);
+}
+
+// A pointer to an object is only stored, compared with == and != and followed: anything else is refused.
+TEST(Parser, PointersToObjectsAreNeverIntegers) {
+  const std::string s = "extern void *malloc(unsigned long);\nstruct S { int n; struct S *next; };\n";
+  const std::string m = "int main() { struct S *p = malloc(sizeof(struct S)), *q = p; ";
+  EXPECT_EQ(ParseFailure(s + m + "if (p + 1 == q) return 1; return 0; }"),
+            "unsupported: t.c:3:68: unsupported operator '+' on a pointer to an object (only == and !=)");
+  EXPECT_EQ(ParseFailure(s + m + "if (p < q) return 1; return 0; }"),
+            "unsupported: t.c:3:68: unsupported operator '<' on a pointer to an object (only == and !=)");
+  EXPECT_EQ(ParseFailure(s + m + "if (p == 8) return 1; return 0; }"),
+            "unsupported: t.c:3:68: unsupported comparison of a pointer to an object with an integer");
+  EXPECT_EQ(ParseFailure(s + m + "long x = (long)p; return 0; }"),
+            "unsupported: t.c:3:77: unsupported use of a pointer to an object on the heap as an integer");
+  EXPECT_EQ(ParseFailure(s + m + "p++; return 0; }"),
+            "unsupported: t.c:3:63: unsupported operator '++' on a pointer to an object (it is never moved)");
+  EXPECT_EQ(ParseFailure(s + m + "(*p).n = 1; return 0; }"),
+            "unsupported: t.c:3:63: unsupported '*' of a pointer to a struct (only its members, through '->')");
+  EXPECT_EQ(ParseFailure(s + m + "p->next[1].n = 1; return 0; }"),
+            "unsupported: t.c:3:69: unsupported indexing of a non-array");
+  EXPECT_EQ(ParseFailure(s + m + "int x; p = &x; return 0; }"),
+            "unsupported: t.c:3:73: unsupported operator '&'");
+  EXPECT_EQ(ParseFailure(s + m + "p = 1; return 0; }"),
+            "unsupported: t.c:3:66: unsupported value of a pointer to an object (only null, an allocation or such a "
+            "pointer)");
+  EXPECT_EQ(ParseFailure(s + "struct T { int k; };\n" + m + "struct T *t = p; return 0; }"),
+            "unsupported: t.c:4:76: unsupported pointer to objects of another type (struct S, not struct T)");
+  EXPECT_EQ(ParseFailure(s + m + "p = malloc(f()); return 0; }"),
+            "unsupported: t.c:3:73: unsupported size of an allocation that calls a function or assigns");
+  EXPECT_EQ(ParseFailure(s + "int count(void) { return 1; }\nint main() { struct S *p = count(); return 0; }"),
+            "unsupported: t.c:4:28: unsupported call of 'count', which returns no pointer to struct S");
+  EXPECT_EQ(ParseFailure(s + "struct S *make(int k) { return k; }\nint main() { struct S *p = make(1); return 0; }"),
+            "unsupported: t.c:3:32: unsupported value of a pointer to an object (only null, an allocation or such a "
+            "pointer)");
+  EXPECT_EQ(ParseFailure(s + "struct U;\nint main() { struct U *u = calloc(1, 4); return 0; }"),
+            "unsupported: t.c:4:28: unsupported object of the incomplete type 'struct U'");
 }
 
 // A function that returns a pointer into an array: each call's result is a pointer into that array.

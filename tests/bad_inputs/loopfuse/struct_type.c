@@ -1,4 +1,4 @@
-struct node { int value; struct node *next; };
+struct node { int value; int *links[2]; };
 int main() {
   struct node n;
   n.value = 1;
