@@ -41,6 +41,7 @@ struct ParsedType {
   bool is_aggregate = false;  // a union or a floating-point type: no integer, skipped (is_void too)
   bool is_floating = false;   // float or double
   std::string record_tag;     // a struct: its tag, looked up where a variable of it is declared
+  int pointers = 0;           // a typedef of a pointer to a struct (`typedef struct node *SLL;`): 1
 };
 
 // What a pointer to an object on the heap points to: a struct (by its tag) or, tag empty, one integer of type
@@ -518,7 +519,7 @@ class Parser {
     if (Is(";")) return refuse("an anonymous member");
     do {
       SkipAttributes();
-      int pointers = 0;
+      int pointers = spec->pointers;
       while (Accept("*")) {
         ++pointers;
         while (kIgnoredSpecifiers.count(Peek().text)) Next();
@@ -562,6 +563,7 @@ class Parser {
       // typedefs are usable later.
       bool plain = true;
       std::string name;
+      int stars = 0, names = 0;
       while (!Is(";")) {
         if (AtEnd()) FailSyntax(file_, Peek().loc, "expected ';'");
         if (Is("(") || Is("[") || Is("{")) {
@@ -569,8 +571,11 @@ class Parser {
           SkipBalanced();
           continue;
         }
-        if (Is("*")) plain = false;
-        if (Peek().kind == TokKind::kIdent && !Is("__attribute__")) name = Peek().text;
+        if (Is("*")) ++stars;
+        if (Peek().kind == TokKind::kIdent && !Is("__attribute__")) {
+          name = Peek().text;
+          ++names;
+        }
         if (Is("__attribute__")) {
           SkipAttributes();
           continue;
@@ -579,8 +584,11 @@ class Parser {
       }
       Next();
       if (!name.empty()) {
-        if (base && plain && !base->is_void) {
+        if (base && plain && stars == 0 && !base->is_void) {
           typedefs_[name] = *base;
+        } else if (base && plain && stars == 1 && names == 1 && !base->record_tag.empty() && base->pointers == 0) {
+          typedefs_[name] = *base;  // a pointer to objects of the struct on the heap
+          typedefs_[name].pointers = 1;
         } else {
           typedefs_[name] = ParsedType{kInt, true, false, false, ""};
           opaque_typedefs_.insert(name);
@@ -598,7 +606,7 @@ class Parser {
     // Function or variable declarators.
     while (true) {
       SkipAttributes();
-      int pointers = 0;
+      int pointers = spec->pointers;
       while (Accept("*")) {
         ++pointers;
         while (kIgnoredSpecifiers.count(Peek().text)) Next();
@@ -1084,7 +1092,7 @@ class Parser {
     if (!spec->record_tag.empty() && Accept(";")) return MakeBlock({});  // a struct's definition alone
     std::vector<StmtPtr> out;
     do {
-      int pointers = 0;
+      int pointers = spec->pointers;
       while (Accept("*")) ++pointers;
       const bool pointer = pointers > 0;
       const Token name_tok = Peek();
@@ -1556,7 +1564,8 @@ class Parser {
     while (true) {
       const auto exact = std::find_if(members.begin(), members.end(), [&](const auto& m) { return m.first == path; });
       if (exact != members.end()) {
-        auto cell = std::const_pointer_cast<Expr>(MakeIndex(HeapField(*pointee, path, exact->second), exact->second, e));
+        const IntType type = exact->second;
+        auto cell = std::const_pointer_cast<Expr>(MakeIndex(HeapField(*pointee, path, type), type, e));
         cell->loc = member.loc;
         return cell;
       }
@@ -1806,7 +1815,8 @@ class Parser {
     if (target->kind != ExprKind::kVar && target->kind != ExprKind::kIndex) {
       FailUnsupported(file_, op.loc, "operand of '" + op.text + "' (only variables and array cells)");
     }
-    if (op.text == "=") return MakeAssign(target, target->type == kHeapRef ? HeapValue(rhs, *PointeeOf(target), op) : rhs);
+    if (op.text == "=" && target->type == kHeapRef) return MakeAssign(target, HeapValue(rhs, *PointeeOf(target), op));
+    if (op.text == "=") return MakeAssign(target, rhs);
     if (target->type == kHeapRef) {
       FailUnsupported(file_, op.loc, "operator '" + op.text + "' on a pointer to an object (it is never moved)");
     }
@@ -2583,7 +2593,9 @@ class Parser {
         params.push_back(std::nullopt);
         continue;
       }
-      if (!spec->record_tag.empty() && Is("*") && !Is("*", 1) && !Is("[", 2)) {  // a pointer to structs on the heap
+      const bool heap_pointer =
+          spec->pointers == 1 ? !Is("*") && !Is("[", 1) : Is("*") && !Is("*", 1) && !Is("[", 2);
+      if (!spec->record_tag.empty() && heap_pointer) {  // a pointer to structs on the heap
         params.push_back(DeclareHeapParameter(fn, args, params.size(), Pointee{spec->record_tag}, loc));
         continue;
       }
@@ -2677,10 +2689,11 @@ class Parser {
     }
   }
 
-  // Parameter k of fn at its '*', a pointer to objects of `pointee` on the heap: a variable of its own, given the
-  // argument (if args) as a value, which must be null or point to such objects.
+  // Parameter k of fn at its '*' (at its name, for a typedef of the pointer), a pointer to objects of `pointee`
+  // on the heap: a variable of its own, given the argument (if args) as a value, which must be null or point to
+  // such objects.
   Var DeclareHeapParameter(const FunctionDef& fn, const Arguments* args, size_t k, const Pointee& pointee, Loc loc) {
-    Next();
+    Accept("*");
     const Token name_tok = Peek();
     const std::string unique = Declare(ExpectIdent(), kHeapRef, false, name_tok.loc);
     heap_slots_[unique] = pointee;
@@ -3092,7 +3105,7 @@ class Parser {
     if (Is("(") && IsTypeStart(1)) {
       Next();
       auto spec = ParseSpecifiers(false);
-      bool pointer = false;
+      bool pointer = spec && spec->pointers > 0;
       while (Accept("*")) pointer = true;
       Expect(")");
       if (!spec || ((spec->is_void || !spec->record_tag.empty()) && !pointer)) {
@@ -3181,7 +3194,7 @@ class Parser {
     if (Is("(") && IsTypeStart(1)) {  // a cast
       Next();
       auto spec = ParseSpecifiers(false);
-      if (Is("*")) return ParsePointerCast(spec);
+      if (Is("*") || (spec && spec->pointers > 0)) return ParsePointerCast(spec);
       Expect(")");
       ExprPtr a = ParseUnary();
       if (!spec || spec->is_void || !spec->record_tag.empty()) FailUnsupported(file_, t.loc, "cast");
@@ -3194,7 +3207,7 @@ class Parser {
   // objects on the heap, that pointer, where the type is theirs or void. Any other is refused.
   ExprPtr ParsePointerCast(const std::optional<ParsedType>& spec) {
     const Token star = Peek();
-    int pointers = 0;
+    int pointers = spec ? spec->pointers : 0;
     while (Accept("*")) ++pointers;
     Expect(")");
     const ExprPtr operand = ParseUnary();

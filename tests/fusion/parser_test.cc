@@ -839,6 +839,7 @@ extern void __VERIFIER_assert(int cond);
 extern void *malloc(unsigned long);
 extern void *calloc(unsigned long, unsigned long);
 struct node { int v; struct node *next; };
+typedef struct node *List;
 struct node *push(struct node *h, int v) {
   struct node *n = malloc(sizeof(struct node));
   n->v = v;
@@ -847,7 +848,8 @@ struct node *push(struct node *h, int v) {
 }
 struct node *single(int v) { return push(0, v); }
 struct node *blank(void) { return calloc(1, sizeof(struct node)); }
-int length(struct node *h) { int k = 0; while (h) { k++; h = h->next; } return k; }
+int length(List h) { int k = 0; while (h) { k++; h = h->next; } return k; }
+List last(List h) { List p = (List)0; while (h != p) { p = h; h = h->next ? h->next : p; } return p; }
 struct node *find(struct node *h, int v) {
   for (; h != 0; h = h->next) if (h->v == v) return h;
   return 0;
@@ -859,6 +861,8 @@ int main() {
   for (int i = 0; i < n; i++) h = push(h, 10 * i);
   struct node *f = find(h, 10), *one = single(n), *b = blank();
   __VERIFIER_assert(one->v == n && one->next == 0 && b->v == 0 && b->next == 0 && b != one);
+  List t = last(h);
+  __VERIFIER_assert((n == 0 || t->v == 0) && (n > 0 || t == 0) && sizeof(List) == sizeof(void *));
   __VERIFIER_assert(length(h) == n && (n < 2) == (f == 0) && (f == 0 || f->v == 10) && length(0) == 0);
   return 0;
 }
