@@ -257,6 +257,16 @@ class Preprocessor {
         std::string header;
         for (size_t k = 2; k < line.size() && line[k].text != ">"; ++k) header += line[k].text;
         if (header == "assert.h" && !macros_.count("NDEBUG")) assert_is_verifier_assert_ = true;
+        // The C library's headers that define NULL (C11 7.19, 7.21, 7.22, 7.24, 7.27, 7.29, 7.11; POSIX's
+        // unistd.h), as glibc's does.
+        static const std::set<std::string> kDefineNull = {"stddef.h", "stdio.h",  "stdlib.h", "string.h",
+                                                          "time.h",   "wchar.h",  "locale.h", "unistd.h"};
+        if (kDefineNull.count(header) && !macros_.count("NULL")) {
+          const Loc at = name.loc;
+          macros_["NULL"] = {{TokKind::kPunct, "(", at},  {TokKind::kPunct, "(", at}, {TokKind::kIdent, "void", at},
+                             {TokKind::kPunct, "*", at},  {TokKind::kPunct, ")", at}, {TokKind::kNumber, "0", at},
+                             {TokKind::kPunct, ")", at}};
+        }
         return;
       }
       FailUnsupported(file_, name.loc, "#include of a file other than a system header" + std::string(kPreprocessFirst));

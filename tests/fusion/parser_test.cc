@@ -774,15 +774,15 @@ int main() {
 }
 
 // Objects on the heap: pointers to structs and to integers that malloc made, in variables, arrays and members
-// (a list built and walked, nested members, calloc's zeros, null as 0, NULL and `(T *)0`, a choice between
-// pointers, `*p->count`), against gcc.
+// (a list built and walked, nested members, calloc's zeros, null as 0, NULL of <stdlib.h> and `(T *)0`, a choice
+// between pointers, `*p->count`), against gcc.
 TEST(Parser, PointersToObjectsOnTheHeapAreObjectNumbers) {
   const std::string list = R"(extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int cond);
 extern void *malloc(unsigned long);
 extern void *calloc(unsigned long, unsigned long);
 extern void free(void *);
-#define NULL ((void *)0)
+#include <stdlib.h>
 struct inner { short x; unsigned char y; };
 struct node { int data; struct inner in; struct node *next; int *count; };
 struct node *head;
