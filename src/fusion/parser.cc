@@ -1350,6 +1350,15 @@ class Parser {
     const std::string& name = name_tok.text;
     if (scopes_.back().count(name)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name + "'");
     if (pointers == 1) return DeclareHeapPointer(name_tok, Pointee{spec.record_tag}, global);
+    if (pointers == 2 && !global && Is("=") && Is("&", 1)) {  // `struct node **pp = &head;`: *pp is head
+      Next();
+      const Token amp = Peek();
+      const Address address = ParseAddress(";", "a pointer's whole initialiser");
+      const std::optional<Var> cell =
+          BindHeapPointerAddress(name_tok, address.pointee, Pointee{spec.record_tag}, amp.loc);
+      if (!cell) return {};
+      return {MakeAssign(MakeVar(cell->name, cell->type), address.value)};
+    }
     const auto found = records_.find(spec.record_tag);
     std::string refused;
     if (pointers > 1) {
@@ -1429,7 +1438,7 @@ class Parser {
   bool AtHeapPointer(int k) const {
     if (Peek(k).kind != TokKind::kIdent) return false;
     const Binding* b = FindBinding(Peek(k).text);
-    return b && b->refused.empty() && (b->record || heap_slots_.count(b->var));
+    return b && b->refused.empty() && !b->points_to_var && (b->record || heap_slots_.count(b->var));
   }
 
   // value (at token `at`) as a pointer to objects of `pointee`: a constant 0 is null; refused unless it is
@@ -1520,6 +1529,27 @@ class Parser {
       FailUnsupported(file_, at.loc, "object of " + found->second.name + ", which has " + found->second.unsupported);
     }
     return found->second.members;
+  }
+
+  // Whether `array` holds a member of the objects on the heap (HeapField), indexed by their numbers.
+  bool IsHeapField(const std::string& array) const {
+    return std::any_of(heap_fields_.begin(), heap_fields_.end(), [&](const auto& f) { return f.second == array; });
+  }
+
+  // The index of the cell that the pointer bound into an array `b` points to (BindPointer), of its type.
+  ExprPtr CellIndex(const Binding& b) const { return MakeVar(b.cell_index, prog_.VarNamed(b.cell_index).type); }
+
+  // Binds `name_tok`, a pointer to a pointer to objects of `pointee` (`struct node **pp`, `DLL *head`), given
+  // the address of `target` (at `at`): a variable or a cell that holds such pointers (`&head`, `&a[i]`,
+  // `&p->next`), which `*name` reads and writes (BindPointer); the index of the cell, if any, is returned.
+  std::optional<Var> BindHeapPointerAddress(const Token& name_tok, const std::string& target, const Pointee& pointee,
+                                            Loc at) {
+    const auto slot = heap_slots_.find(target);
+    if (slot == heap_slots_.end() || !(slot->second == pointee)) {
+      FailUnsupported(file_, at, "address given to '" + name_tok.text + "' (only of a pointer to " +
+                                     PointeeName(pointee) + ")");
+    }
+    return BindPointer(name_tok.text, name_tok.loc, target);
   }
 
   // The counter of objects on the heap, the number of the last one allocated (0 before any: null).
@@ -1915,7 +1945,10 @@ class Parser {
                         : "pointer (only '*" + name + "' reads and writes what it points to)";
     Binding binding{pointee, nullptr, refused, std::nullopt, std::nullopt, true, ""};
     std::optional<Var> cell;
-    if (target.is_array) cell = Var{binding.cell_index = prog_.AddVar("cell_" + name, kLongLong), kLongLong};
+    if (target.is_array) {  // the index of a member's cell on the heap is an object's number
+      const IntType index = IsHeapField(pointee) ? kHeapRef : kLongLong;
+      cell = Var{binding.cell_index = prog_.AddVar("cell_" + name, index), index};
+    }
     scopes_.back()[name] = std::move(binding);
     return cell;
   }
@@ -2325,7 +2358,7 @@ class Parser {
       if (b && b->points_to_var && !b->var.empty()) {  // passed on
         Next();
         const Var& v = prog_.VarNamed(b->var);
-        args.values.push_back(b->cell_index.empty() ? MakeVar(v.name, v.type) : MakeVar(b->cell_index, kLongLong));
+        args.values.push_back(b->cell_index.empty() ? MakeVar(v.name, v.type) : CellIndex(*b));
         args.pointees.push_back(v.name);
         continue;
       }
@@ -2591,6 +2624,17 @@ class Parser {
       if (!spec->record_tag.empty() && args && args->struct_arrays.count(params.size())) {  // `S a[]` given `a`
         BindStructArray(fn, args->struct_arrays.at(params.size()), spec->record_tag, loc);
         params.push_back(std::nullopt);
+        continue;
+      }
+      const int stars = spec->pointers + (Is("*") ? 1 : 0) + (Is("*") && Is("*", 1) ? 1 : 0);
+      const size_t index = params.size();
+      if (!spec->record_tag.empty() && stars == 2 && args && index < args->values.size() &&
+          !args->pointees[index].empty()) {  // `struct node **pp` given `&head`, `&p->next`
+        while (Accept("*")) {
+        }
+        const Token name_tok = Peek();
+        ExpectIdent();
+        params.push_back(BindHeapPointerAddress(name_tok, args->pointees[index], Pointee{spec->record_tag}, loc));
         continue;
       }
       const bool heap_pointer =
@@ -3244,7 +3288,7 @@ class Parser {
       FailUnsupported(file_, Peek().loc, "pointer arithmetic on '" + name.text + "'");
     }
     if (b->points_to_var && !cursor) return MakeVar(v.name, v.type);
-    return MakeIndex(v.name, v.type, cursor ? MakeVar(b->cell_index, kLongLong) : MakeConst(0, kLongLong));
+    return MakeIndex(v.name, v.type, cursor ? CellIndex(*b) : MakeConst(0, kLongLong));
   }
 
   ExprPtr ParsePostfix(bool postfix_assignments) {

@@ -868,6 +868,32 @@ int main() {
 }
 )";
   FinishesOnEveryRun(calls, {{0}, {1}, {2}, {4}});
+  // A pointer to a pointer to objects given an address (`&head`, `&a[i]`, `&p->next`) names that variable or cell.
+  const std::string addresses = R"(extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+extern void *malloc(unsigned long);
+typedef struct node { int v; struct node *next; } *List;
+void push(struct node **h, int v) { struct node *n = malloc(sizeof *n); n->v = v; n->next = *h; *h = n; }
+void push_twice(List *slot, int v) { push(slot, v); push(slot, v + 1); }
+int main() {
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 3) return 0;
+  struct node *head = 0;
+  push(&head, 1);
+  for (int i = 0; i < k; i++) push(&head, 2);
+  push_twice(&head->next, 3);
+  struct node *arr[2];
+  arr[1] = 0;
+  push(&arr[1], 9);
+  struct node **pp = &head;
+  (*pp)->v += 10;
+  List *q = &arr[1];
+  __VERIFIER_assert(head->next->v == 4 && head->next->next->v == 3 && arr[1]->v == 9 && *pp == head && !(*q)->next);
+  __VERIFIER_assert(k == 0 ? head->v == 11 : head->v == 12);
+  return 0;
+}
+)";
+  FinishesOnEveryRun(addresses, {{0}, {1}, {3}});
   // An array of structs passed by name is the callee's too, as an array is (array-lopstr16's `init(a, SIZE)`).
   const std::string arrays = R"(extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assert(int cond);
@@ -929,6 +955,10 @@ TEST(Parser, PointersToObjectsAreNeverIntegers) {
   EXPECT_EQ(ParseFailure(s + "struct S *make(int k) { return k; }\nint main() { struct S *p = make(1); return 0; }"),
             "unsupported: t.c:3:32: unsupported value of a pointer to an object (only null, an allocation or such a "
             "pointer)");
+  EXPECT_EQ(ParseFailure(s + m + "int x; struct S **pp = &x; return 0; }"),
+            "unsupported: t.c:3:85: unsupported address given to 'pp' (only of a pointer to struct S)");
+  EXPECT_EQ(ParseFailure(s + m + "struct S **pp = &p; pp = &q; return 0; }"),
+            "unsupported: t.c:3:82: unsupported use of 'pp', a pointer (only '*pp' reads and writes what it points to)");
   EXPECT_EQ(ParseFailure(s + "struct U;\nint main() { struct U *u = calloc(1, 4); return 0; }"),
             "unsupported: t.c:4:28: unsupported object of the incomplete type 'struct U'");
 }
