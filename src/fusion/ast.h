@@ -187,6 +187,11 @@ struct Program {
   // Where recursion was cut (the parser inlines recursive calls to a bounded depth), as `file:line:col: 'f'`:
   // a run that goes deeper tells nothing, so an `unknown` says so.
   std::set<std::string> recursion_cuts;
+  // The arrays of the members of objects on the heap, indexed by object numbers, and the counter of objects
+  // (heap.h): a run that reads or writes a member of an object that was never allocated (through null, or a
+  // pointer never set) has undefined behaviour there.
+  std::set<std::string> heap_fields;
+  std::string heap_objects;
   // The variable called name (found by its position where AddVar made it); throws std::out_of_range when there
   // is none.
   const Var& VarNamed(const std::string& name) const;

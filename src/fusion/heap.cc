@@ -8,8 +8,8 @@ namespace {
 // Walks a program's statements and expressions, refusing the first use of an object number as an integer.
 class HeapPointerCheck {
  public:
-  HeapPointerCheck(const Program& program, const std::set<std::string>& fields, const std::string& objects)
-      : program_(program), fields_(fields), objects_(objects) {}
+  explicit HeapPointerCheck(const Program& program)
+      : program_(program), fields_(program.heap_fields), objects_(program.heap_objects) {}
 
   void Statement(const StmtPtr& s, Loc at) {
     if (!s) return;
@@ -77,8 +77,8 @@ class HeapPointerCheck {
 
 }  // namespace
 
-void CheckHeapPointers(const Program& program, const std::set<std::string>& fields, const std::string& objects) {
-  HeapPointerCheck check(program, fields, objects);
+void CheckHeapPointers(const Program& program) {
+  HeapPointerCheck check(program);
   check.Statement(program.body, Loc{});
 }
 

@@ -7,9 +7,6 @@
 // program another way.
 #pragma once
 
-#include <set>
-#include <string>
-
 #include "fusion/ast.h"
 
 namespace fusion {
@@ -17,7 +14,7 @@ namespace fusion {
 // Throws UnsupportedError (at the statement's position) where the program uses an object number as anything
 // but a pointer: arithmetic on it or with it, a conversion between it and an integer (but a constant 0, the
 // null pointer), a comparison other than == and != or with an integer, an index into an array other than the
-// member arrays `fields`. `objects`, the counter of objects, may count up.
-void CheckHeapPointers(const Program& program, const std::set<std::string>& fields, const std::string& objects);
+// member arrays (program.heap_fields). The counter of objects (program.heap_objects) may count up.
+void CheckHeapPointers(const Program& program);
 
 }  // namespace fusion

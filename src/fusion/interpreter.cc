@@ -74,6 +74,14 @@ class Machine {
     return v;
   }
 
+  // Sets undefined_ where `array` holds a member of objects on the heap and object `i` was never allocated (a
+  // null pointer, or one never set, followed): C's run has no meaning from there, as after a division by zero.
+  void CheckObject(const std::string& array, long long i) {
+    if (prog_.heap_fields.empty() || !prog_.heap_fields.count(array)) return;
+    const auto objects = scalars_.find(prog_.heap_objects);
+    if (i <= 0 || objects == scalars_.end() || i > objects->second.value) undefined_ = true;
+  }
+
   // Evaluates an expression; sets undefined_ on division by zero and beyond kMaxMagnitude.
   Int128 Eval(const ExprPtr& e) {
     switch (e->kind) {
@@ -94,6 +102,7 @@ class Machine {
       case ExprKind::kIndex: {
         auto& cells = arrays_[e->name];
         const long long i = static_cast<long long>(Eval(e->args[0]));
+        CheckObject(e->name, i);
         auto it = cells.find(i);
         if (it != cells.end()) return it->second;
         NoteRead();
@@ -204,6 +213,7 @@ class Machine {
           scalars_[s->lhs->name] = {v, false};
         } else {
           const long long i = static_cast<long long>(Eval(s->lhs->args[0]));
+          CheckObject(s->lhs->name, i);
           arrays_[s->lhs->name][i] = v;
         }
         return undefined_ ? Stop(Outcome::kUndefined) : Flow::kNormal;

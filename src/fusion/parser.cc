@@ -205,9 +205,9 @@ class Parser {
       all.insert(all.begin(), MakeBlock(std::move(heap)));
     }
     prog_.body = MakeBlock(std::move(all));
-    std::set<std::string> fields;
-    for (const auto& [key, array] : heap_fields_) fields.insert(array);
-    CheckHeapPointers(prog_, fields, heap_objects_);
+    for (const auto& [key, array] : heap_fields_) prog_.heap_fields.insert(array);
+    prog_.heap_objects = heap_objects_;
+    CheckHeapPointers(prog_);
     return std::move(prog_);
   }
 
@@ -1722,17 +1722,24 @@ class Parser {
     return MakeBlock(std::move(out));
   }
 
-  // `free(p)` after its '(': p an array or a pointer into one, optionally cast. Nothing happens: a cell read
-  // after its block is freed is undefined behaviour, which SV-COMP's unreach-call tasks do not have, as for an
-  // access out of bounds.
+  // `free(p)` after its '(': p an array, a pointer into one or a pointer to an object on the heap (`free(*head)`
+  // too), optionally cast. Nothing happens: a cell read after its block is freed is undefined behaviour, which
+  // SV-COMP's unreach-call tasks do not have, as for an access out of bounds.
   StmtPtr ParseFree(const Token& call) {
     AcceptPointerCast();  // `free((void *)p)`
-    if (AtHeapPointer(0) && ParseUnary()->type == kHeapRef) {
-      Expect(")");
-      return MakeBlock({});
+    if (AtPointerValue()) {
+      ParsePointerValue();
+    } else {
+      ExprPtr freed;
+      try {
+        freed = ParseExpr();
+      } catch (const UnsupportedError&) {  // said below, with what free takes
+      }
+      if (!freed || freed->type != kHeapRef) {
+        FailUnsupported(file_, call.loc, "call of 'free' (only of an array, a pointer into one or a pointer to an "
+                                         "object on the heap)");
+      }
     }
-    if (!AtPointerValue()) FailUnsupported(file_, call.loc, "call of 'free' (only of an array or a pointer into one)");
-    ParsePointerValue();
     Expect(")");
     return MakeBlock({});
   }
