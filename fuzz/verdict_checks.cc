@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -99,6 +100,9 @@ struct Generated {
   // How a cell is written: 0 `a[i]`, 1 `*(a + (i))`, 2 `p[i]` and 3 `*(p + (i))` through `int *p = a;`, and
   // through differences of pointers, 4 `a[p + (i) + 1 - a - 1]` and 5 `*(a + (p + (i) - a))`.
   int cell_syntax = 0;
+  // Whether the data variables are the members of one object on the heap, `d->s0`, written through two
+  // pointers to it, d for even and e for odd ones (heap.h; an object's members are arrays over object numbers).
+  bool heap_data = false;
 
   std::string Type() const { return fusion::TypeName(type); }
   // The SV-COMP function that returns a nondeterministic value of type t.
@@ -202,6 +206,34 @@ std::string LoopText(const Loop& loop, const Generated& g, const std::string& pa
   }
 }
 
+// text with its data variables `T sK = v;` made the members of one object on the heap: a struct of them, one
+// object that `d` and `e` point to, and each sK read and written as d->sK (even K) or e->sK (odd K).
+std::string OnTheHeap(const std::string& text) {
+  static const std::regex kDeclaration(R"(\n  ([a-z][a-z ]*) s([0-9]+) = ([^;]+);)");
+  static const std::regex kUse(R"(\bs([0-9]+)\b)");
+  std::string members, body;
+  auto from = text.cbegin();
+  for (std::sregex_iterator m(text.begin(), text.end(), kDeclaration), end; m != end; ++m) {
+    members += fmt::format(" {} s{};", (*m)[1].str(), (*m)[2].str());
+    body.append(from, (*m)[0].first);
+    body += fmt::format("\n  d->s{} = {};", (*m)[2].str(), (*m)[3].str());
+    from = (*m)[0].second;
+  }
+  body.append(from, text.cend());
+  std::string used;
+  auto rest = body.cbegin();
+  for (std::sregex_iterator m(body.begin(), body.end(), kUse), end; m != end; ++m) {
+    used.append(rest, (*m)[0].first);
+    const bool declared = (*m)[0].first > body.begin() + 3 && std::string((*m)[0].first - 3, (*m)[0].first) == "d->";
+    used += declared ? (*m)[0].str() : fmt::format("{}->s{}", std::stoi((*m)[1].str()) % 2 ? "e" : "d", (*m)[1].str());
+    rest = (*m)[0].second;
+  }
+  used.append(rest, body.cend());
+  const size_t main_at = used.find("int main(void) {\n");
+  return used.substr(0, main_at) + "extern void *malloc(unsigned long);\nstruct D {" + members + " };\n" +
+         "int main(void) {\n  struct D *d = malloc(sizeof(struct D)), *e = d;\n" + used.substr(main_at + 17);
+}
+
 std::string Generated::Text(const std::string& prefix, const std::string& assertion) const {
   std::string out =
       "extern int __VERIFIER_nondet_int(void);\n"
@@ -218,8 +250,10 @@ std::string Generated::Text(const std::string& prefix, const std::string& assert
     if (labels.count(k)) out += fmt::format("  L{}:\n", k);
     if (k < loops.size()) out += LoopText(loops[k], *this, "  ");
   }
-  return out + fmt::format("  __VERIFIER_assert({});\n  return 0;\n}}\n", assertion);
+  out += fmt::format("  __VERIFIER_assert({});\n  return 0;\n}}\n", assertion);
+  return heap_data ? OnTheHeap(out) : out;
 }
+
 
 // Builds a Generated from the bytes; every choice is one byte, so that mutations change the program a
 // little at a time.
@@ -671,6 +705,7 @@ void CheckLoopfuseVerdicts(std::string_view data) {
   // The byte after the assertion's: how cells are written (a seed that ends with the assertion's bytes writes
   // `a[i]`, as it did before this byte was drawn).
   g.cell_syntax = static_cast<int>(gen.Next() % 6);
+  g.heap_data = gen.Next() % 3 == 2;  // 0 where the bytes end: the programs of the seeds before this byte
   CheckVerdictsAgainstEveryRun(g.Text("", assertion), g.lo, g.width, g.divides_by_variable);
 }
 
