@@ -99,7 +99,9 @@ std::vector<Token> Lex(const std::string& file, const std::string& text) {
           break;
         }
       }
-      if (len == 0) {
+      if (len == 0 && c == '#' && in_directive) {  // a macro's # and ## operators, which the preprocessor names
+        len = text.compare(p, 2, "##") == 0 ? 2 : 1;
+      } else if (len == 0) {
         if (std::string("{}()[];,:?=+-*/%<>!~&|^.").find(c) == std::string::npos) {
           // A control or non-ASCII byte is named by its code, since printing it would garble the message.
           const auto byte = static_cast<unsigned char>(c);

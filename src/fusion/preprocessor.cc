@@ -1,5 +1,6 @@
 #include "fusion/preprocessor.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -177,7 +178,21 @@ class Preprocessor {
         out_.push_back(t);
       } else if (Kept()) {
         if (t.kind == TokKind::kInvalid) FailSyntax(file_, t.loc, t.text);
-        Expand(t, t.loc, out_);
+        if (IsCall(tokens, i)) {  // a function-like macro's invocation: its arguments may span lines
+          std::vector<Token> call{t};
+          for (int depth = 0; depth > 0 || call.size() == 1;) {
+            const Token& next = tokens[++i];
+            if (next.kind == TokKind::kEnd || next.kind == TokKind::kDirective) {
+              FailSyntax(file_, t.loc, "unterminated argument list invoking macro '" + t.text + "'");
+            }
+            if (next.kind == TokKind::kPunct && next.text == "(") ++depth;
+            if (next.kind == TokKind::kPunct && next.text == ")") --depth;
+            call.push_back(next);
+          }
+          ExpandAll(call, t.loc, out_);
+        } else {
+          Expand(t, t.loc, out_);
+        }
       }
     }
     return std::move(out_);
@@ -185,6 +200,60 @@ class Preprocessor {
 
  private:
   bool Kept() const { return groups_.empty() || groups_.back().kept; }
+
+  // Whether tokens[i] names a function-like macro not being expanded and a '(' follows it: an invocation.
+  bool IsCall(const std::vector<Token>& tokens, size_t i) const {
+    const Token& t = tokens[i];
+    return t.kind == TokKind::kIdent && functions_.count(t.text) && !expanding_.count(t.text) &&
+           i + 1 < tokens.size() && tokens[i + 1].kind == TokKind::kPunct && tokens[i + 1].text == "(";
+  }
+
+  // Appends the tokens, each expanded (Expand), and each invocation of a function-like macro replaced by its
+  // body, with every parameter replaced by its argument expanded, expanded in turn; all at `at`.
+  void ExpandAll(const std::vector<Token>& tokens, Loc at, std::vector<Token>& out) {
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (!IsCall(tokens, i)) {
+        Expand(tokens[i], at, out);
+        continue;
+      }
+      const FunctionMacro& macro = functions_.at(tokens[i].text);
+      const std::string name = tokens[i].text;
+      std::vector<std::vector<Token>> args(1);
+      int depth = 0;
+      for (i += 2; i < tokens.size(); ++i) {
+        const Token& a = tokens[i];
+        if (a.kind == TokKind::kPunct && a.text == ")" && depth == 0) break;
+        if (a.kind == TokKind::kPunct && (a.text == "(" || a.text == "[")) ++depth;
+        if (a.kind == TokKind::kPunct && (a.text == ")" || a.text == "]")) --depth;
+        if (a.kind == TokKind::kPunct && a.text == "," && depth == 0) {
+          args.emplace_back();
+        } else {
+          args.back().push_back(a);
+        }
+      }
+      if (i == tokens.size()) FailSyntax(file_, at, "unterminated argument list invoking macro '" + name + "'");
+      if (macro.params.empty() && args.size() == 1 && args[0].empty()) args.clear();
+      if (args.size() != macro.params.size()) {
+        FailSyntax(file_, at, "macro '" + name + "' takes " + std::to_string(macro.params.size()) +
+                                  " arguments, given " + std::to_string(args.size()));
+      }
+      std::vector<std::vector<Token>> expanded(args.size());
+      for (size_t k = 0; k < args.size(); ++k) ExpandAll(args[k], at, expanded[k]);
+      std::vector<Token> body;
+      for (const Token& b : macro.body) {
+        const auto param = std::find(macro.params.begin(), macro.params.end(), b.text);
+        if (b.kind == TokKind::kIdent && param != macro.params.end()) {
+          const std::vector<Token>& arg = expanded[static_cast<size_t>(param - macro.params.begin())];
+          body.insert(body.end(), arg.begin(), arg.end());
+        } else {
+          body.push_back(b);
+        }
+      }
+      expanding_.insert(name);
+      ExpandAll(body, at, out);
+      expanding_.erase(name);
+    }
+  }
 
   // Appends t to out, or where t names a macro not being expanded, the macro's body expanded in turn; every token
   // takes the location `at` of the name in the program text, so that errors point where the macro is used.
@@ -201,9 +270,43 @@ class Preprocessor {
       return;
     }
     expanding_.insert(t.text);
-    for (const Token& b : it->second) Expand(b, at, out);
+    ExpandAll(it->second, at, out);
     expanding_.erase(t.text);
   }
+
+  // A function-like macro: its parameters' names and its body.
+  struct FunctionMacro {
+    std::vector<std::string> params;
+    std::vector<Token> body;
+  };
+
+  // The function-like macro that `#define` line defines (its name `macro`, then '(' right after it): parameters
+  // and body. `...` and the operators # and ## are refused.
+  FunctionMacro FunctionLike(const Token& macro, const std::vector<Token>& line) const {
+    FunctionMacro f;
+    size_t k = 3;
+    while (k < line.size() && line[k].text != ")") {
+      if (line[k].text == "...") {
+        FailUnsupported(file_, line[k].loc, "variadic macro '" + macro.text + "'" + kPreprocessFirst);
+      }
+      if (line[k].kind != TokKind::kIdent) {
+        FailSyntax(file_, line[k].loc, "expected a parameter name in macro '" + macro.text + "'");
+      }
+      f.params.push_back(line[k++].text);
+      if (k < line.size() && line[k].text == ",") ++k;
+    }
+    if (k == line.size()) FailSyntax(file_, macro.loc, "missing ')' in the parameters of macro '" + macro.text + "'");
+    f.body.assign(line.begin() + static_cast<std::ptrdiff_t>(k) + 1, line.end());
+    for (const Token& b : f.body) {
+      if (b.kind == TokKind::kPunct && (b.text == "#" || b.text == "##")) {
+        FailUnsupported(file_, b.loc, "operator '" + b.text + "' in macro '" + macro.text + "'" + kPreprocessFirst);
+      }
+    }
+    return f;
+  }
+
+  // Whether a macro of either kind is defined by that name.
+  bool Defined(const std::string& name) const { return macros_.count(name) || functions_.count(name); }
 
   // The macro name a directive names as its operand.
   const Token& MacroName(const Token& directive, const std::vector<Token>& line) const {
@@ -221,7 +324,7 @@ class Preprocessor {
     if (d == "if" || d == "ifdef" || d == "ifndef") {
       Conditional c{hash.loc, Kept()};
       if (c.enclosing_kept) {
-        c.kept = d == "if" ? Evaluate(hash, line) : (macros_.count(MacroName(name, line).text) > 0) == (d == "ifdef");
+        c.kept = d == "if" ? Evaluate(hash, line) : Defined(MacroName(name, line).text) == (d == "ifdef");
       }
       c.taken = c.kept;
       groups_.push_back(c);
@@ -246,12 +349,16 @@ class Preprocessor {
       const Token& macro = MacroName(name, line);
       // A parenthesis right after the name, with no space between, makes a function-like macro.
       const Loc after_name{macro.loc.line, macro.loc.col + static_cast<int>(macro.text.size())};
+      macros_.erase(macro.text);
+      functions_.erase(macro.text);
       if (line.size() > 2 && line[2].kind == TokKind::kPunct && line[2].text == "(" && line[2].loc == after_name) {
-        FailUnsupported(file_, macro.loc, "function-like macro '" + macro.text + "'" + kPreprocessFirst);
+        functions_[macro.text] = FunctionLike(macro, line);
+      } else {
+        macros_[macro.text] = std::vector<Token>(line.begin() + 2, line.end());
       }
-      macros_[macro.text] = std::vector<Token>(line.begin() + 2, line.end());
     } else if (d == "undef") {
       macros_.erase(MacroName(name, line).text);
+      functions_.erase(MacroName(name, line).text);
     } else if (d == "include") {
       if (line.size() >= 2 && line[1].kind == TokKind::kPunct && line[1].text == "<") {
         std::string header;
@@ -301,7 +408,7 @@ class Preprocessor {
           (parenthesised && (operand + 1 >= line.size() || line[operand + 1].text != ")"))) {
         FailSyntax(file_, line[k].loc, "defined needs a macro name");
       }
-      expanded.push_back(Token{TokKind::kNumber, macros_.count(line[operand].text) ? "1" : "0", line[k].loc});
+      expanded.push_back(Token{TokKind::kNumber, Defined(line[operand].text) ? "1" : "0", line[k].loc});
       k = operand + (parenthesised ? 1 : 0);
     }
     return ConditionEvaluator(file_, expanded, hash.loc).Run();
@@ -309,6 +416,7 @@ class Preprocessor {
 
   const std::string& file_;
   std::map<std::string, std::vector<Token>> macros_;  // object-like macros by name: their bodies
+  std::map<std::string, FunctionMacro> functions_;    // function-like macros by name
   std::set<std::string> expanding_;                   // macros being expanded, which C does not expand again
   std::vector<Conditional> groups_;                   // the #if groups open, innermost last
   size_t produced_ = 0;

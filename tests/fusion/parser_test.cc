@@ -1707,6 +1707,32 @@ int main() {
     EXPECT_EQ(testing::InterpretOn(asserting, {x}), x == 3 ? Outcome::kError : Outcome::kFinished);
   }
   EXPECT_THROW(ParseText("#define NDEBUG\n" + with_assert), UnsupportedError);
+  // Function-like macros (forester-heap's `#define __VERIFIER_assert(cond) do { ... } while (0)`): arguments
+  // expanded before they replace the parameters, nested calls, a call over several lines, a name of a
+  // function-like macro without '(' left alone, #undef.
+  const std::string functions = R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+extern void abort(void);
+#define __VERIFIER_assert(cond) do { if (!(cond)) { reach_error(); abort(); } } while (0)
+#define TWICE(x) (2 * (x))
+#define ADD(a, b) ((a) + (b))
+#define K 5
+#define ZERO() 0
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+int ADDER(int v) { return v + 1; }
+#define ADDER(v) (v)
+#undef ADDER
+int main() {
+  int x = __VERIFIER_nondet_int();
+  int y = ADD(TWICE(x), ADD(K,
+                           ZERO()));
+  __VERIFIER_assert(y == 2 * x + 5 && MAX(x, K) >= K && ADDER(x) == x + 1);
+  __VERIFIER_assert(TWICE(ADD(x, 1)) != 8);
+  return 0;
+}
+)";
+  const Program p_functions = AgreesWithGcc(functions, {{0}, {3}, {-4}});
+  EXPECT_EQ(testing::InterpretOn(p_functions, {3}), Outcome::kError);
   // A use of a macro is located where its name stands.
   try {
     ParseText("#define BAD (x + 1)\nint main() {\n  int y = BAD;\n  return 0;\n}\n");
@@ -1736,8 +1762,14 @@ TEST(Parser, PreprocessorConditionsUseCsArithmetic) {
 
 TEST(Parser, DirectivesBeyondThePreprocessorAreRefusedWithTheReason) {
   const auto message = [](const std::string& text) { return ParseFailure(text + "int main() { return 0; }\n"); };
-  EXPECT_EQ(message("#define F(x) (x + 1)\n"),
-            "unsupported: t.c:1:9: unsupported function-like macro 'F' (preprocess the file first: gcc -E)");
+  EXPECT_EQ(message("#define S(x) #x\n"),
+            "unsupported: t.c:1:14: unsupported operator '#' in macro 'S' (preprocess the file first: gcc -E)");
+  EXPECT_EQ(message("#define P(...) 0\n"),
+            "unsupported: t.c:1:11: unsupported variadic macro 'P' (preprocess the file first: gcc -E)");
+  EXPECT_EQ(ParseFailure("#define F(a, b) (a + b)\nint main() { return F(1); }\n"),
+            "error: t.c:2:21: macro 'F' takes 2 arguments, given 1");
+  EXPECT_EQ(ParseFailure("#define F(a) (a)\nint main() { return F(1; }\n"),
+            "error: t.c:2:21: unterminated argument list invoking macro 'F'");
   EXPECT_EQ(message("#include \"task.h\"\n"), "unsupported: t.c:1:2: unsupported #include of a file other than a "
                                              "system header (preprocess the file first: gcc -E)");
   EXPECT_EQ(message("#embed <x>\n"), "unsupported: t.c:1:2: unsupported preprocessor directive '#embed'");
