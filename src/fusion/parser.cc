@@ -1093,7 +1093,10 @@ class Parser {
     std::vector<StmtPtr> out;
     do {
       int pointers = spec->pointers;
-      while (Accept("*")) ++pointers;
+      while (Accept("*")) {
+        ++pointers;
+        while (kIgnoredSpecifiers.count(Peek().text)) Next();  // `node_t *const q`
+      }
       const bool pointer = pointers > 0;
       const Token name_tok = Peek();
       const std::string name = ExpectIdent();
@@ -1688,14 +1691,18 @@ class Parser {
                      MakeAssign(c, MakeBinary("+", c, MakeConst(1, end->type), end->type)))};
   }
 
+  // The bytes of a value of type t as C stores it: a pointer to an object on the heap (an object number here)
+  // takes a pointer's bytes, 4 or 8 by the data model.
+  Int128 Bytes(IntType t) const { return t == kHeapRef ? long_bits_ / 8 : (t.bits + 7) / 8; }
+
   // Notes the bytes of the array just declared as `name`, of a constant number of cells, for sizeof.
   void NoteBytes(const std::string& name, Int128 cells, IntType t) {
-    scopes_.back()[name].array_bytes = cells * ((t.bits + 7) / 8);
+    scopes_.back()[name].array_bytes = cells * Bytes(t);
   }
 
   // The size in bytes of n cells of type t, as printed in the malloc of the transformed program.
   ExprPtr ArrayBytes(ExprPtr n, IntType t) const {
-    return MakeBinary("*", MakeCast(size_type_, n), MakeConst((t.bits + 7) / 8, size_type_), size_type_);
+    return MakeBinary("*", MakeCast(size_type_, n), MakeConst(Bytes(t), size_type_), size_type_);
   }
 
   // "malloc(bytes)", "alloca(bytes)" or "calloc(count, bytes)" after '=': the pointer becomes an array with
@@ -3179,7 +3186,7 @@ class Parser {
     }
     Hoisted unevaluated;  // sizeof does not evaluate its operand: what it would run first is dropped
     const ExprPtr e = WithCallsHoisted(unevaluated, [&] { return ParseUnary(); });
-    return MakeConst((e->type.bits + 7) / 8, size_type_);
+    return MakeConst(Bytes(e->type), size_type_);
   }
 
   // A unary expression; a postfix ++ or -- on it too unless not postfix_assignments (the target of an
