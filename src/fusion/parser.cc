@@ -199,14 +199,12 @@ class Parser {
     StmtPtr body = WithJumpsLowered(ParseBlock());
     all.insert(all.end(), static_inits_.begin(), static_inits_.end());  // known once main's calls are parsed
     all.push_back(std::move(body));
-    if (!heap_objects_.empty() || !heap_fields_.empty()) {  // the heap starts empty: no object numbered yet
+    if (!prog_.heap_objects.empty() || !prog_.heap_fields.empty()) {  // the heap starts empty: no object numbered
       std::vector<StmtPtr> heap{MakeAssign(HeapObjects(), MakeConst(0, kHeapRef))};
-      for (const auto& [key, array] : heap_fields_) heap.push_back(MakeHavoc(array, MakeConst(0)));
+      for (const std::string& array : prog_.heap_fields) heap.push_back(MakeHavoc(array, MakeConst(0)));
       all.insert(all.begin(), MakeBlock(std::move(heap)));
     }
     prog_.body = MakeBlock(std::move(all));
-    for (const auto& [key, array] : heap_fields_) prog_.heap_fields.insert(array);
-    prog_.heap_objects = heap_objects_;
     CheckHeapPointers(prog_);
     return std::move(prog_);
   }
@@ -1535,9 +1533,7 @@ class Parser {
   }
 
   // Whether `array` holds a member of the objects on the heap (HeapField), indexed by their numbers.
-  bool IsHeapField(const std::string& array) const {
-    return std::any_of(heap_fields_.begin(), heap_fields_.end(), [&](const auto& f) { return f.second == array; });
-  }
+  bool IsHeapField(const std::string& array) const { return prog_.heap_fields.count(array) > 0; }
 
   // The index of the cell that the pointer bound into an array `b` points to (BindPointer), of its type.
   ExprPtr CellIndex(const Binding& b) const { return MakeVar(b.cell_index, prog_.VarNamed(b.cell_index).type); }
@@ -1557,8 +1553,8 @@ class Parser {
 
   // The counter of objects on the heap, the number of the last one allocated (0 before any: null).
   ExprPtr HeapObjects() {
-    if (heap_objects_.empty()) heap_objects_ = prog_.AddVar("heap_objects", kHeapRef);
-    return MakeVar(heap_objects_, kHeapRef);
+    if (prog_.heap_objects.empty()) prog_.heap_objects = prog_.AddVar("heap_objects", kHeapRef);
+    return MakeVar(prog_.heap_objects, kHeapRef);
   }
 
   // The array over object numbers that holds member `path` (of type `type`) of the objects `pointee` stands for
@@ -1574,6 +1570,7 @@ class Parser {
     }
     const std::string array = prog_.AddVar(base, type, true);
     heap_fields_.emplace(key, array);
+    prog_.heap_fields.insert(array);
     if (!pointee.tag.empty()) {
       const Record& record = records_.at(pointee.tag);
       if (const auto pointer = record.pointers.find(path); pointer != record.pointers.end()) {
@@ -3570,7 +3567,6 @@ class Parser {
   std::map<std::string, Pointee> heap_slots_;
   // The arrays of the members of objects on the heap (HeapField), by "tag.path" (an integer object's: its type).
   std::map<std::string, std::string> heap_fields_;
-  std::string heap_objects_;  // the counter of objects allocated (HeapObjects); empty until the first
   std::map<std::string, IntType> enum_types_;  // the enums defined, by tag: their types
   std::map<std::string, ParsedType> typedefs_;
   std::set<std::string> opaque_typedefs_;
