@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "fusion/verifier.h"
@@ -30,14 +32,42 @@ int Verify(const std::string& args, nlohmann::json& out) {
   return status;
 }
 
-// Writes text to a file of its own in the temporary directory (named after the test and the process)
-// and returns its path.
-std::string WriteTemp(const std::string& name, const std::string& text) {
+// Whether this process made its scratch directory.
+bool scratch_dir_made = false;
+
+// The process's own directory for the files the tests write (so that runs side by side never share a file),
+// made at the first use and removed when the tests end.
+const std::filesystem::path& ScratchDir() {
+  static const std::filesystem::path dir = [] {
+    std::string name = (std::filesystem::temp_directory_path() / "loopfuse_cli_XXXXXX").string();
+    if (mkdtemp(name.data()) == nullptr) throw std::runtime_error("cannot create a directory like " + name);
+    scratch_dir_made = true;
+    return std::filesystem::path(name);
+  }();
+  return dir;
+}
+
+// Removes the scratch directory after the last test, so that no run leaves files behind.
+class ScratchDirRemover : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (scratch_dir_made) std::filesystem::remove_all(ScratchDir());
+  }
+};
+[[maybe_unused]] const ::testing::Environment* const kScratchDirRemover =
+    ::testing::AddGlobalTestEnvironment(new ScratchDirRemover);
+
+// A path in the scratch directory, named after the test and `name`.
+std::string ScratchPath(const std::string& name) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     fmt::format("loopfuse_{}_{}_{}", test->name(), ::getpid(), name);
+  return (ScratchDir() / fmt::format("{}_{}", test->name(), name)).string();
+}
+
+// Writes text to a file of its own in the scratch directory and returns its path.
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = ScratchPath(name);
   std::ofstream(path) << text;
-  return path.string();
+  return path;
 }
 
 // Verifies `program` with `proved` in place of its %s, then with `refuted`: `true` (exit 0), then `false` (1),
@@ -70,7 +100,6 @@ TEST(Cli, ProvesASafeProgramByGuessAndAssumeFusion) {
   const std::string file = WriteTemp("up.c", kUp);
   nlohmann::json j;
   EXPECT_EQ(Verify(file + " --timeout 30 --invariants --no-affine", j), 0);
-  std::filesystem::remove(file);
   EXPECT_EQ(j["verdict"], "true");
   ASSERT_FALSE(j["transformations"].empty());
   EXPECT_NE(j["transformations"][0].get<std::string>().find("guess-and-assume"), std::string::npos);
@@ -83,7 +112,6 @@ TEST(Cli, TheAffineInvariantsProveTheOriginalAndShowInItsInvariants) {
   const std::string file = WriteTemp("up.c", kUp);
   nlohmann::json j;
   EXPECT_EQ(Verify(file + " --timeout 30 --invariants --no-fusion", j), 0);
-  std::filesystem::remove(file);
   EXPECT_EQ(j["verdict"], "true");
   EXPECT_TRUE(j["transformations"].empty());
   const std::string invariants = j["invariants"].dump();
@@ -95,7 +123,6 @@ TEST(Cli, HornShowsTheClausesStrengthenedByTheAffineInvariants) {
   std::string plain, strengthened;
   ASSERT_EQ(RunCommand(kBin + " horn " + file, plain), 0);
   ASSERT_EQ(RunCommand(kBin + " horn --affine " + file, strengthened), 0);
-  std::filesystem::remove(file);
   EXPECT_EQ(strengthened.rfind("; strengthened by the affine invariants: 1 equalities, 0 loop heads unreachable\n", 0),
             0u)
       << strengthened;
@@ -125,14 +152,13 @@ TEST(Cli, NoFusionLeavesTheProgramAsItIs) {
 }
 
 TEST(Cli, ReadsTheProgramNamedByATaskFile) {
-  char dir_template[] = "/tmp/loopfuse_yml_XXXXXX";
-  const std::string dir = mkdtemp(dir_template);
+  const std::string dir = ScratchPath("task");
+  std::filesystem::create_directories(dir);
   std::string out;
   RunCommand("cp " + kExamples + "init_check.c " + dir + "/ && printf \"format_version: '2.0'\\ninput_files: 'init_check.c'\\n\" > " + dir + "/t.yml", out);
   nlohmann::json j;
   EXPECT_EQ(Verify("--yml " + dir + "/t.yml --timeout 30", j), 0);
   EXPECT_EQ(j["verdict"], "true");
-  RunCommand("rm -rf " + dir, out);
 }
 
 TEST(Cli, ASyntaxErrorIsBadInputWithItsLocation) {
@@ -364,7 +390,7 @@ TEST(Cli, ProvesAPolynomialFilledInByRecurrences) {
   EXPECT_EQ(j["verdict"], "true");
   EXPECT_EQ(j["solved_by"].get<std::string>().rfind("recurrences", 0), 0u) << j.dump();
   // The program it proves, as C that gcc takes: the ghost of i*i updated linearly.
-  const std::string printed = "/tmp/loopfuse_cli_recurrence.c";
+  const std::string printed = ScratchPath("fused.c");
   std::string out;
   EXPECT_EQ(RunCommand(kBin + " fuse --mode recurrences " + kExamples + "recurrence.c > " + printed, out), 0);
   std::string text;
@@ -412,8 +438,9 @@ TEST(Cli, AnUnsupportedConstructIsUnknownWithTheReason) {
 
 TEST(Cli, FusePrintsCThatGccCompiles) {
   std::string out;
-  ASSERT_EQ(RunCommand(kBin + " fuse " + kExamples + "counters.c > /tmp/loopfuse_cli_fused.c", out), 0);
-  EXPECT_EQ(RunCommand("gcc -c -o /dev/null /tmp/loopfuse_cli_fused.c 2>&1", out), 0) << out;
+  const std::string printed = ScratchPath("fused.c");
+  ASSERT_EQ(RunCommand(kBin + " fuse " + kExamples + "counters.c > " + printed, out), 0);
+  EXPECT_EQ(RunCommand("gcc -c -o /dev/null " + printed + " 2>&1", out), 0) << out;
 }
 
 TEST(Cli, FuseShowsEitherHalfOfTheWrapAroundSplit) {
@@ -434,7 +461,6 @@ int main(void) {
   EXPECT_NE(under.find("__VERIFIER_assume(((0LL <= "), std::string::npos) << under;
   std::string bad;
   EXPECT_EQ(RunCommand(kBin + " fuse --half sideways " + file + " 2>&1", bad), 2);
-  std::filesystem::remove(file);
 }
 
 TEST(Cli, FuseAndHornShowTheCellAbstraction) {
@@ -448,8 +474,9 @@ int main(void) {
 }
 )");
   std::string fused, horn;
-  ASSERT_EQ(RunCommand(kBin + " fuse --cells --mode guess " + file + " > /tmp/loopfuse_cli_cells.c", fused), 0);
-  ASSERT_EQ(RunCommand("cat /tmp/loopfuse_cli_cells.c", fused), 0);
+  const std::string printed = ScratchPath("fused.c");
+  ASSERT_EQ(RunCommand(kBin + " fuse --cells --mode guess " + file + " > " + printed, fused), 0);
+  ASSERT_EQ(RunCommand("cat " + printed, fused), 0);
   EXPECT_EQ(fused.rfind("// cell abstraction: the arrays a as their cells at one nondeterministic index\n"
                         "// guess-and-assume fusion of the loops at lines 5, 6\n", 0), 0u) << fused;
   EXPECT_EQ(fused.find('['), std::string::npos) << fused;
@@ -461,10 +488,9 @@ int main(void) {
             std::string::npos)
       << cells;
   std::string out;
-  EXPECT_EQ(RunCommand("gcc -c -o /dev/null /tmp/loopfuse_cli_cells.c 2>&1", out), 0) << out;
+  EXPECT_EQ(RunCommand("gcc -c -o /dev/null " + printed + " 2>&1", out), 0) << out;
   EXPECT_EQ(RunCommand(kBin + " horn --cells " + file, horn), 0);
   EXPECT_EQ(horn.find("Array"), std::string::npos) << horn;
-  std::filesystem::remove(file);
 }
 
 TEST(Cli, FuseAndHornShowTheLiftedProgram) {
@@ -500,8 +526,6 @@ int main(void) {
   EXPECT_EQ(horn.rfind("; z lifted to the integers (asserted", 0), 0u) << horn;
   EXPECT_NE(horn.find("\n; guess-and-assume fusion of the loops at lines 5, 6\n(set-logic HORN)"), std::string::npos)
       << horn;
-  std::filesystem::remove(file);
-  std::filesystem::remove(printed);
 }
 
 TEST(Cli, ATransformationThatDoesNotApplyIsAUsageError) {
@@ -516,7 +540,6 @@ TEST(Cli, ATransformationThatDoesNotApplyIsAUsageError) {
     EXPECT_EQ(RunCommand(kBin + " fuse " + flag + " " + plain + " 2>&1", out), 2) << flag;
     EXPECT_NE(out.find(says), std::string::npos) << out;
   }
-  std::filesystem::remove(plain);
 }
 
 TEST(Cli, AMissingFileIsBadInput) {
