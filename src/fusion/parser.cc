@@ -1434,9 +1434,10 @@ class Parser {
     return std::nullopt;
   }
 
-  // Whether the name at token k may begin a pointer to objects on the heap: a variable that holds them, or a
-  // struct variable (whose members may).
+  // Whether the name at token k, past any '(' and '*' (`*(*p).next`), may begin a pointer to objects on the
+  // heap: a variable that holds them, or a struct variable (whose members may).
   bool AtHeapPointer(int k) const {
+    while (Is("(", k) || Is("*", k)) ++k;
     if (Peek(k).kind != TokKind::kIdent) return false;
     const Binding* b = FindBinding(Peek(k).text);
     return b && b->refused.empty() && !b->points_to_var && (b->record || heap_slots_.count(b->var));
@@ -1580,13 +1581,15 @@ class Parser {
     return array;
   }
 
-  // `->m` (through nested members, `->inner.x`) at the arrow after e, a pointer to structs on the heap: the
-  // member's cell of the object e points to.
+  // `->m` (through nested members, `->inner.x`) at the arrow after e, a pointer to structs on the heap, or `.m`
+  // after `(*e)`: the member's cell of the object e points to.
   ExprPtr HeapMember(const ExprPtr& e) {
     const Token arrow = Next();
     const std::optional<Pointee> pointee = PointeeOf(e);
     if (!pointee || pointee->tag.empty()) {
-      FailUnsupported(file_, arrow.loc, "operator '->' (only of a pointer to a struct on the heap)");
+      FailUnsupported(file_, arrow.loc,
+                      arrow.text == "->" ? "operator '->' (only of a pointer to a struct on the heap)"
+                                         : "member of '*' (only of a pointer to a struct on the heap)");
     }
     const std::vector<std::pair<std::string, IntType>> members = HeapMembers(*pointee, arrow);
     const Token member = Peek();
@@ -1615,7 +1618,7 @@ class Parser {
     const std::optional<Pointee> pointee = PointeeOf(target);
     if (!pointee) FailUnsupported(file_, star.loc, "operator '*'");
     if (!pointee->tag.empty()) {
-      FailUnsupported(file_, star.loc, "'*' of a pointer to a struct (only its members, through '->')");
+      FailUnsupported(file_, star.loc, "'*' of a pointer to a struct as a whole (only its members: '->', '(*p).m')");
     }
     return MakeIndex(HeapField(*pointee, "", pointee->cell), pointee->cell, target);
   }
@@ -3302,6 +3305,17 @@ class Parser {
     return MakeIndex(v.name, v.type, cursor ? CellIndex(*b) : MakeConst(0, kLongLong));
   }
 
+  // Whether the tokens ahead are `(*e).`: a member of what e points to.
+  bool AtDereferencedMember() const {
+    if (!Is("(") || !Is("*", 1)) return false;
+    int depth = 0;
+    for (int k = 0; Peek(k).kind != TokKind::kEnd; ++k) {
+      if (Is("(", k) || Is("[", k)) ++depth;
+      if ((Is(")", k) || Is("]", k)) && --depth == 0) return Is(".", k + 1);
+    }
+    return false;
+  }
+
   ExprPtr ParsePostfix(bool postfix_assignments) {
     const Token t = Peek();
     const Binding* b = t.kind == TokKind::kIdent && !Is("(", 1) ? FindBinding(t.text) : nullptr;
@@ -3316,6 +3330,12 @@ class Parser {
       const ExprPtr offset = MakeCast(kLongLong, ParseExpr());
       Expect("]");
       e = MakeIndex(array.name, array.type, MakeBinary("+", cell, offset, kLongLong));
+    } else if (AtDereferencedMember()) {  // `(*p).m`, the longhand of `p->m`
+      Next();
+      Next();
+      const ExprPtr pointer = ParseUnary();
+      Expect(")");
+      e = HeapMember(pointer);
     } else {
       e = ParsePrimary();
     }

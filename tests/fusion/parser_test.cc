@@ -725,9 +725,8 @@ int main() {
   char *c;
   c = calloc(3, 2);
   __VERIFIER_assert(s == n * (n - 1) / 2 && c[5] == 0 && w[n] == 0);
-  free(z);
   free((void *)w);
-  int *q = y + 1;
+  int *q = z + 1;
   free(q - 1);
   return 0;
 }
@@ -824,6 +823,11 @@ int main() {
   __VERIFIER_assert(*cells[2] == 7 && cells[0] == 0 && cells[2] != cells[0] && *more[0] == 7);
   if (head) head->next = (struct node *)0;
   __VERIFIER_assert(n == 0 || (head->next == NULL && head->data == d + n - 1));
+  (*z).in.y = 5;
+  (*z).data += (*z).in.y;
+  (*z).count = malloc(sizeof(int));
+  (*(*z).count) = 9;
+  __VERIFIER_assert(z->data == 5 && (*z).in.y == 5 && (*(z)).next == 0 && *z->count == 9);
   struct node **zp = &z;
   free(*zp);
   free((void *)cells[2]);
@@ -956,8 +960,11 @@ TEST(Parser, PointersToObjectsAreNeverIntegers) {
             "unsupported: t.c:3:77: unsupported use of a pointer to an object on the heap as an integer");
   EXPECT_EQ(ParseFailure(s + m + "p++; return 0; }"),
             "unsupported: t.c:3:63: unsupported operator '++' on a pointer to an object (it is never moved)");
-  EXPECT_EQ(ParseFailure(s + m + "(*p).n = 1; return 0; }"),
-            "unsupported: t.c:3:63: unsupported '*' of a pointer to a struct (only its members, through '->')");
+  EXPECT_EQ(ParseFailure(s + m + "if (*p) return 1; return 0; }"),
+            "unsupported: t.c:3:66: unsupported '*' of a pointer to a struct as a whole (only its members: '->', "
+            "'(*p).m')");
+  EXPECT_EQ(ParseFailure(s + m + "int x = 0; (*&x).n = 1; return 0; }"),
+            "unsupported: t.c:3:75: unsupported operator '&'");
   EXPECT_EQ(ParseFailure(s + m + "p->next[1].n = 1; return 0; }"),
             "unsupported: t.c:3:69: unsupported indexing of a non-array");
   EXPECT_EQ(ParseFailure(s + m + "int x; p = &x; return 0; }"),

@@ -129,11 +129,15 @@ GccProgram::~GccProgram() {
 std::string GccProgram::Run(const std::vector<long long>& inputs) const {
   std::string input_text, out;
   for (long long v : inputs) input_text += std::to_string(v) + " ";
-  // A run that spins (`STUCK: goto STUCK;`) reaches nothing, as a blocked one: timeout ends it with 124.
-  // stderr dropped: the shell's word on a run that a signal ended (a sanitizer's trap) is no outcome.
-  RunCommand("{ echo '" + input_text + "' | timeout 2 " + dir_ + "/prog; [ $? -eq 124 ] && printf blocked; }" +
-                 " 2>/dev/null",
+  // A run that spins (`STUCK: goto STUCK;`) reaches nothing, as a blocked one: timeout ends it with 124. One
+  // that `abort()` ends (SIGABRT, 134) is blocked too, as an assumption that fails. Any other signal (a null
+  // pointer followed, a division by zero, a sanitizer's trap) ends a run whose behaviour C leaves undefined;
+  // stderr is dropped: the shell's word on it is no outcome.
+  RunCommand("{ echo '" + input_text + "' | timeout 2 " + dir_ + "/prog; status=$?; " +
+                 "if [ $status -eq 124 ] || [ $status -eq 134 ]; then printf blocked; " +
+                 "elif [ $status -gt 128 ]; then printf ' undefined'; fi; } 2>/dev/null",
              out);
+  if (out.size() >= 10 && out.compare(out.size() - 10, 10, " undefined") == 0) return "undefined";
   return out.empty() ? "finished" : out;
 }
 

@@ -44,8 +44,9 @@ class GccProgram {
   const std::string& error() const { return error_; }
   // What the compiler printed (its warnings, where it compiled).
   const std::string& diagnostics() const { return diagnostics_; }
-  // The outcome of a run: "finished" (it printed nothing), "error", "blocked" (also a run still going after 2 s),
-  // or what else the program printed.
+  // The outcome of a run: "finished" (it printed nothing), "error", "blocked" (also a run still going after 2 s,
+  // or one that abort() ended), "undefined" (a run that another signal ended: a null pointer followed, a division
+  // by zero, a sanitizer's trap), or what else the program printed.
   std::string Run(const std::vector<long long>& inputs) const;
 
  private:
