@@ -39,14 +39,8 @@ struct Row {
 
 // The verdict, or unknown with the reason when the program is outside the subset.
 fusion::Verdict Run(const std::string& file, fusion::DataModel model, double timeout, const Config& config) {
-  try {
-    return fusion::Verify(fusion::ParseFile(file, model),
-                          fusion::VerifyOptions{timeout, config.fusion, 0, config.affine, config.proofs_by_runs});
-  } catch (const fusion::UnsupportedError& e) {
-    fusion::Verdict v;
-    v.reason = e.what();
-    return v;
-  }
+  return fusion::VerifyFile(file, model,
+                            fusion::VerifyOptions{timeout, config.fusion, 0, config.affine, config.proofs_by_runs});
 }
 
 // True when the accepted proof rests on a fusion (aligned or guess-and-assume), not only on the other

@@ -20,6 +20,7 @@
 #include "common/stopwatch.h"
 #include "fusion/cells.h"
 #include "fusion/cpu_clock.h"
+#include "fusion/errors.h"
 #include "fusion/fuse.h"
 #include "fusion/input_domains.h"
 #include "fusion/interpreter.h"
@@ -643,6 +644,25 @@ Verdict Verify(const Program& prog, const VerifyOptions& options) {
   common::Stopwatch clock;
   Verdict v;
   PortfolioRun(prog, options, clock).Run(v);
+  v.seconds = clock.Seconds();
+  return v;
+}
+
+Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions options) {
+  common::Stopwatch clock;
+  Verdict v;
+  try {
+    const Program prog = ParseFile(file, model);
+    const double parsed_s = clock.Seconds();
+    if (parsed_s >= options.timeout_s) {
+      v.reason = fmt::format("time-out (parsing and inlining the program took {:.2f} s)", parsed_s);
+    } else {
+      options.timeout_s -= parsed_s;
+      v = Verify(prog, options);
+    }
+  } catch (const UnsupportedError& e) {
+    v.reason = e.what();
+  }
   v.seconds = clock.Seconds();
   return v;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fusion/ast.h"
+#include "fusion/parser.h"
 
 namespace fusion {
 
@@ -50,6 +51,11 @@ inline constexpr const char* kBoundedDivisionNote =
 
 // Verifies that no error is reachable in prog.
 Verdict Verify(const Program& prog, const VerifyOptions& options);
+
+// Parses the C file under the data model and verifies it, all within options.timeout_s: parsing, and the
+// inlining of calls that recursion makes long, counts against the time-out (a parse that uses it up is a
+// time-out). A program outside the subset is `unknown`, with the reason. Bad input throws as ParseFile does.
+Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions options);
 
 // What a search of concrete runs found.
 struct RunSearch {

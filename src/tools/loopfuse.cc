@@ -56,9 +56,9 @@ struct VerifyArgs {
   bool quiet = false;
 };
 
-// Runs the verifier with a progress line, redrawn at each of its calls (every 0.2 s): the line says which
-// file and how long it has been running against the time-out.
-fusion::Verdict VerifyWithProgress(const fusion::Program& prog, const VerifyArgs& a, const std::string& file) {
+// Runs the verifier on the file with a progress line, redrawn at each of its calls (every 0.2 s): the line says
+// which file and how long it has been running against the time-out.
+fusion::Verdict VerifyWithProgress(const VerifyArgs& a, const std::string& file, fusion::DataModel model) {
   const bool wanted = common::ProgressWanted(a.quiet || a.json);
   common::Progress progress(wanted);
   fusion::VerifyOptions options{a.timeout, !a.no_fusion, 0, !a.no_affine};
@@ -67,7 +67,7 @@ fusion::Verdict VerifyWithProgress(const fusion::Program& prog, const VerifyArgs
       progress.Show("loopfuse verify", fmt::format("{}: no verdict yet (time-out {} s)", file, a.timeout));
     };
   }
-  return fusion::Verify(prog, options);
+  return fusion::VerifyFile(file, model, options);
 }
 
 int RunVerify(const VerifyArgs& a) {
@@ -76,14 +76,7 @@ int RunVerify(const VerifyArgs& a) {
   if (!a.yml.empty()) task = fusion::ReadTaskFile(a.yml);
   if (!a.data_model.empty()) task.data_model = ModelNamed(a.data_model);
   const std::string& file = task.file;
-  fusion::Verdict v;
-  try {
-    const fusion::Program prog = fusion::ParseFile(file, task.data_model);
-    v = VerifyWithProgress(prog, a, file);
-  } catch (const fusion::UnsupportedError& e) {
-    v.verdict = "unknown";
-    v.reason = e.what();
-  }
+  const fusion::Verdict v = VerifyWithProgress(a, file, task.data_model);
   if (a.json) {
     nlohmann::json j;
     j["file"] = file;

@@ -161,6 +161,17 @@ TEST(Cli, ReadsTheProgramNamedByATaskFile) {
   EXPECT_EQ(j["verdict"], "true");
 }
 
+// The time-out bounds the whole run: parsing, and the inlining of calls that recursion makes long (a second and
+// a half of verifythis' prefixsum_rec before 2026-12-06, which then ran 6.9 s under --timeout 5), counts.
+TEST(Cli, TheTimeOutCountsTheParse) {
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 0.000001 " + kExamples + "init_check.c", j), 4) << j.dump();
+  EXPECT_EQ(j["verdict"], "unknown");
+  EXPECT_EQ(j["reason"].get<std::string>().rfind("time-out (parsing and inlining the program took ", 0), 0u)
+      << j.dump();
+  EXPECT_GT(j["seconds"].get<double>(), 0.000001);
+}
+
 TEST(Cli, ASyntaxErrorIsBadInputWithItsLocation) {
   std::string out;
   EXPECT_EQ(RunCommand(kBin + " verify " + kExamples + "syntax_error.c 2>&1", out), 2);
