@@ -145,7 +145,7 @@ struct Stmt {
   ExprPtr rhs;
   ExprPtr cond;
   std::string name;         // kHavoc
-  ExprPtr size;             // kHavoc of an array: its number of cells, printed as the malloc size
+  ExprPtr size;             // kHavoc of an array: its size in bytes, printed as the malloc size
   std::vector<StmtPtr> body;
   StmtPtr step;             // kLoop
   bool do_while = false;    // kLoop
@@ -192,6 +192,9 @@ struct Program {
   // pointer never set) has undefined behaviour there.
   std::set<std::string> heap_fields;
   std::string heap_objects;
+  // The bytes of a pointer under the program's data model: a cell's of an array of pointers, whose havoc's size
+  // counts bytes as every array's does.
+  int pointer_bytes = 8;
   // The variable called name (found by its position where AddVar made it); throws std::out_of_range when there
   // is none.
   const Var& VarNamed(const std::string& name) const;

@@ -74,12 +74,31 @@ class Machine {
     return v;
   }
 
-  // Sets undefined_ where `array` holds a member of objects on the heap and object `i` was never allocated (a
-  // null pointer, or one never set, followed): C's run has no meaning from there, as after a division by zero.
-  void CheckObject(const std::string& array, long long i) {
-    if (prog_.heap_fields.empty() || !prog_.heap_fields.count(array)) return;
-    const auto objects = scalars_.find(prog_.heap_objects);
-    if (i <= 0 || objects == scalars_.end() || i > objects->second.value) undefined_ = true;
+  // Sets undefined_ where cell i of `array` is none that C's run may touch: outside the cells its allocation or
+  // declaration made (a havoc with a size; none yet: a null pointer), or, where `array` holds a member of objects
+  // on the heap, of an object never allocated (a null pointer, or one never set, followed). C's run has no
+  // meaning from there, as after a division by zero. Returns whether the cell is one.
+  bool CheckCell(const std::string& array, long long i) {
+    if (const auto extent = extents_.find(array); extent != extents_.end() && (i < 0 || i >= extent->second)) {
+      undefined_ = true;
+    }
+    if (!prog_.heap_fields.empty() && prog_.heap_fields.count(array)) {
+      const auto objects = scalars_.find(prog_.heap_objects);
+      if (i <= 0 || objects == scalars_.end() || i > objects->second.value) undefined_ = true;
+    }
+    return !undefined_;
+  }
+
+  // Notes the cells of `array` that havoc s makes: its size in bytes over a cell's (a pointer's by the data
+  // model), or no bound where s has no size or makes the members of objects (indexed by object number).
+  void NoteExtent(const Stmt& s, IntType cell) {
+    if (!s.size || prog_.heap_fields.count(s.name)) {
+      extents_.erase(s.name);
+      return;
+    }
+    const Int128 bytes = Eval(s.size);
+    const Int128 cell_bytes = cell == kHeapRef ? prog_.pointer_bytes : (cell.bits + 7) / 8;
+    extents_[s.name] = static_cast<long long>(std::min<Int128>(bytes / cell_bytes, Int128(1) << 62));
   }
 
   // Evaluates an expression; sets undefined_ on division by zero and beyond kMaxMagnitude.
@@ -102,7 +121,7 @@ class Machine {
       case ExprKind::kIndex: {
         auto& cells = arrays_[e->name];
         const long long i = static_cast<long long>(Eval(e->args[0]));
-        CheckObject(e->name, i);
+        if (!CheckCell(e->name, i)) return 0;
         auto it = cells.find(i);
         if (it != cells.end()) return it->second;
         NoteRead();
@@ -213,13 +232,14 @@ class Machine {
           scalars_[s->lhs->name] = {v, false};
         } else {
           const long long i = static_cast<long long>(Eval(s->lhs->args[0]));
-          CheckObject(s->lhs->name, i);
-          arrays_[s->lhs->name][i] = v;
+          if (CheckCell(s->lhs->name, i)) arrays_[s->lhs->name][i] = v;
         }
         return undefined_ ? Stop(Outcome::kUndefined) : Flow::kNormal;
       }
       case StmtKind::kHavoc:
-        if (prog_.VarNamed(s->name).is_array) {
+        if (const Var& v = prog_.VarNamed(s->name); v.is_array) {
+          NoteExtent(*s, v.type);
+          if (undefined_) return Stop(Outcome::kUndefined);
           arrays_[s->name].clear();  // fresh cells: each is read as a new input
         } else {
           scalars_[s->name] = {Input(prog_.VarNamed(s->name).type, InputSite{{}, s->name}), true};
@@ -332,6 +352,7 @@ class Machine {
   };
   std::unordered_map<std::string, Scalar> scalars_;
   std::unordered_map<std::string, std::unordered_map<long long, Int128>> arrays_;
+  std::unordered_map<std::string, long long> extents_;  // the cells each array has, where a havoc sized it
   std::unordered_map<const Stmt*, Acceleration> accelerations_;
 };
 

@@ -33,6 +33,18 @@ const std::set<std::string> kIgnoredSpecifiers = {"const",    "volatile", "exter
                                                   "inline",   "__inline", "__inline__",  "restrict",
                                                   "__restrict", "register", "__extension__", "__const"};
 
+// Of those, the ones that change nothing a sequential program computes, wherever they stand: the parser never
+// sees them, so that `int *const p`, `const int *const *pp` and `__extension__ typedef ...` read as they would
+// without them.
+const std::set<std::string> kQualifiers = {"const",      "volatile",   "__volatile__", "restrict", "__restrict",
+                                           "__restrict__", "__const",  "register",     "__extension__"};
+
+// The tokens without the qualifiers.
+std::vector<Token> WithoutQualifiers(std::vector<Token> toks) {
+  std::erase_if(toks, [](const Token& t) { return t.kind == TokKind::kIdent && kQualifiers.count(t.text); });
+  return toks;
+}
+
 // A parsed type: an integer type, or void, or a struct (by its tag in the parser's records), or (skipped) a
 // union or enum, which holds no integer.
 struct ParsedType {
@@ -82,6 +94,9 @@ struct Binding {
   // and later assigned one into an array has var empty until that assignment, the first in the source.
   bool points_to_var = false;
   std::string cell_index = {};
+  // A struct variable whose address the file takes (record set, var empty): the variable that holds the number
+  // of the object on the heap that it is, whose members are its members.
+  std::string object = {};
 };
 
 // The arguments of a call of a function of the file (ParseArguments): what each passes as a value (an array
@@ -186,7 +201,15 @@ class Parser {
         long_bits_(model == DataModel::kILP32 ? 32 : 64),
         size_type_{long_bits_, false} {
     prog_.file = file_;
+    prog_.pointer_bytes = long_bits_ / 8;
     scopes_.emplace_back();
+    for (size_t k = 0; k + 2 < toks_.size(); ++k) {
+      const std::string& after = toks_[k + 2].text;
+      if (toks_[k].text == "&" && toks_[k + 1].kind == TokKind::kIdent && after != "." && after != "[" &&
+          after != "->") {
+        addressed_.insert(toks_[k + 1].text);
+      }
+    }
   }
 
   // Parses the whole translation unit. main's body comes last, so that it may call functions defined after it.
@@ -656,6 +679,16 @@ class Parser {
         return;
       }
       // A global variable.
+      if (Is("[") && Is("]", 1) && std::any_of(toks_.begin() + start_pos, toks_.begin() + pos_,
+                                               [](const Token& t) { return t.text == "extern"; })) {
+        // `extern char *sys_errlist[];` from a system header: an array defined elsewhere, of a size this file
+        // does not tell; refused where it is used.
+        SkipBalanced();
+        scopes_.back()[name] = Binding{"", nullptr, "global array declared extern without its size", std::nullopt, std::nullopt};
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointers, true)) globals_init_.push_back(st);
         SkipAttributes();
@@ -755,6 +788,9 @@ class Parser {
   }
   const Var& Lookup(const Token& t) {
     const Binding* b = FindBinding(t.text);
+    if (!b && functions_.count(t.text)) {
+      FailUnsupported(file_, t.loc, "use of function '" + t.text + "' as a value (a pointer to a function)");
+    }
     if (!b) FailSyntax(file_, t.loc, "use of undeclared identifier '" + t.text + "'");
     if (!b->refused.empty()) FailUnsupported(file_, t.loc, "use of '" + t.text + "', a " + b->refused);
     if (b->enumerator) FailSyntax(file_, t.loc, "'" + t.text + "' is an enumeration constant, not a variable");
@@ -1375,11 +1411,15 @@ class Parser {
       return {};
     }
     const Record& record = found->second;
+    if (!Is("[") && addressed_.count(name)) return DeclareStructObject(record, spec.record_tag, name_tok, global);
     const bool array = Accept("[");
     const ExprPtr n = array ? ParseArraySize() : nullptr;
     if (array && !n) FailSyntax(file_, name_tok.loc, "array '" + name + "' has no size");
     if (n && HasNondet(n)) FailUnsupported(file_, name_tok.loc, "array of structs whose size reads an input");
-    if (Is("=")) FailUnsupported(file_, Peek().loc, "initialiser of '" + name + "' (of " + record.name + ")");
+    if (array && Is("=")) {
+      FailUnsupported(file_, Peek().loc, "initialiser of the array of structs '" + name + "' (of " + record.name + ")");
+    }
+    const bool initialised = !array && Accept("=");
     std::vector<StmtPtr> out;
     for (const auto& [path, type] : record.members) {
       std::string base = name + "_" + path;
@@ -1389,14 +1429,184 @@ class Parser {
         for (StmtPtr& st : DeclareArray(member, base, type, name_tok.loc, n, {}, false, global)) out.push_back(st);
       } else {
         const std::string unique = Declare(member, type, false, name_tok.loc, base);
-        out.push_back(global ? MakeAssign(MakeVar(unique, type), MakeConst(0, type)) : MakeHavoc(unique));
+        const bool zero = global || initialised;
+        out.push_back(zero ? MakeAssign(MakeVar(unique, type), MakeConst(0, type)) : MakeHavoc(unique));
       }
       if (const auto pointer = record.pointers.find(path); pointer != record.pointers.end()) {
         heap_slots_[FindBinding(member)->var] = pointer->second;
       }
     }
+    if (initialised) {
+      const auto member = [&](const std::string& path, IntType type) {
+        return MakeVar(FindBinding(name + "." + path)->var, type);
+      };
+      for (StmtPtr& st : ParseStructInitialiser(record, member)) out.push_back(std::move(st));
+    }
     scopes_.back()[name] = Binding{"", &record, "", std::nullopt, std::nullopt};
     return out;
+  }
+
+  // A whole struct in an assignment (`t = s;`, `*p = a[i];`): its struct, the statements that fix where it is
+  // (a pointer or an index taken into a variable first, so that a member written cannot move the rest), and
+  // the cell of each member by path and type.
+  struct StructPlace {
+    const Record* record = nullptr;
+    std::vector<StmtPtr> before;
+    std::function<ExprPtr(const std::string&, IntType)> cell;
+  };
+
+  // Whether the tokens ahead name a whole struct (ParseStructPlace): `*p` for p a variable that points to
+  // objects of a struct, or a struct variable, or a cell of an array of them, that no '.' or '->' follows.
+  bool AtWholeStruct() const {
+    if (Is("*") && Peek(1).kind == TokKind::kIdent) {
+      const Binding* b = FindBinding(Peek(1).text);
+      const auto slot = b && b->refused.empty() && !b->var.empty() ? heap_slots_.find(b->var) : heap_slots_.end();
+      return slot != heap_slots_.end() && !slot->second.tag.empty() && !Is("->", 2) && !Is("[", 2) && !Is(".", 2);
+    }
+    const Binding* b = Peek().kind == TokKind::kIdent ? FindBinding(Peek().text) : nullptr;
+    if (!b || !b->record || !b->refused.empty()) return false;
+    int k = 1;
+    if (Is("[", k)) {
+      for (int depth = 0; Peek(k).kind != TokKind::kEnd; ++k) {
+        if (Is("[", k) || Is("(", k)) ++depth;
+        if ((Is("]", k) || Is(")", k)) && --depth == 0) break;
+      }
+      ++k;
+    }
+    return !Is(".", k) && !Is("->", k);
+  }
+
+  // The whole struct ahead (AtWholeStruct).
+  StructPlace ParseStructPlace() {
+    StructPlace place;
+    if (Accept("*")) {
+      const ExprPtr pointer = MakeVar(FindBinding(Next().text)->var, kHeapRef);
+      const Pointee pointee = *PointeeOf(pointer);
+      place.record = &records_.at(pointee.tag);
+      const ExprPtr base = FreshVar("object", kHeapRef);
+      heap_slots_[base->name] = pointee;
+      place.before.push_back(MakeAssign(base, pointer));
+      place.cell = [this, base, tag = pointee.tag](const std::string& path, IntType type) {
+        return MakeIndex(HeapField(Pointee{tag}, path, type), type, base);
+      };
+      return place;
+    }
+    const Token name_tok = Next();
+    const std::string& name = name_tok.text;
+    const Binding* b = FindBinding(name);
+    place.record = b->record;
+    if (!b->object.empty()) {
+      const ExprPtr base = MakeVar(b->object, kHeapRef);
+      place.cell = [this, base, tag = PointeeOf(base)->tag](const std::string& path, IntType type) {
+        return MakeIndex(HeapField(Pointee{tag}, path, type), type, base);
+      };
+      return place;
+    }
+    ExprPtr index;
+    if (Accept("[")) {
+      index = FreshVar("index", kLongLong);
+      place.before.push_back(MakeAssign(index, MakeCast(kLongLong, ParseExpr())));
+      Expect("]");
+    }
+    const std::vector<std::pair<std::string, IntType>>& members = b->record->members;
+    const bool array = !members.empty() && prog_.VarNamed(FindBinding(name + "." + members[0].first)->var).is_array;
+    if (array != static_cast<bool>(index)) {
+      FailUnsupported(file_, name_tok.loc, array ? "use of array of structs '" + name + "' without an index"
+                                                     : "indexing of a non-array");
+    }
+    std::map<std::string, std::string> vars;
+    for (const auto& [path, type] : members) vars[path] = FindBinding(name + "." + path)->var;
+    place.cell = [vars, index](const std::string& path, IntType type) {
+      return index ? MakeIndex(vars.at(path), type, index) : MakeVar(vars.at(path), type);
+    };
+    return place;
+  }
+
+  // `target = source;` of whole structs after the '=': each member assigned in turn (the members are cells
+  // apart, so none written changes one still to read).
+  std::vector<StmtPtr> AssignStruct(const StructPlace& target, const Token& at) {
+    if (!AtWholeStruct()) {
+      FailUnsupported(file_, Peek().loc, "value of a whole struct (only a struct variable, 'a[i]' or '*p')");
+    }
+    const StructPlace source = ParseStructPlace();
+    if (source.record != target.record) {
+      FailSyntax(file_, at.loc, "assignment of " + source.record->name + " to " + target.record->name);
+    }
+    std::vector<StmtPtr> out = target.before;
+    out.insert(out.end(), source.before.begin(), source.before.end());
+    for (const auto& [path, type] : target.record->members) {
+      out.push_back(MakeAssign(target.cell(path, type), source.cell(path, type)));
+    }
+    return out;
+  }
+
+  // A struct's initialiser after its '=', `{1, {2, 3}, &s}` (nested braces for the members of a nested struct, or
+  // none: C's brace elision) or a whole struct (`= t`, AssignStruct): the assignment of each value to its member,
+  // which `cell` makes from the member's path and type. The members a list does not reach keep the zero they were
+  // given; a designator (`.m = v`) and any other value (`= f()`) are refused.
+  std::vector<StmtPtr> ParseStructInitialiser(const Record& record,
+                                              const std::function<ExprPtr(const std::string&, IntType)>& cell) {
+    const Token open = Peek();
+    if (!Is("{")) {  // `struct S t = s;`
+      StructPlace target;
+      target.record = &record;
+      target.cell = cell;
+      return AssignStruct(target, open);
+    }
+    Next();
+    std::vector<StmtPtr> out;
+    size_t next = 0;
+    bool first = true;
+    InitialiseMembers(record, cell, "", record.members.size(), next, first, out);
+    Accept(",");
+    if (!Accept("}")) FailSyntax(file_, Peek().loc, "excess elements in the initialiser of " + record.name);
+    return out;
+  }
+
+  // The values of the members from `next` up to `end`, all under the path `prefix` (a nested struct's, with its
+  // '.'; empty at the top), until the list's '}': `first` is false once the list has a value (a ',' comes
+  // before the next; that of the members of a nested struct that the list gives without braces is taken before
+  // they are).
+  void InitialiseMembers(const Record& record, const std::function<ExprPtr(const std::string&, IntType)>& cell,
+                         const std::string& prefix, size_t end, size_t& next, bool& first,
+                         std::vector<StmtPtr>& out) {
+    while (next < end && !Is("}")) {
+      if (!first) {
+        Expect(",");
+        if (Is("}")) return;
+      }
+      if (Is(".") || Is("[")) FailUnsupported(file_, Peek().loc, "designated initialiser");
+      const auto& [path, type] = record.members[next];
+      const size_t dot = path.find('.', prefix.size());
+      if (dot != std::string::npos) {  // the first member of a nested struct: its members, braced or not
+        const std::string inner = path.substr(0, dot + 1);
+        size_t inner_end = next;
+        while (inner_end < end && record.members[inner_end].first.rfind(inner, 0) == 0) ++inner_end;
+        if (Accept("{")) {
+          bool inner_first = true;
+          InitialiseMembers(record, cell, inner, inner_end, next, inner_first, out);
+          Accept(",");
+          if (!Accept("}")) FailSyntax(file_, Peek().loc, "excess elements in the initialiser of " + record.name);
+          first = false;
+          next = inner_end;
+        } else {  // its ',' taken already
+          bool inner_first = true;
+          InitialiseMembers(record, cell, inner, inner_end, next, inner_first, out);
+        }
+        continue;
+      }
+      const bool braced = Accept("{");  // `{ {1}, 2 }`: a scalar's value may have braces
+      const Token at = Peek();
+      const ExprPtr target = cell(path, type);
+      if (type == kHeapRef) {
+        out.push_back(MakeAssign(target, HeapValue(ParseExpr(), record.pointers.at(path), at)));
+      } else {
+        out.push_back(MakeAssign(target, MakeCast(type, ParseExpr())));
+      }
+      if (braced) Expect("}");
+      first = false;
+      ++next;
+    }
   }
 
   // The declarator of a pointer to objects on the heap after its name: a scalar (`struct S *p;`, with a value
@@ -1508,15 +1718,45 @@ class Parser {
       if (Is("(")) ++depth;
       if (Is(")")) --depth;
     }
+    return NewObject(target, pointee, call.text == "calloc", call);
+  }
+
+  // A new object of `pointee` whose number target takes: the counter's next (never null, never an object in
+  // use); its members zero where zeroed (calloc's, a global struct's), else arbitrary, as the heap's cells start.
+  StmtPtr NewObject(const ExprPtr& target, const Pointee& pointee, bool zeroed, const Token& at) {
     const ExprPtr objects = HeapObjects();
     std::vector<StmtPtr> out{MakeAssign(objects, MakeBinary("+", objects, MakeConst(1, kHeapRef), kHeapRef)),
                              MakeAssign(target, objects)};
-    if (call.text == "calloc") {
-      for (const auto& [path, type] : HeapMembers(pointee, call)) {
+    if (zeroed) {
+      for (const auto& [path, type] : HeapMembers(pointee, at)) {
         out.push_back(MakeAssign(MakeIndex(HeapField(pointee, path, type), type, objects), MakeConst(0, type)));
       }
     }
     return MakeBlock(std::move(out));
+  }
+
+  // The declarator of a struct variable whose address the file takes (`&s`, addressed_), after its name: an
+  // object on the heap, so that a pointer to it is one to any object of its struct (`struct T *p = &s;`,
+  // `f(&s)`, `{2, &inner}`), and `s.m` is its member, as `p->m` is. Globals are zero, locals arbitrary, as C has
+  // them; an initialiser sets the members it names and zeroes the others.
+  std::vector<StmtPtr> DeclareStructObject(const Record& record, const std::string& tag, const Token& name_tok,
+                                           bool global) {
+    const std::string& name = name_tok.text;
+    const std::string unique = prog_.AddVar(name + "_object", kHeapRef);
+    heap_slots_[unique] = Pointee{tag};
+    Binding binding{"", &record, "", std::nullopt, std::nullopt};
+    binding.object = unique;
+    scopes_.back()[name] = binding;
+    const ExprPtr object = MakeVar(unique, kHeapRef);
+    const bool initialised = Accept("=");
+    std::vector<StmtPtr> out = {NewObject(object, Pointee{tag}, global || initialised, name_tok)};
+    if (initialised) {
+      const auto member = [&](const std::string& path, IntType type) {
+        return MakeIndex(HeapField(Pointee{tag}, path, type), type, object);
+      };
+      for (StmtPtr& st : ParseStructInitialiser(record, member)) out.push_back(std::move(st));
+    }
+    return out;
   }
 
   // The members of the objects `pointee` stands for (an integer object: one, path empty), with their types;
@@ -1693,7 +1933,7 @@ class Parser {
 
   // The bytes of a value of type t as C stores it: a pointer to an object on the heap (an object number here)
   // takes a pointer's bytes, 4 or 8 by the data model.
-  Int128 Bytes(IntType t) const { return t == kHeapRef ? long_bits_ / 8 : (t.bits + 7) / 8; }
+  Int128 Bytes(IntType t) const { return t == kHeapRef ? prog_.pointer_bytes : (t.bits + 7) / 8; }
 
   // Notes the bytes of the array just declared as `name`, of a constant number of cells, for sizeof.
   void NoteBytes(const std::string& name, Int128 cells, IntType t) {
@@ -1818,6 +2058,16 @@ class Parser {
       Next();
       return PointCursor(t.text, t, type);
     }
+    if (AtWholeStruct()) {  // `t = s;`, `*p = a[i];`
+      const StructPlace target = ParseStructPlace();
+      const Token eq = Peek();
+      if (!Accept("=")) FailUnsupported(file_, t.loc, "use of a whole struct (only its members, or an assignment)");
+      return MakeBlock(AssignStruct(target, eq));
+    }
+    if (AtUnusedValue()) {  // `s > 0 ? f(s) : g();`, `x + 1;`: what it calls and assigns runs before it
+      ParseCommaExpr();
+      return MakeBlock({});
+    }
     ExprPtr lhs = ParseUnary(false);
     if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
       const Binding* b = t.kind == TokKind::kIdent ? FindBinding(t.text) : nullptr;
@@ -1843,6 +2093,25 @@ class Parser {
       FailUnsupported(file_, t.loc, "expression statement (only assignments and calls are statements)");
     }
     FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
+  }
+
+  // Whether the expression statement ahead (up to its ';', the ',' that joins it to the next, or the ')' that
+  // ends a for's clauses) is a value that nothing stores: outside parentheses and brackets it joins terms by
+  // binary operators or `?:`, and assigns nothing there.
+  bool AtUnusedValue() const {
+    bool joined = false;
+    for (int k = 0, depth = 0;; ++k) {
+      const Token& t = Peek(k);
+      if (t.kind == TokKind::kEnd) return false;
+      if (t.kind != TokKind::kPunct) continue;
+      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+      if (t.text == ")" || t.text == "]" || t.text == "}") --depth;
+      if (depth < 0 || (depth == 0 && (t.text == ";" || t.text == ","))) return joined;
+      if (depth > 0 || (k == 0 && (t.text == "*" || t.text == "-" || t.text == "&"))) continue;
+      if (t.text != "++" && t.text != "--" && kAssignmentOperators.count(t.text)) return false;
+      joined = joined || t.text == "?" || BinaryPrecedence(t) > 0;
+    }
+    return joined;
   }
 
   // C's assignment operators, ++ and -- among them.
@@ -2376,6 +2645,9 @@ class Parser {
         args.pointees.push_back(v.name);
         continue;
       }
+      if (alone && b && !b->object.empty()) {
+        FailUnsupported(file_, t.loc, "struct '" + t.text + "' passed whole (only an array of structs)");
+      }
       if (alone && b && b->record) {  // an array of structs by name: the callee's parameter names its arrays
         Next();
         auto& passed = args.struct_arrays[args.values.size()];
@@ -2398,6 +2670,13 @@ class Parser {
         if (!Is(",") && !Is(")")) {
           FailUnsupported(file_, Peek().loc, "pointer argument (only a pointer plus or minus an integer)");
         }
+        continue;
+      }
+      if (const Binding* object = Is("&") ? StructObjectAt(1) : nullptr; object && (Is(",", 2) || Is(")", 2))) {
+        Next();  // `f(&s)`: the number of s's object
+        Next();
+        args.values.push_back(MakeVar(object->object, kHeapRef));
+        args.pointees.emplace_back();
         continue;
       }
       if (Is("&") && Peek(1).kind == TokKind::kIdent) {
@@ -2539,10 +2818,13 @@ class Parser {
 
   // What a recursive call stands for past RecursesTooDeep: a check that no proof passes and no run confirms
   // (C leaves a division by zero undefined: the interpreter's run stops there and tells nothing, the clauses
-  // give it any value, so the check may fail), then any value as the call's result. A verdict thus holds only
-  // where no run goes that deep; a run that does is `unknown`, never a bug of the program.
+  // give it any value, so the check may fail), then any value as the call's result (a pointer to an object on
+  // the heap, which no arithmetic may make: a nondeterministic one, any object or null). A verdict thus holds
+  // only where no run goes that deep; a run that does is `unknown`, never a bug of the program.
   static StmtPtr RecursionCut(const ExprPtr& result) {
-    const auto undefined = [](IntType t) { return MakeBinary("/", MakeConst(1, t), MakeConst(0, t), t); };
+    const auto undefined = [](IntType t) {
+      return t == kHeapRef ? MakeNondet(t) : MakeBinary("/", MakeConst(1, t), MakeConst(0, t), t);
+    };
     std::vector<StmtPtr> out = {MakeAssert(MakeBinary("==", undefined(kInt), MakeConst(0), kInt))};
     if (result) out.push_back(MakeAssign(result, undefined(result->type)));
     return MakeBlock(std::move(out));
@@ -2585,6 +2867,10 @@ class Parser {
       StmtPtr inlined = Inline(fn, arguments, t.loc, value);
       hoisted_->statements.push_back(std::move(inlined));
       return value;
+    }
+    if (!fn.returns_value && hoisted_) {  // `(s == 1) ? 0 : fail();`: gcc refuses any use of the void value
+      hoisted_->statements.push_back(Inline(fn, arguments, t.loc, nullptr));
+      return MakeConst(0);
     }
     const std::string refused = "call of '" + fn.name + "' inside an expression that no statement runs (the "
                                 "initialiser of a global or a static, a constant expression): inlined there only "
@@ -3240,6 +3526,11 @@ class Parser {
       Expect(")");
       return MakeIndex(pointer.array, prog_.VarNamed(pointer.array).type, pointer.index);
     }
+    if (const Binding* object = Is("&") ? StructObjectAt(1) : nullptr) {  // `&s`: its object's number
+      Next();
+      Next();
+      return MakeVar(object->object, kHeapRef);
+    }
     if (Is("&") || Is("*")) FailUnsupported(file_, t.loc, "operator '" + t.text + "'");
     if (Is("++") || Is("--")) {
       const Token op = Next();
@@ -3305,6 +3596,13 @@ class Parser {
     return MakeIndex(v.name, v.type, cursor ? CellIndex(*b) : MakeConst(0, kLongLong));
   }
 
+  // The struct variable on the heap (DeclareStructObject) named at token k as a whole, or null.
+  const Binding* StructObjectAt(int k) const {
+    if (Peek(k).kind != TokKind::kIdent || Is(".", k + 1) || Is("[", k + 1) || Is("->", k + 1)) return nullptr;
+    const Binding* b = FindBinding(Peek(k).text);
+    return b && !b->object.empty() ? b : nullptr;
+  }
+
   // Whether the tokens ahead are `(*e).`: a member of what e points to.
   bool AtDereferencedMember() const {
     if (!Is("(") || !Is("*", 1)) return false;
@@ -3320,7 +3618,11 @@ class Parser {
     const Token t = Peek();
     const Binding* b = t.kind == TokKind::kIdent && !Is("(", 1) ? FindBinding(t.text) : nullptr;
     ExprPtr e;
-    if (b && b->record) {
+    if (b && !b->object.empty()) {  // `s.m` of a struct variable on the heap: its object's member
+      Next();
+      if (!Is(".")) FailUnsupported(file_, t.loc, "use of struct '" + t.text + "' as a whole (only its members)");
+      e = HeapMember(MakeVar(b->object, kHeapRef));
+    } else if (b && b->record) {
       e = ParseMemberAccess(*b->record);
     } else if (const Binding* cursor = Is("[", 1) ? CursorNamed(t.text) : nullptr) {  // `p[i]`: a cell of p's array
       const Var array = prog_.VarNamed(cursor->var);
@@ -3583,6 +3885,9 @@ class Parser {
   // is allocated for them, so that comparing them with null is refused (RequireAllocated).
   std::set<std::string> maybe_null_;
   std::map<std::string, Record> records_;  // the structs defined, by tag
+  // The names that follow a '&' as a whole (`&s`, not `&s.m` or `&a[i]`): a struct variable of such a name is an
+  // object on the heap (DeclareStructObject).
+  std::set<std::string> addressed_;
   // The variables and arrays that hold pointers to objects on the heap (heap slots), by name: what they point to.
   std::map<std::string, Pointee> heap_slots_;
   // The arrays of the members of objects on the heap (HeapField), by "tag.path" (an integer object's: its type).
@@ -3608,7 +3913,7 @@ class Parser {
 }  // namespace
 
 Program Parse(const std::string& file, const std::string& text, DataModel model) {
-  return Parser(file, Preprocess(file, Lex(file, text)), model).Run();
+  return Parser(file, WithoutQualifiers(Preprocess(file, Lex(file, text))), model).Run();
 }
 
 Program ParseFile(const std::string& path, DataModel model) {

@@ -241,7 +241,10 @@ class Recurrences {
       const IntType type = prog_.VarNamed(array).type;
       const ExprPtr scalar = MakeVar(prog_.AddVar(array + "_prev", type), type);
       prev[array] = scalar;
-      first_prev.push_back(MakeAssign(scalar, MakeIndex(array, type, before_index)));
+      // Before a loop from 0 the cell before is a[-1], outside the array: the peeled iteration reads the
+      // scalar only in a branch that `i == 0` does not take, so it is left unset (any value) rather than read
+      // out of bounds.
+      if (*start >= 1) first_prev.push_back(MakeAssign(scalar, MakeIndex(array, type, before_index)));
       const ExprPtr here = MakeCast(kLongLong, MakeVar(c->counter, c->counter_type));
       next_prev.push_back(MakeAssign(scalar, MakeIndex(array, type, here)));
     }

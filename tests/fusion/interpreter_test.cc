@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fusion/parser.h"
 #include "test_util.h"
 
 namespace fusion {
@@ -106,6 +107,36 @@ TEST(Interpreter, RecordsTheInputsItConsumed) {
   EXPECT_EQ(r.outcome, Outcome::kError);
   ASSERT_EQ(r.inputs.size(), 1u);
   EXPECT_TRUE(r.inputs[0] == 4);
+}
+
+// An access outside the cells that an array's declaration or allocation made is undefined behaviour in C: the
+// run stops there, tells nothing, and so confirms no error behind it (verifythis' tree_del_rec got `false`
+// through a write one past a calloc'd array). gcc with -fsanitize=address reports each of the accesses below.
+TEST(Interpreter, AnAccessOutsideAnArrayStopsTheRun) {
+  const std::string head = "extern void *calloc(unsigned long, unsigned long);\nextern void *malloc(unsigned long);\n"
+                           "struct S { int v; };\nint *g;\n";
+  const auto outcome = [&](const std::string& body, long long input, DataModel model = DataModel::kLP64) {
+    const Program p = Parse("t.c", head + "int main() { int k = __VERIFIER_nondet_int(); " + body + " return 0; }",
+                            model);
+    return OutcomeName(InterpretOn(p, {input}));
+  };
+  const std::string write = "int *x = calloc(1, sizeof(int)); x[k] = 5; if (x[0] == 0) reach_error();";
+  EXPECT_EQ(outcome(write, 1), "undefined");
+  EXPECT_EQ(outcome(write, -1), "undefined");
+  EXPECT_EQ(outcome(write, 0), "finished");
+  const std::string read = "int a[3]; a[0] = 1; a[1] = 2; a[2] = 3; if (a[k] == 7) reach_error();";
+  EXPECT_EQ(outcome(read, 3), "undefined");
+  EXPECT_EQ(outcome(read, 2), "finished");
+  // Whole cells only: malloc(6) holds one int.
+  EXPECT_EQ(outcome("int *m = malloc(6); m[k] = 1;", 1), "undefined");
+  // A global pointer never given an array is null.
+  EXPECT_EQ(outcome("if (k) g = malloc(8); g[1] = 4;", 0), "undefined");
+  EXPECT_EQ(outcome("if (k) g = malloc(8); g[1] = 4;", 1), "finished");
+  // An array of pointers has a pointer's bytes per cell under either data model.
+  for (const DataModel model : {DataModel::kILP32, DataModel::kLP64}) {
+    EXPECT_EQ(outcome("struct S *p[2]; p[1] = 0; if (k) p[k] = 0;", 1, model), "finished");
+    EXPECT_EQ(outcome("struct S *p[2]; p[1] = 0; if (k) p[k] = 0;", 2, model), "undefined");
+  }
 }
 
 }  // namespace
