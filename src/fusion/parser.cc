@@ -1486,9 +1486,7 @@ class Parser {
       const ExprPtr base = FreshVar("object", kHeapRef);
       heap_slots_[base->name] = pointee;
       place.before.push_back(MakeAssign(base, pointer));
-      place.cell = [this, base, tag = pointee.tag](const std::string& path, IntType type) {
-        return MakeIndex(HeapField(Pointee{tag}, path, type), type, base);
-      };
+      place.cell = ObjectMembers(pointee.tag, base);
       return place;
     }
     const Token name_tok = Next();
@@ -1497,9 +1495,7 @@ class Parser {
     place.record = b->record;
     if (!b->object.empty()) {
       const ExprPtr base = MakeVar(b->object, kHeapRef);
-      place.cell = [this, base, tag = PointeeOf(base)->tag](const std::string& path, IntType type) {
-        return MakeIndex(HeapField(Pointee{tag}, path, type), type, base);
-      };
+      place.cell = ObjectMembers(PointeeOf(base)->tag, base);
       return place;
     }
     ExprPtr index;
@@ -1511,8 +1507,8 @@ class Parser {
     const std::vector<std::pair<std::string, IntType>>& members = b->record->members;
     const bool array = !members.empty() && prog_.VarNamed(FindBinding(name + "." + members[0].first)->var).is_array;
     if (array != static_cast<bool>(index)) {
-      FailUnsupported(file_, name_tok.loc, array ? "use of array of structs '" + name + "' without an index"
-                                                     : "indexing of a non-array");
+      FailUnsupported(file_, name_tok.loc,
+                      array ? "use of array of structs '" + name + "' without an index" : "indexing of a non-array");
     }
     std::map<std::string, std::string> vars;
     for (const auto& [path, type] : members) vars[path] = FindBinding(name + "." + path)->var;
@@ -1751,12 +1747,16 @@ class Parser {
     const bool initialised = Accept("=");
     std::vector<StmtPtr> out = {NewObject(object, Pointee{tag}, global || initialised, name_tok)};
     if (initialised) {
-      const auto member = [&](const std::string& path, IntType type) {
-        return MakeIndex(HeapField(Pointee{tag}, path, type), type, object);
-      };
-      for (StmtPtr& st : ParseStructInitialiser(record, member)) out.push_back(std::move(st));
+      for (StmtPtr& st : ParseStructInitialiser(record, ObjectMembers(tag, object))) out.push_back(std::move(st));
     }
     return out;
+  }
+
+  // The cells of the members of the object of struct `tag` whose number `base` holds, by path and type.
+  std::function<ExprPtr(const std::string&, IntType)> ObjectMembers(const std::string& tag, const ExprPtr& base) {
+    return [this, tag, base](const std::string& path, IntType type) {
+      return MakeIndex(HeapField(Pointee{tag}, path, type), type, base);
+    };
   }
 
   // The members of the objects `pointee` stands for (an integer object: one, path empty), with their types;

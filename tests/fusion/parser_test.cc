@@ -614,6 +614,30 @@ int main() { __VERIFIER_assert(sum(%d) == %d * (%d + 1) / 2); return 0; }
   const Program too_deep = testing::ParseFilled(deep.c_str(), 64, 64, 64);
   EXPECT_EQ(testing::InterpretOn(too_deep, {}), Outcome::kUndefined);
   EXPECT_EQ(testing::SolveAny(too_deep, 5), SolveStatus::kUnsafe);
+  // A recursive function that returns a pointer to an object (verifythis' trees): past the cut, any object or
+  // null (until 2026-12-06 the cut's 1 / 0 made it an integer, refused as "a pointer ... as an integer").
+  const Program trees = AgreesWithGcc(R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+extern void *malloc(unsigned long);
+struct node { int data; struct node *left, *right; };
+struct node *tree(int depth) {
+  if (depth <= 0 || __VERIFIER_nondet_int()) return 0;
+  struct node *n = malloc(sizeof(struct node));
+  n->data = depth;
+  n->left = tree(depth - 1);
+  n->right = tree(depth - 2);
+  return n;
+}
+int size(struct node *t) { if (!t) return 0; return 1 + size(t->left) + size(t->right); }
+int main() {
+  struct node *t = tree(3);
+  __VERIFIER_assert(size(t) != 4);
+  return 0;
+}
+)", {{1}, {0, 1, 1}, {0, 0, 1, 1}, {0, 0, 0, 1}, {0, 0, 0, 0}});
+  EXPECT_EQ(testing::InterpretOn(trees, {0, 0, 0, 0}), Outcome::kError);
+  EXPECT_EQ(testing::InterpretOn(trees, {0, 0, 0, 1}), Outcome::kFinished);
 }
 
 TEST(Parser, APointerParameterGivenAnAddressIsTheVariable) {
