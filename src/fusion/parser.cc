@@ -195,9 +195,10 @@ StmtPtr LowerBlock(const std::vector<StmtPtr>& items, const ExprPtr& flag, bool 
 // Recursive-descent parser over the token list; one instance parses one file.
 class Parser {
  public:
-  Parser(std::string file, std::vector<Token> toks, DataModel model)
+  Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap)
       : file_(std::move(file)),
         toks_(std::move(toks)),
+        integers_on_heap_(integers_on_heap),
         long_bits_(model == DataModel::kILP32 ? 32 : 64),
         size_type_{long_bits_, false} {
     prog_.file = file_;
@@ -670,6 +671,10 @@ class Parser {
           if (pointers == 1 && !spec->record_tag.empty()) {  // a pointer to structs on the heap
             def.result_type = kHeapRef;
             def.result_pointee = Pointee{spec->record_tag};
+          } else if (pointers == 1 && integers_on_heap_ && !spec->is_void && !spec->is_floating) {
+            def.returns_pointer = false;  // a pointer to integers on the heap
+            def.result_type = kHeapRef;
+            def.result_pointee = Pointee{"", spec->type};
           }
           functions_.emplace(name, std::move(def));
           return;
@@ -684,7 +689,8 @@ class Parser {
         // `extern char *sys_errlist[];` from a system header: an array defined elsewhere, of a size this file
         // does not tell; refused where it is used.
         SkipBalanced();
-        scopes_.back()[name] = Binding{"", nullptr, "global array declared extern without its size", std::nullopt, std::nullopt};
+        scopes_.back()[name] =
+            Binding{"", nullptr, "global array declared extern without its size", std::nullopt, std::nullopt};
         if (Accept(",")) continue;
         Expect(";");
         return;
@@ -692,6 +698,16 @@ class Parser {
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointers, true)) globals_init_.push_back(st);
         SkipAttributes();
+        if (Accept(",")) continue;
+        Expect(";");
+        return;
+      }
+      const bool integer = !spec->is_void && !spec->is_floating && !spec->is_aggregate;
+      if (integers_on_heap_ && integer && (pointers == 1 || (pointers == 0 && !Is("[") && addressed_.count(name)))) {
+        for (StmtPtr& st : pointers == 1 ? DeclareHeapPointer(name_tok, Pointee{"", spec->type}, true)
+                                         : DeclareIntegerObject(name_tok, spec->type, true)) {
+          globals_init_.push_back(st);
+        }
         if (Accept(",")) continue;
         Expect(";");
         return;
@@ -1136,6 +1152,10 @@ class Parser {
       const std::string name = ExpectIdent();
       if (!spec->record_tag.empty()) {
         for (StmtPtr& st : DeclareStructVariable(*spec, name_tok, pointers, false)) out.push_back(st);
+      } else if (integers_on_heap_ && pointers == 1) {  // `int *p = &x;`, `int *a[N];`
+        for (StmtPtr& st : DeclareHeapPointer(name_tok, Pointee{"", spec->type}, false)) out.push_back(st);
+      } else if (integers_on_heap_ && pointers == 0 && !Is("[") && addressed_.count(name)) {
+        for (StmtPtr& st : DeclareIntegerObject(name_tok, spec->type, false)) out.push_back(st);
       } else if (pointers == 1 && Is("[")) {  // `int *a[N];`: pointers to integers on the heap
         for (StmtPtr& st : DeclareHeapPointer(name_tok, Pointee{"", spec->type}, false)) out.push_back(st);
       } else if (pointer && Is("=") && AtPointerInitialiser(1, true)) {  // `int *p = a + 1;`, `= find(a)`
@@ -1752,6 +1772,30 @@ class Parser {
     return out;
   }
 
+  // The declarator of an integer variable whose address the file takes, after its name, where integers are on
+  // the heap (integers_on_heap_): an object, made where it is declared (zero if global, arbitrary if local, as
+  // C has it), whose one cell is the variable's value, and `&x` its number.
+  std::vector<StmtPtr> DeclareIntegerObject(const Token& name_tok, IntType type, bool global) {
+    if (scopes_.back().count(name_tok.text)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name_tok.text + "'");
+    const std::string unique = prog_.AddVar(name_tok.text + "_object", kHeapRef);
+    heap_slots_[unique] = Pointee{"", type};
+    Binding binding{"", nullptr, "", std::nullopt, std::nullopt};
+    binding.object = unique;
+    scopes_.back()[name_tok.text] = binding;
+    std::vector<StmtPtr> out = {NewObject(MakeVar(unique, kHeapRef), Pointee{"", type}, global, name_tok)};
+    if (Accept("=")) {
+      const ExprPtr cell = IntegerOfObject(binding);
+      out.push_back(AtInlinedCall() ? ParseInlinedCall(cell) : MakeAssign(cell, ParseAssignmentValue(type)));
+    }
+    return out;
+  }
+
+  // The value of an integer variable on the heap (DeclareIntegerObject): its object's cell.
+  ExprPtr IntegerOfObject(const Binding& b) {
+    const Pointee pointee = heap_slots_.at(b.object);
+    return MakeIndex(HeapField(pointee, "", pointee.cell), pointee.cell, MakeVar(b.object, kHeapRef));
+  }
+
   // The cells of the members of the object of struct `tag` whose number `base` holds, by path and type.
   std::function<ExprPtr(const std::string&, IntType)> ObjectMembers(const std::string& tag, const ExprPtr& base) {
     return [this, tag, base](const std::string& path, IntType type) {
@@ -1974,6 +2018,9 @@ class Parser {
   // SV-COMP's unreach-call tasks do not have, as for an access out of bounds.
   StmtPtr ParseFree(const Token& call) {
     AcceptPointerCast();  // `free((void *)p)`
+    if (Is("&")) {  // a variable's block, which no allocation made: undefined behaviour
+      FailUnsupported(file_, call.loc, "call of 'free' of an address (only of what an allocation made)");
+    }
     if (AtPointerValue()) {
       ParsePointerValue();
     } else {
@@ -2645,7 +2692,7 @@ class Parser {
         args.pointees.push_back(v.name);
         continue;
       }
-      if (alone && b && !b->object.empty()) {
+      if (alone && b && b->record && !b->object.empty()) {
         FailUnsupported(file_, t.loc, "struct '" + t.text + "' passed whole (only an array of structs)");
       }
       if (alone && b && b->record) {  // an array of structs by name: the callee's parameter names its arrays
@@ -2672,8 +2719,8 @@ class Parser {
         }
         continue;
       }
-      if (const Binding* object = Is("&") ? StructObjectAt(1) : nullptr; object && (Is(",", 2) || Is(")", 2))) {
-        Next();  // `f(&s)`: the number of s's object
+      if (const Binding* object = Is("&") ? ObjectAt(1) : nullptr; object && (Is(",", 2) || Is(")", 2))) {
+        Next();  // `f(&s)`, `f(&x)`: the number of its object
         Next();
         args.values.push_back(MakeVar(object->object, kHeapRef));
         args.pointees.emplace_back();
@@ -2928,17 +2975,23 @@ class Parser {
       }
       const int stars = spec->pointers + (Is("*") ? 1 : 0) + (Is("*") && Is("*", 1) ? 1 : 0);
       const size_t index = params.size();
-      if (!spec->record_tag.empty() && stars == 2 && args && index < args->values.size() &&
-          !args->pointees[index].empty()) {  // `struct node **pp` given `&head`, `&p->next`
+      if ((!spec->record_tag.empty() || integers_on_heap_) && stars == 2 && args && index < args->values.size() &&
+          !args->pointees[index].empty()) {  // `struct node **pp` given `&head`, `&p->next`; `int **pp`, `&p`
         while (Accept("*")) {
         }
         const Token name_tok = Peek();
         ExpectIdent();
-        params.push_back(BindHeapPointerAddress(name_tok, args->pointees[index], Pointee{spec->record_tag}, loc));
+        const Pointee pointee = spec->record_tag.empty() ? Pointee{"", spec->type} : Pointee{spec->record_tag};
+        params.push_back(BindHeapPointerAddress(name_tok, args->pointees[index], pointee, loc));
         continue;
       }
       const bool heap_pointer =
           spec->pointers == 1 ? !Is("*") && !Is("[", 1) : Is("*") && !Is("*", 1) && !Is("[", 2);
+      if (integers_on_heap_ && spec->record_tag.empty() && heap_pointer && args && index < args->values.size() &&
+          args->values[index]->type == kHeapRef) {  // `int *p` given `&x` or such a pointer
+        params.push_back(DeclareHeapParameter(fn, args, index, Pointee{"", spec->type}, loc));
+        continue;
+      }
       if (!spec->record_tag.empty() && heap_pointer) {  // a pointer to structs on the heap
         params.push_back(DeclareHeapParameter(fn, args, params.size(), Pointee{spec->record_tag}, loc));
         continue;
@@ -3526,7 +3579,7 @@ class Parser {
       Expect(")");
       return MakeIndex(pointer.array, prog_.VarNamed(pointer.array).type, pointer.index);
     }
-    if (const Binding* object = Is("&") ? StructObjectAt(1) : nullptr) {  // `&s`: its object's number
+    if (const Binding* object = Is("&") ? ObjectAt(1) : nullptr) {  // `&s`, `&x`: its object's number
       Next();
       Next();
       return MakeVar(object->object, kHeapRef);
@@ -3596,8 +3649,9 @@ class Parser {
     return MakeIndex(v.name, v.type, cursor ? CellIndex(*b) : MakeConst(0, kLongLong));
   }
 
-  // The struct variable on the heap (DeclareStructObject) named at token k as a whole, or null.
-  const Binding* StructObjectAt(int k) const {
+  // The variable on the heap (a struct's, DeclareStructObject, or an integer's, DeclareIntegerObject) named at
+  // token k as a whole, or null.
+  const Binding* ObjectAt(int k) const {
     if (Peek(k).kind != TokKind::kIdent || Is(".", k + 1) || Is("[", k + 1) || Is("->", k + 1)) return nullptr;
     const Binding* b = FindBinding(Peek(k).text);
     return b && !b->object.empty() ? b : nullptr;
@@ -3618,7 +3672,7 @@ class Parser {
     const Token t = Peek();
     const Binding* b = t.kind == TokKind::kIdent && !Is("(", 1) ? FindBinding(t.text) : nullptr;
     ExprPtr e;
-    if (b && !b->object.empty()) {  // `s.m` of a struct variable on the heap: its object's member
+    if (b && b->record && !b->object.empty()) {  // `s.m` of a struct variable on the heap: its object's member
       Next();
       if (!Is(".")) FailUnsupported(file_, t.loc, "use of struct '" + t.text + "' as a whole (only its members)");
       e = HeapMember(MakeVar(b->object, kHeapRef));
@@ -3732,6 +3786,8 @@ class Parser {
         e = MakeNondet(NondetType(t));
       } else if (const Binding* b = FindBinding(t.text); b && b->enumerator) {
         e = MakeConst(*b->enumerator, kInt);
+      } else if (b && !b->record && !b->object.empty()) {  // an integer variable on the heap: its object
+        e = IntegerOfObject(*b);
       } else {
         const Var& v = Lookup(t);
         e = MakeVar(v.name, v.type);
@@ -3868,6 +3924,10 @@ class Parser {
 
   std::string file_;
   std::vector<Token> toks_;
+  // The second reading of a program that the first refused (Parse): every pointer to an integer points to
+  // objects on the heap, and every integer variable whose address the file takes is one, so that such pointers
+  // are moved, compared and stored as pointers to structs are.
+  const bool integers_on_heap_;
   Hoisted* hoisted_ = nullptr;  // what WithCallsHoisted lets run first, if anything may
   int long_bits_;      // of long and pointers: 64 (LP64) or 32 (ILP32)
   IntType size_type_;  // size_t, the type of sizeof
@@ -3913,7 +3973,19 @@ class Parser {
 }  // namespace
 
 Program Parse(const std::string& file, const std::string& text, DataModel model) {
-  return Parser(file, WithoutQualifiers(Preprocess(file, Lex(file, text))), model).Run();
+  std::vector<Token> toks = WithoutQualifiers(Preprocess(file, Lex(file, text)));
+  try {
+    return Parser(file, toks, model, false).Run();
+  } catch (const UnsupportedError& first) {
+    // Pointers to integer variables that move, compare or are stored (`p = &b; if (p == q)`), which the first
+    // reading refuses (a pointer given `&x` is a name of x there): read again with the integers on the heap. A
+    // program that this reading refuses too gets the first reading's reason.
+    try {
+      return Parser(file, std::move(toks), model, true).Run();
+    } catch (const common::InputError&) {
+      throw first;
+    }
+  }
 }
 
 Program ParseFile(const std::string& path, DataModel model) {
