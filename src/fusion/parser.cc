@@ -1608,6 +1608,7 @@ class Parser {
         } else {  // its ',' taken already
           bool inner_first = true;
           InitialiseMembers(record, cell, inner, inner_end, next, inner_first, out);
+          first = first && inner_first;
         }
         continue;
       }
@@ -2112,8 +2113,7 @@ class Parser {
       return MakeBlock(AssignStruct(target, eq));
     }
     if (AtUnusedValue()) {  // `s > 0 ? f(s) : g();`, `x + 1;`: what it calls and assigns runs before it
-      ParseCommaExpr();
-      return MakeBlock({});
+      return Evaluated(ParseCommaExpr());
     }
     ExprPtr lhs = ParseUnary(false);
     if (lhs->kind != ExprKind::kVar && lhs->kind != ExprKind::kIndex) {
@@ -2135,11 +2135,18 @@ class Parser {
       Next();
       return Store(op, lhs, op.text == "++" || op.text == "--" ? MakeConst(1) : ParseExpr());
     }
-    if (op.text == ";") return MakeBlock({});  // `*p++;`, `x;`: a value unused; what it moves runs before it
+    if (op.text == ";") return Evaluated(lhs);  // `*p++;`, `a[i];`: a value unused; what it moves runs before it
     if (BinaryPrecedence(op) > 0 || op.text == "?") {  // `x + 1;`: valid C that computes nothing
       FailUnsupported(file_, t.loc, "expression statement (only assignments and calls are statements)");
     }
     FailSyntax(file_, op.loc, "expected an assignment before '" + op.text + "'");
+  }
+
+  // A value that nothing stores, computed all the same (into a variable of its own): an access out of bounds
+  // or a division by zero in it stops a concrete run, as it is undefined in C.
+  StmtPtr Evaluated(const ExprPtr& value) {
+    if (value->kind == ExprKind::kConst || value->kind == ExprKind::kVar) return MakeBlock({});
+    return MakeAssign(FreshVar("unused", value->type), value);
   }
 
   // Whether the expression statement ahead (up to its ';', the ',' that joins it to the next, or the ')' that

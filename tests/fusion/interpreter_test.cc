@@ -127,6 +127,11 @@ TEST(Interpreter, AnAccessOutsideAnArrayStopsTheRun) {
   const std::string read = "int a[3]; a[0] = 1; a[1] = 2; a[2] = 3; if (a[k] == 7) reach_error();";
   EXPECT_EQ(outcome(read, 3), "undefined");
   EXPECT_EQ(outcome(read, 2), "finished");
+  // A value that nothing stores is computed all the same (an out-of-bounds hunt found `a[k] + 1;` dropped).
+  EXPECT_EQ(outcome("int a[5]; a[k] + 1; reach_error();", 5), "undefined");
+  EXPECT_EQ(outcome("int a[5]; a[k] + 1; reach_error();", 4), "error");
+  EXPECT_EQ(outcome("int a[5]; k ? a[9] : 0; reach_error();", 1), "undefined");
+  EXPECT_EQ(outcome("int x = 3; x / k; reach_error();", 0), "undefined");
   // Whole cells only: malloc(6) holds one int.
   EXPECT_EQ(outcome("int *m = malloc(6); m[k] = 1;", 1), "undefined");
   // A global pointer never given an array is null.

@@ -178,6 +178,7 @@ extern void __VERIFIER_assert(int cond);
 extern void *malloc(unsigned long);
 struct in { short x; unsigned char y; };
 struct S { int a; struct in i; struct S *next; int b; };
+struct R { struct in lo; struct in hi; };
 struct S g = {7, {70000, 300}, 0, -1};
 struct S z;
 int sum(struct S *p) { int t = 0; while (p) { t += p->a + p->i.x; p = p->next; } return t; }
@@ -190,6 +191,8 @@ int main() {
   struct S u = {m,};
   struct S v = t;
   struct S arr[3];
+  struct R r = {1, 2, 3}, r2 = {1, 2, {m, 4}};
+  __VERIFIER_assert(r.lo.y == 2 && r.hi.x == 3 && r.hi.y == 0 && r2.hi.x == (short)m && r2.hi.y == 4);
   bump(&s, 5);
   __VERIFIER_assert(s.a == k + 5 && s.i.x == (short)m && s.i.y == 5 && s.next == 0 && s.b == 0);
   __VERIFIER_assert(t.i.x == 2 && t.i.y == 3 && t.next == &s && t.b == 4 && t.next->a == k + 5);
