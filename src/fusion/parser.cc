@@ -1758,16 +1758,11 @@ class Parser {
   // them; an initialiser sets the members it names and zeroes the others.
   std::vector<StmtPtr> DeclareStructObject(const Record& record, const std::string& tag, const Token& name_tok,
                                            bool global) {
-    const std::string& name = name_tok.text;
-    const std::string unique = prog_.AddVar(name + "_object", kHeapRef);
-    heap_slots_[unique] = Pointee{tag};
-    Binding binding{"", &record, "", std::nullopt, std::nullopt};
-    binding.object = unique;
-    scopes_.back()[name] = binding;
-    const ExprPtr object = MakeVar(unique, kHeapRef);
     const bool initialised = Accept("=");
-    std::vector<StmtPtr> out = {NewObject(object, Pointee{tag}, global || initialised, name_tok)};
+    std::vector<StmtPtr> out;
+    const Binding& binding = BindObject(name_tok, Pointee{tag}, &record, global || initialised, out);
     if (initialised) {
+      const ExprPtr object = MakeVar(binding.object, kHeapRef);
       for (StmtPtr& st : ParseStructInitialiser(record, ObjectMembers(tag, object))) out.push_back(std::move(st));
     }
     return out;
@@ -1777,18 +1772,28 @@ class Parser {
   // the heap (integers_on_heap_): an object, made where it is declared (zero if global, arbitrary if local, as
   // C has it), whose one cell is the variable's value, and `&x` its number.
   std::vector<StmtPtr> DeclareIntegerObject(const Token& name_tok, IntType type, bool global) {
-    if (scopes_.back().count(name_tok.text)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name_tok.text + "'");
-    const std::string unique = prog_.AddVar(name_tok.text + "_object", kHeapRef);
-    heap_slots_[unique] = Pointee{"", type};
-    Binding binding{"", nullptr, "", std::nullopt, std::nullopt};
-    binding.object = unique;
-    scopes_.back()[name_tok.text] = binding;
-    std::vector<StmtPtr> out = {NewObject(MakeVar(unique, kHeapRef), Pointee{"", type}, global, name_tok)};
+    std::vector<StmtPtr> out;
+    const Binding& binding = BindObject(name_tok, Pointee{"", type}, nullptr, global, out);
     if (Accept("=")) {
       const ExprPtr cell = IntegerOfObject(binding);
       out.push_back(AtInlinedCall() ? ParseInlinedCall(cell) : MakeAssign(cell, ParseAssignmentValue(type)));
     }
     return out;
+  }
+
+  // Binds `name_tok` to a variable that is an object on the heap of `pointee` (a struct variable's, whose
+  // struct is record, or an integer variable's), and appends to `out` what makes the object: zero where
+  // zeroed, else arbitrary. The binding holds the variable with its number.
+  const Binding& BindObject(const Token& name_tok, const Pointee& pointee, const Record* record, bool zeroed,
+                            std::vector<StmtPtr>& out) {
+    if (scopes_.back().count(name_tok.text)) FailSyntax(file_, name_tok.loc, "redefinition of '" + name_tok.text + "'");
+    const std::string unique = prog_.AddVar(name_tok.text + "_object", kHeapRef);
+    heap_slots_[unique] = pointee;
+    Binding& binding = scopes_.back()[name_tok.text];
+    binding = Binding{"", record, "", std::nullopt, std::nullopt};
+    binding.object = unique;
+    out.push_back(NewObject(MakeVar(unique, kHeapRef), pointee, zeroed, name_tok));
+    return binding;
   }
 
   // The value of an integer variable on the heap (DeclareIntegerObject): its object's cell.
