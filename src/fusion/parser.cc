@@ -1485,14 +1485,7 @@ class Parser {
     }
     const Binding* b = Peek().kind == TokKind::kIdent ? FindBinding(Peek().text) : nullptr;
     if (!b || !b->record || !b->refused.empty()) return false;
-    int k = 1;
-    if (Is("[", k)) {
-      for (int depth = 0; Peek(k).kind != TokKind::kEnd; ++k) {
-        if (Is("[", k) || Is("(", k)) ++depth;
-        if ((Is("]", k) || Is(")", k)) && --depth == 0) break;
-      }
-      ++k;
-    }
+    const int k = Is("[", 1) ? AfterGroup(1) : 1;
     return !Is(".", k) && !Is("->", k);
   }
 
@@ -3670,14 +3663,16 @@ class Parser {
   }
 
   // Whether the tokens ahead are `(*e).`: a member of what e points to.
-  bool AtDereferencedMember() const {
-    if (!Is("(") || !Is("*", 1)) return false;
-    int depth = 0;
-    for (int k = 0; Peek(k).kind != TokKind::kEnd; ++k) {
+  bool AtDereferencedMember() const { return Is("(") && Is("*", 1) && Is(".", AfterGroup(0)); }
+
+  // The offset of the token after the group in parentheses or brackets that opens at token k (of the end of
+  // the tokens where it never closes).
+  int AfterGroup(int k) const {
+    for (int depth = 0; Peek(k).kind != TokKind::kEnd; ++k) {
       if (Is("(", k) || Is("[", k)) ++depth;
-      if ((Is(")", k) || Is("]", k)) && --depth == 0) return Is(".", k + 1);
+      if ((Is(")", k) || Is("]", k)) && --depth == 0) return k + 1;
     }
-    return false;
+    return k;
   }
 
   ExprPtr ParsePostfix(bool postfix_assignments) {
