@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 namespace fusion {
 namespace {
@@ -141,9 +142,10 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
   z3::params arith(ctx);
   arith.set("arith.solver", 2u);
   s.set(arith);
-  std::vector<z3::expr> inputs;
+  // Each input and array with where it is read or made (true outside merged blocks).
+  std::vector<std::pair<z3::expr, z3::expr>> inputs;
   std::vector<InputSite> sites;
-  std::vector<std::pair<std::string, z3::expr>> arrays;
+  std::vector<std::tuple<std::string, z3::expr, z3::expr>> arrays;
   std::vector<z3::expr> head;
   int head_pred = -1;
   for (size_t step = 0; step < trace.size(); ++step) {
@@ -165,21 +167,29 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     head.clear();
     for (const z3::expr& a : c.head_args) head.push_back(copy(a));
     head_pred = c.head_pred;
-    for (const z3::expr& x : c.inputs) inputs.push_back(copy(x));
+    const z3::expr always = ctx.bool_val(true);
+    for (size_t k = 0; k < c.inputs.size(); ++k) {
+      inputs.emplace_back(copy(c.inputs[k]), c.input_guards.empty() ? always : copy(c.input_guards[k]));
+    }
     sites.insert(sites.end(), c.input_sites.begin(), c.input_sites.end());
-    for (const z3::expr& a : c.input_arrays) arrays.emplace_back(ArrayName(a), copy(a));
+    for (size_t k = 0; k < c.input_arrays.size(); ++k) {
+      const z3::expr& a = c.input_arrays[k];
+      arrays.emplace_back(ArrayName(a), copy(a), c.array_guards.empty() ? always : copy(c.array_guards[k]));
+    }
   }
   if (s.check() != z3::sat) return std::nullopt;
   const z3::model m = s.get_model();
   CounterexampleValues out;
-  out.sites = std::move(sites);
-  for (const z3::expr& x : inputs) {
-    const std::optional<Int128> value = Numeral(m.eval(x, true));
+  const auto taken = [&](const z3::expr& guard) { return m.eval(guard, true).is_true(); };
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!taken(inputs[k].second)) continue;
+    const std::optional<Int128> value = Numeral(m.eval(inputs[k].first, true));
     if (!value) return std::nullopt;
     out.inputs.push_back(*value);
+    out.sites.push_back(sites[k]);
   }
-  for (const auto& [name, a] : arrays) {
-    if (out.arrays.count(name)) continue;
+  for (const auto& [name, a, guard] : arrays) {
+    if (out.arrays.count(name) || !taken(guard)) continue;
     if (const std::optional<ArrayValue> value = ArrayIn(m, m.eval(a, true))) out.arrays.emplace(name, *value);
   }
   return out;

@@ -18,15 +18,14 @@ namespace {
 // Bound on the loop-free paths enumerated in one program, so that a huge program fails fast.
 constexpr size_t kMaxClauses = 20000;
 
-// Above this many loop-free paths between loop heads the joins of branches are cut points too (EncodeHorn).
-// Such counts come from many independent ifs in a row (SV-COMP's locks tasks: 2^(2k) paths for k locks),
-// whose large blocks make Spacer enumerate combinations; the joins factor them (locks 6, 7 and 8: time-outs
-// at 10 s before, 1.8-2.3 s with the joins). Below, joins cost more than they give: with them Spacer no
-// longer found the counterexamples of three ssh-simplified state machines (217-466 paths each) in 10 s.
-constexpr size_t kJoinCutsAbove = 1000;
-
 // Thrown when the loop-free paths between cut points exceed the encoder's bound.
 struct TooManyPaths {};
+
+// How the clauses cover the loop-free code between loop heads (EncodeHorn).
+enum class Blocks {
+  kPaths,   // one clause per path
+  kMerged,  // one clause per edge into a cut point and per way to an error, all paths there in one formula
+};
 
 // A control-flow node: a simple statement, a two-way branch, or an end (exit, error).
 struct Node {
@@ -35,7 +34,7 @@ struct Node {
   ExprPtr cond;     // kBranch
   int next = -1;    // kStmt successor, kBranch true successor
   int alt = -1;     // kBranch false successor
-  bool cut = false; // a cut point (a loop head, or a join of branches: EncodeHorn): it gets a predicate
+  bool cut = false; // a cut point (a loop head): it gets a predicate
 };
 
 // Turns the structured program into a control-flow graph whose loop heads are cut points.
@@ -199,18 +198,17 @@ void CollectDivisors(const ExprPtr& e, std::set<Int128>& out) {
 // Symbolic values of the variables along one path.
 using State = std::map<std::string, z3::expr>;
 
-// Enumerates the loop-free paths from each cut point and turns them into clauses.
+// Turns the loop-free code from each cut point into clauses: a path at a time, or all merged (Blocks).
 class Encoder {
  public:
-  // join_cuts: every node that two edges reach is a cut point too (EncodeHorn). Throws TooManyPaths past
-  // max_clauses clauses.
+  // Throws TooManyPaths past max_clauses clauses.
   Encoder(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants,
-          bool join_cuts, size_t max_clauses)
+          Blocks blocks, size_t max_clauses)
       : prog_(prog),
         ctx_(ctx),
         time_limit_s_(time_limit_s),
         symbolic_(symbolic_uint_max),
-        join_cuts_(join_cuts),
+        blocks_(blocks),
         max_clauses_(max_clauses) {
     if (symbolic_constants) {
       std::set<Int128> seen;
@@ -225,29 +223,6 @@ class Encoder {
     const int entry = cfg.Build(prog_.body, cfg.exit_node, cfg.exit_node, cfg.exit_node);
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
-    if (join_cuts_) {
-      // Only the edges of nodes that the entry reaches count: a statement after a break or a return is a
-      // node that nothing reaches, and its edge would make a join of a node that one path alone reaches.
-      std::vector<int> edges_in(nodes_.size(), 0), stack{entry};
-      std::vector<bool> reached(nodes_.size(), false);
-      reached[entry] = true;
-      while (!stack.empty()) {
-        const Node& n = nodes_[stack.back()];
-        stack.pop_back();
-        for (int succ : {n.next, n.kind == Node::kBranch ? n.alt : -1}) {
-          if (succ < 0) continue;
-          ++edges_in[succ];
-          if (!reached[succ]) {
-            reached[succ] = true;
-            stack.push_back(succ);
-          }
-        }
-      }
-      for (size_t i = 0; i < nodes_.size(); ++i) {
-        const bool inner = nodes_[i].kind == Node::kStmt || nodes_[i].kind == Node::kBranch;
-        if (inner && edges_in[i] >= 2) nodes_[i].cut = true;
-      }
-    }
     live_ = Liveness(nodes_, prog_);
     const std::set<std::string> dispatch = DispatchVars();
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -339,6 +314,8 @@ class Encoder {
     path_inputs_.clear();
     path_sites_.clear();
     path_arrays_.clear();
+    input_guards_.clear();
+    array_guards_.clear();
     divisions_.clear();
     State st;
     for (const Var& v : prog_.vars) st.emplace(v.name, Fresh(v.name, SortOf(v.name)));
@@ -380,19 +357,25 @@ class Encoder {
       }
     }
     // A cut point starts by taking its first step, not by ending the path at itself.
-    Walk(node, st, path, true);
+    if (blocks_ == Blocks::kMerged) {
+      Merge(node, std::move(st), std::move(path));
+    } else {
+      Walk(node, st, path, true);
+    }
   }
 
+  // A clause over the facts of path, from the predicate the walk started at to head_pred (-1: false, an error).
   void Emit(const std::vector<z3::expr>& path, int head_pred, std::vector<z3::expr> head_args) {
     if (clock_.Seconds() > time_limit_s_) throw EncodeTimeout();
     if (sys_.clauses.size() >= max_clauses_) throw TooManyPaths{};
     z3::expr_vector conj(ctx_);
     for (const auto& p : path) conj.push_back(p);
     HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_, path_inputs_,
-                 path_sites_, path_arrays_};
+                 path_sites_, path_arrays_, input_guards_, array_guards_};
     sys_.clauses.push_back(std::move(c));
   }
 
+  // Blocks::kPaths: every path from id to the next cut points, exits and errors, a clause each.
   void Walk(int id, State st, std::vector<z3::expr> path, bool first) {
     while (true) {
       const Node& n = nodes_[id];
@@ -432,44 +415,164 @@ class Encoder {
         continue;
       }
       const Stmt& s = *n.stmt;
-      switch (s.kind) {
-        case StmtKind::kAssign: {
-          const z3::expr v = Int(s.rhs, st, path);
-          if (s.lhs->kind == ExprKind::kVar) {
-            st.at(s.lhs->name) = v;
-          } else {
-            const z3::expr i = Int(s.lhs->args[0], st, path);
-            st.at(s.lhs->name) = z3::store(st.at(s.lhs->name), i, v);
-          }
-          break;
-        }
-        case StmtKind::kHavoc: {
-          const Var& v = prog_.VarNamed(s.name);
-          st.at(s.name) = Fresh(s.name, SortOf(s.name));
-          if (v.is_array) {
-            path_arrays_.push_back(st.at(s.name));
-          } else {
-            path.push_back(InRange(st.at(s.name), v.type));
-            path_inputs_.push_back(st.at(s.name));
-            path_sites_.push_back(InputSite{{}, s.name});
-          }
-          break;
-        }
-        case StmtKind::kAssume:
-          path.push_back(Bool(s.cond, st, path));
-          break;
-        case StmtKind::kAssert: {
-          const z3::expr c = Bool(s.cond, st, path);
-          auto p = path;
-          p.push_back(!c);
-          Emit(p, -1, {});
-          path.push_back(c);
-          break;
-        }
-        default:
-          break;
+      if (s.kind == StmtKind::kAssume) {
+        path.push_back(Bool(s.cond, st, path));
+      } else if (s.kind == StmtKind::kAssert) {
+        const z3::expr c = Bool(s.cond, st, path);
+        auto p = path;
+        p.push_back(!c);
+        Emit(p, -1, {});
+        path.push_back(c);
+      } else {
+        Execute(s, st, path);
       }
       id = n.next;
+    }
+  }
+
+  // Runs an assignment or a havoc on st; the facts it needs go on the path.
+  void Execute(const Stmt& s, State& st, std::vector<z3::expr>& path) {
+    if (s.kind == StmtKind::kAssign) {
+      const z3::expr v = Int(s.rhs, st, path);
+      if (s.lhs->kind == ExprKind::kVar) {
+        st.at(s.lhs->name) = v;
+      } else {
+        const z3::expr i = Int(s.lhs->args[0], st, path);
+        st.at(s.lhs->name) = z3::store(st.at(s.lhs->name), i, v);
+      }
+    } else if (s.kind == StmtKind::kHavoc) {
+      const Var& v = prog_.VarNamed(s.name);
+      st.at(s.name) = Fresh(s.name, SortOf(s.name));
+      if (v.is_array) {
+        path_arrays_.push_back(st.at(s.name));
+      } else {
+        path.push_back(InRange(st.at(s.name), v.type));
+        path_inputs_.push_back(st.at(s.name));
+        path_sites_.push_back(InputSite{{}, s.name});
+      }
+    }
+  }
+
+  // A way into a node of a merged block: taken where guard holds, with the values after the node it leaves.
+  struct Edge {
+    z3::expr guard;
+    State st;
+  };
+
+  // The nodes from start up to the next cut points, exits and errors, each after every node with an edge to it.
+  // (Every cycle passes a loop head, a cut point, so the region is acyclic.)
+  std::vector<int> RegionOrder(int start) const {
+    const auto inner = [&](int id) {
+      return id >= 0 && !nodes_[id].cut && (nodes_[id].kind == Node::kStmt || nodes_[id].kind == Node::kBranch);
+    };
+    std::vector<int> order;
+    std::vector<bool> seen(nodes_.size(), false);
+    std::vector<std::pair<int, int>> stack{{start, 0}};  // node, successors looked at
+    seen[start] = true;
+    while (!stack.empty()) {
+      const int id = stack.back().first;
+      const int k = stack.back().second++;
+      const Node& n = nodes_[id];
+      if (k < 2) {
+        const int succ = k == 0 ? n.next : n.kind == Node::kBranch ? n.alt : -1;
+        if (inner(succ) && !seen[succ]) {
+          seen[succ] = true;
+          stack.push_back({succ, 0});
+        }
+        continue;
+      }
+      order.push_back(id);
+      stack.pop_back();
+    }
+    std::reverse(order.begin(), order.end());
+    return order;
+  }
+
+  // Blocks::kMerged: the paths from start to the next cut points as one formula (a large-block encoding).
+  // Each node has a guard, true where the run passes it: an edge's guard is its source's and the branch's
+  // condition, a join's a fresh Boolean equal to the disjunction of its edges'. A variable live at a join whose
+  // edges bring different values gets a fresh value equal to the value of the edge taken. The facts a node
+  // needs (ranges of inputs, wrap-arounds, divisions) hold where its guard holds, so a path not taken
+  // constrains nothing. One clause for each edge into a cut point and each way to an error, over the facts of
+  // every node before it: SV-COMP's locks tasks (2^(2k) paths for k locks) need no invariant between their
+  // ifs then.
+  void Merge(int start, State st, std::vector<z3::expr> facts) {
+    const Node& first = nodes_[start];
+    if (first.kind == Node::kExit) return;
+    if (first.kind == Node::kError) return Emit(facts, -1, {});
+    const std::vector<int> order = RegionOrder(start);
+    std::map<int, std::vector<Edge>> into;
+    into[start].push_back(Edge{ctx_.bool_val(true), std::move(st)});
+    const auto emit_where = [&](const z3::expr& guard, int head_pred, std::vector<z3::expr> head_args) {
+      auto p = facts;
+      p.push_back(guard);
+      Emit(p, head_pred, std::move(head_args));
+    };
+    for (const int id : order) {
+      const auto edges_it = into.find(id);
+      if (edges_it == into.end()) continue;  // a branch that never goes there
+      std::vector<Edge> edges = std::move(edges_it->second);
+      into.erase(edges_it);
+      z3::expr guard = edges[0].guard;
+      State s = std::move(edges[0].st);
+      if (edges.size() > 1) {
+        z3::expr_vector any(ctx_);
+        for (const Edge& e : edges) any.push_back(e.guard);
+        guard = Fresh("reach", ctx_.bool_sort());
+        facts.push_back(guard == z3::mk_or(any));
+        for (auto& [name, value] : s) {
+          if (!live_[id].count(name)) continue;
+          const bool same = std::all_of(edges.begin() + 1, edges.end(), [&](const Edge& e) {
+            return z3::eq(e.st.at(name), value);
+          });
+          if (same) continue;
+          const z3::expr merged = Fresh(name, value.get_sort());
+          facts.push_back(z3::implies(edges[0].guard, merged == value));
+          for (auto e = edges.begin() + 1; e != edges.end(); ++e) {
+            facts.push_back(z3::implies(e->guard, merged == e->st.at(name)));
+          }
+          value = merged;
+        }
+      }
+      // The node's facts are made with its guard on the path (MayLeave may use it), then stored under it.
+      const size_t known = facts.size();
+      facts.push_back(guard);
+      std::vector<std::pair<int, z3::expr>> out;  // successor, the guard of the edge there
+      const Node& n = nodes_[id];
+      if (n.kind == Node::kBranch) {
+        const z3::expr c = Bool(n.cond, s, facts).simplify();
+        if (!c.is_false()) out.emplace_back(n.next, c.is_true() ? guard : guard && c);
+        if (!c.is_true()) out.emplace_back(n.alt, c.is_false() ? guard : guard && !c);
+      } else if (n.stmt->kind == StmtKind::kAssume) {
+        out.emplace_back(n.next, guard && Bool(n.stmt->cond, s, facts));
+      } else if (n.stmt->kind == StmtKind::kAssert) {
+        const z3::expr c = Bool(n.stmt->cond, s, facts);
+        out.emplace_back(error_node_, guard && !c);
+        out.emplace_back(n.next, guard && c);
+      } else {
+        Execute(*n.stmt, s, facts);
+        out.emplace_back(n.next, guard);
+      }
+      z3::expr_vector made(ctx_);
+      for (size_t k = known + 1; k < facts.size(); ++k) made.push_back(facts[k]);
+      facts.erase(facts.begin() + static_cast<std::ptrdiff_t>(known), facts.end());
+      if (!made.empty()) facts.push_back(z3::implies(guard, z3::mk_and(made)));
+      input_guards_.resize(path_inputs_.size(), guard);
+      array_guards_.resize(path_arrays_.size(), guard);
+      for (const auto& [succ, edge_guard] : out) {
+        const Node& t = nodes_[succ];
+        if (t.kind == Node::kExit) continue;
+        if (t.kind == Node::kError) {
+          emit_where(edge_guard, -1, {});
+        } else if (t.cut) {
+          const int pred = PredReached(succ, s);
+          std::vector<z3::expr> args;
+          for (const auto& v : sys_.pred_vars[pred]) args.push_back(s.at(v));
+          emit_where(edge_guard, pred, std::move(args));
+        } else {
+          into[succ].push_back(Edge{edge_guard, s});
+        }
+      }
     }
   }
 
@@ -796,6 +899,8 @@ class Encoder {
   std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)
   std::vector<InputSite> path_sites_;  // where it reads them (HornClause::input_sites)
   std::vector<z3::expr> path_arrays_;  // and its fresh arrays (HornClause::input_arrays)
+  std::vector<z3::expr> input_guards_;  // in a merged block, where each input is read (HornClause::input_guards)
+  std::vector<z3::expr> array_guards_;  // and where each array is made
   // The quotients and remainders by a variable that the path being walked has made, each with its facts on
   // the path, by (dividend, divisor, remainder): a division is a function, so the same one made again is the
   // same value (`a[t] = t / K; assert(a[t] == t / K)` with K a symbolic constant holds). The operands are
@@ -808,7 +913,7 @@ class Encoder {
   std::vector<z3::expr> body_args_;
   int counter_ = 0;
   bool symbolic_;
-  bool join_cuts_;
+  Blocks blocks_;
   size_t max_clauses_;
   std::optional<z3::expr> uint_max_;  // M of the clause being built (symbolic encodings)
   std::vector<std::pair<std::string, Int128>> constants_;  // the large constants made parameters, by name
@@ -860,19 +965,22 @@ z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
 std::string SymbolicConstantName(Int128 k) { return fmt::format("#{}", static_cast<long long>(k)); }
 
 HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max,
-                      bool symbolic_constants) {
+                      bool symbolic_constants, size_t merge_above_paths) {
   common::Stopwatch clock;
-  try {
-    return Encoder(prog, ctx, time_limit_s, symbolic_uint_max, symbolic_constants, false, kJoinCutsAbove).Run();
-  } catch (const TooManyPaths&) {
+  if (merge_above_paths > 0) {
+    try {
+      return Encoder(prog, ctx, time_limit_s, symbolic_uint_max, symbolic_constants, Blocks::kPaths, merge_above_paths)
+          .Run();
+    } catch (const TooManyPaths&) {
+    }
   }
   try {
-    return Encoder(prog, ctx, time_limit_s - clock.Seconds(), symbolic_uint_max, symbolic_constants, true,
+    return Encoder(prog, ctx, time_limit_s - clock.Seconds(), symbolic_uint_max, symbolic_constants, Blocks::kMerged,
                    kMaxClauses)
         .Run();
   } catch (const TooManyPaths&) {
     throw UnsupportedError(prog.file + ": unsupported program: more than " + std::to_string(kMaxClauses) +
-                           " loop-free paths, also between the joins of its branches");
+                           " clauses, also with the paths between loop heads merged");
   }
 }
 

@@ -1,7 +1,7 @@
-// Encodes a program as constrained Horn clauses: one predicate per cut point (each loop head, and where the
-// paths are very many each join of branches too: EncodeHorn) over the variables live there (integers as SMT
-// integers, arrays as SMT arrays), one clause per loop-free path between cut points, and a clause ending in
-// false for every path to an error.
+// Encodes a program as constrained Horn clauses: one predicate per cut point (each loop head) over the
+// variables live there (integers as SMT integers, arrays as SMT arrays), one clause per loop-free path between
+// cut points (or, where those are very many, one per edge into a cut point with every path there in one
+// formula: EncodeHorn), and a clause ending in false for every path to an error.
 #pragma once
 
 #include <z3++.h>
@@ -21,7 +21,8 @@ namespace fusion {
 // counterexample's values: inputs are those of the constants that stand for the nondeterministic scalar
 // values its path reads (`__VERIFIER_nondet_*` calls, uninitialised declarations), in the order the path
 // reads them, input_sites where it reads each; input_arrays those that stand for the arrays its
-// uninitialised declarations make.
+// uninitialised declarations make. A clause of many paths (a merged block: EncodeHorn) reads an input only
+// where input_guards[k] holds and makes an array only where array_guards[k] does; without guards, always.
 struct HornClause {
   int body_pred = -1;
   std::vector<z3::expr> body_args;
@@ -32,6 +33,8 @@ struct HornClause {
   std::vector<z3::expr> inputs = {};
   std::vector<InputSite> input_sites = {};
   std::vector<z3::expr> input_arrays = {};
+  std::vector<z3::expr> input_guards = {};
+  std::vector<z3::expr> array_guards = {};
 };
 
 // The clauses of one program, and the variables each predicate ranges over (for printing invariants).
@@ -59,10 +62,17 @@ class EncodeTimeout : public std::runtime_error {
 // predicate).
 inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 
+// Above this many loop-free paths between loop heads, EncodeHorn merges them (docs/loopfuse.md, Encoding).
+inline constexpr size_t kMergeAbovePaths = 1000;
+
 // Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Where
-// the loop-free paths between loop heads are more than a thousand (a loop body of many ifs in a row: 2^k
-// paths), every node that two edges reach, the join after each if, is a cut point with a predicate of its
-// own too, and the paths run between those; UnsupportedError when even those are too many (20 000).
+// the loop-free paths between loop heads are more than merge_above_paths (a loop body of many ifs in a row:
+// 2^k paths; 0: always), the code from each loop head to the next is one formula (a large-block encoding): a
+// Boolean per node says the run passes it, a join's values are fresh where its branches bring different
+// ones, and there is one clause per edge into a loop head and per way to an error. Why not always: on few
+// paths Spacer does better with one clause each (array-tiling/skipped: 0.9 s against 8.9 s merged); on
+// SV-COMP's locks tasks, 2^(2k) paths for k locks, merged blocks need no invariant between the ifs (locks 15:
+// 1.7 s, a time-out at 20 s with a predicate at each join). UnsupportedError past 20 000 clauses.
 //
 // A loop head where a dispatch variable of the program (Program::dispatch_vars, assigned nothing but
 // constants) is live gets one predicate per value that the paths bring it there with, over the other live
@@ -88,7 +98,8 @@ inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 // Spacer 4.8.12 counts a loop up to a numeral bound such as 100000 lemma by lemma; with a parameter it
 // states the relation between counters instead (standard_compare_ground: time-out against 2 s).
 HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s = 1e9,
-                      bool symbolic_uint_max = false, bool symbolic_constants = false);
+                      bool symbolic_uint_max = false, bool symbolic_constants = false,
+                      size_t merge_above_paths = kMergeAbovePaths);
 
 // Constants of at least this magnitude become parameters in a symbolic_constants encoding.
 inline constexpr Int128 kLargeConstant = 1000;

@@ -124,11 +124,13 @@ std::vector<int> Z3ExitStatuses() {
   return statuses;
 }
 
-HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants)
+HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants,
+                         size_t merge_above_paths)
     : ctx_(std::make_unique<z3::context>()) {
   Watchdog dog(*ctx_, time_limit_s);
   try {
-    sys_ = std::make_unique<HornSystem>(EncodeHorn(prog, *ctx_, time_limit_s, symbolic_uint_max, symbolic_constants));
+    sys_ = std::make_unique<HornSystem>(
+        EncodeHorn(prog, *ctx_, time_limit_s, symbolic_uint_max, symbolic_constants, merge_above_paths));
   } catch (const UnsupportedError& e) {
     encode_error_ = e.what();
   } catch (const EncodeTimeout& e) {

@@ -59,8 +59,9 @@ struct SolveResult {
 class HornProblem {
  public:
   // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve).
-  // symbolic_uint_max, symbolic_constants: see EncodeHorn.
-  HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max = false, bool symbolic_constants = false);
+  // symbolic_uint_max, symbolic_constants, merge_above_paths: see EncodeHorn.
+  HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max = false, bool symbolic_constants = false,
+              size_t merge_above_paths = kMergeAbovePaths);
   ~HornProblem();
   // Solves with one option set within time_limit_s seconds of wall time; the re-check of a model found
   // may take up to check_limit_s more (or what is left of time_limit_s, if longer). cpu_limit_s > 0 also

@@ -489,7 +489,7 @@ class PortfolioRun {
     common::Stopwatch clock;
     nlohmann::json out;
     try {
-      HornProblem problem(cand.variant.prog, left, cand.symbolic, true);
+      HornProblem problem(cand.variant.prog, left, cand.symbolic, true, options_.merge_above_paths);
       if (!problem.encode_error().empty()) {
         out["encode_error"] = problem.encode_error();
         return out.dump();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fusion/ast.h"
+#include "fusion/horn.h"
 #include "fusion/parser.h"
 
 namespace fusion {
@@ -23,6 +24,9 @@ struct VerifyOptions {
   // Whether making every run of a program that has few (the only run, every run: FindCounterexample) may
   // prove it; off, only the clauses prove (the loopfuse_verdicts fuzz target tests them so).
   bool proofs_by_runs = true;
+  // Above how many loop-free paths between loop heads the clauses merge them into one formula (EncodeHorn; 0:
+  // always; the loopfuse_verdicts fuzz target tests the merged clauses so).
+  size_t merge_above_paths = kMergeAbovePaths;
   // Called about every 0.2 s with the seconds since Verify began, from a thread of the verifier's own,
   // while the solvers run (a caller's thread would be there when the solver server forks: a lock it holds
   // then, ASan's allocator's say, stays held in every solver process). Empty: no calls.

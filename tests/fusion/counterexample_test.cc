@@ -34,9 +34,10 @@ constexpr const char* kDeep = R"(int main() {
     return 0; })";
 
 // The values Spacer's counterexample on prog's clauses (as encoded with these options) gives, or nothing.
-std::optional<CounterexampleValues> Values(const Program& prog, bool symbolic = false) {
+std::optional<CounterexampleValues> Values(const Program& prog, bool symbolic = false,
+                                           size_t merge_above_paths = kMergeAbovePaths) {
   z3::context ctx;
-  const HornSystem sys = EncodeHorn(prog, ctx, 60, symbolic, symbolic);
+  const HornSystem sys = EncodeHorn(prog, ctx, 60, symbolic, symbolic, merge_above_paths);
   return CounterexampleInputs(sys, ctx, Portfolio().front().params);
 }
 
@@ -46,8 +47,9 @@ Outcome RunOn(const Program& prog, const std::vector<Int128>& inputs) {
 }
 
 // The scalar inputs of Spacer's counterexample, or nothing.
-std::optional<std::vector<Int128>> Inputs(const Program& prog, bool symbolic = false) {
-  const std::optional<CounterexampleValues> v = Values(prog, symbolic);
+std::optional<std::vector<Int128>> Inputs(const Program& prog, bool symbolic = false,
+                                          size_t merge_above_paths = kMergeAbovePaths) {
+  const std::optional<CounterexampleValues> v = Values(prog, symbolic, merge_above_paths);
   if (!v) return std::nullopt;
   return v->inputs;
 }
@@ -60,6 +62,25 @@ TEST(Counterexample, ItsInputsDriveTheProgramToTheError) {
   ASSERT_EQ(inputs->size(), 2u);
   EXPECT_EQ((*inputs)[0], 123456);
   EXPECT_EQ((*inputs)[1], 57);
+  EXPECT_EQ(RunOn(p, *inputs), Outcome::kError);
+}
+
+TEST(Counterexample, FromMergedPathsOnlyTheInputsOfTheBranchesTakenCount) {
+  // With the paths merged (EncodeHorn), each iteration's clause has an input for both branches; the run takes
+  // y's in the first and x's in the second, and only those two may be given, in that order.
+  const Program p = ParseText(R"(int main() {
+      int n = 0;
+      while (n < 3) {
+        if (n == 1) { int x = __VERIFIER_nondet_int(); if (x == 123456) reach_error(); }
+        else { int y = __VERIFIER_nondet_int(); if (y == 5) n = 7; }
+        n++;
+      }
+      return 0; })");
+  const auto inputs = Inputs(p, false, 0);
+  ASSERT_TRUE(inputs);
+  ASSERT_EQ(inputs->size(), 2u);
+  EXPECT_NE((*inputs)[0], 5);
+  EXPECT_EQ((*inputs)[1], 123456);
   EXPECT_EQ(RunOn(p, *inputs), Outcome::kError);
 }
 

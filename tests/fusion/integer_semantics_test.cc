@@ -468,6 +468,13 @@ void CompareProgram(unsigned seed, Tally& tally) {
     if (!gen.inexact()) {
       ASSERT_NE(s, SolveStatus::kUnsafe) << "Spacer finds values other than gcc's\n" << safe_text;
     }
+    // The same with the paths merged into one formula (EncodeHorn), as on programs of many paths.
+    ASSERT_NE(testing::SolveAny(testing::ParseText(unsafe_text), 5, false, 0), SolveStatus::kSafe)
+        << "merged paths: Spacer proves unreachable the values gcc computes\n" << unsafe_text;
+    if (!gen.inexact()) {
+      ASSERT_NE(testing::SolveAny(testing::ParseText(safe_text), 5, false, 0), SolveStatus::kUnsafe)
+          << "merged paths: Spacer finds values other than gcc's\n" << safe_text;
+    }
     tally.spacer_inexact += s == SolveStatus::kUnsafe;
     tally.spacer_unknown += (s == SolveStatus::kUnknown) + (u == SolveStatus::kUnknown);
   }

@@ -17,14 +17,14 @@ namespace fusion::testing {
 
 Program ParseText(const std::string& text) { return Parse("t.c", text); }
 
-SolveStatus SolveAny(const Program& prog, double seconds_each, bool symbolic_uint_max) {
+SolveStatus SolveAny(const Program& prog, double seconds_each, bool symbolic_uint_max, size_t merge_above_paths) {
   // Each run in a child process, as in the verifier: interrupting Z3 4.8.12 at an unlucky moment aborts the
   // process (docs/reliability.md, "The Z3 abort"), which here would end the whole test binary (CI on
   // 65b0520, in the random-dispatch test: up to 160 programs, half a second per option set).
   common::ForkServer server(
       1,
-      [&prog, seconds_each, symbolic_uint_max](const std::string& option) {
-        HornProblem problem(prog, 60, symbolic_uint_max);
+      [&prog, seconds_each, symbolic_uint_max, merge_above_paths](const std::string& option) {
+        HornProblem problem(prog, 60, symbolic_uint_max, false, merge_above_paths);
         // The limit counts CPU time, with wall time ten times as long as a backstop: under a sanitizer on a
         // loaded machine a wall-clock limit cut proofs that take a second when idle.
         const SolveResult r = problem.Solve(Portfolio().at(std::stoul(option)), 10 * seconds_each, 0, seconds_each);

@@ -26,8 +26,10 @@ Program ParseFilled(const char* templ, Args... args) {
 
 // Tries every option set of the portfolio for up to seconds_each of CPU time, each in a child process (call
 // it with no other thread alive), on the clauses with a symbolic UINT_MAX where symbolic_uint_max
-// (EncodeHorn); the first safe or unsafe answer, else unknown.
-SolveStatus SolveAny(const Program& prog, double seconds_each = 10, bool symbolic_uint_max = false);
+// (EncodeHorn), with the paths merged above merge_above_paths (0: always); the first safe or unsafe answer, else
+// unknown.
+SolveStatus SolveAny(const Program& prog, double seconds_each = 10, bool symbolic_uint_max = false,
+                     size_t merge_above_paths = kMergeAbovePaths);
 
 // The interpreter's outcome on inputs (missing inputs read as 0, as in the gcc harness).
 Outcome InterpretOn(const Program& prog, const std::vector<long long>& inputs);
