@@ -63,7 +63,7 @@ class EncodeTimeout : public std::runtime_error {
 inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
 
 // Above this many loop-free paths between loop heads, EncodeHorn merges them (docs/loopfuse.md, Encoding).
-inline constexpr size_t kMergeAbovePaths = 1000;
+inline constexpr size_t kMergeAbovePaths = 16;
 
 // Builds the Horn clauses of a program in ctx within time_limit_s seconds (EncodeTimeout otherwise). Where
 // the loop-free paths between loop heads are more than merge_above_paths (a loop body of many ifs in a row:
@@ -72,7 +72,8 @@ inline constexpr size_t kMergeAbovePaths = 1000;
 // ones, and there is one clause per edge into a loop head and per way to an error. Why not always: on few
 // paths Spacer does better with one clause each (array-tiling/skipped: 0.9 s against 8.9 s merged); on
 // SV-COMP's locks tasks, 2^(2k) paths for k locks, merged blocks need no invariant between the ifs (locks 15:
-// 1.7 s, a time-out at 20 s with a predicate at each join). UnsupportedError past 20 000 clauses.
+// 1.7 s, a time-out at 20 s with a predicate at each join), and ssh-simplified's state machines of 14-162
+// paths are settled sooner or at all (docs/loopfuse.md, Encoding). UnsupportedError past 20 000 clauses.
 //
 // A loop head where a dispatch variable of the program (Program::dispatch_vars, assigned nothing but
 // constants) is live gets one predicate per value that the paths bring it there with, over the other live
