@@ -520,7 +520,9 @@ class Encoder {
         for (const Edge& e : edges) any.push_back(e.guard);
         guard = Fresh("reach", ctx_.bool_sort());
         facts.push_back(guard == z3::mk_or(any));
-        for (auto& [name, value] : s) {
+        for (auto& entry : s) {  // not a structured binding: clang 14 lets no lambda capture one
+          const std::string& name = entry.first;
+          z3::expr& value = entry.second;
           if (!live_[id].count(name)) continue;
           const bool same = std::all_of(edges.begin() + 1, edges.end(), [&](const Edge& e) {
             return z3::eq(e.st.at(name), value);
