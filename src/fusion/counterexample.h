@@ -36,11 +36,11 @@ struct CounterexampleValues {
 };
 
 // Runs Spacer (with these `fp.` parameters) on sys through Z3's fixedpoint interface; where an error is
-// reachable, returns the values of the inputs (HornClause::inputs, input_arrays) along the path of its
-// derivation, with the parameters of a symbolic encoding (UINT_MAX, large constants) at their real values.
-// Nothing when Spacer finds no error, the derivation is longer than max_steps clauses, or a query fails; an
-// array whose model is not a constant array with stores, or a finite function, is left out. Interrupting
-// ctx (a watchdog) ends it.
+// reachable, returns the values of the inputs (HornClause::inputs, input_arrays; in a merged block only those
+// whose guards hold, the branches the run takes) along the path of its derivation, with the parameters of a
+// symbolic encoding (UINT_MAX, large constants) at their real values. Nothing when Spacer finds no error, the
+// derivation is longer than max_steps clauses, or a query fails; an array whose model is not a constant array
+// with stores, or a finite function, is left out. Interrupting ctx (a watchdog) ends it.
 std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
                                                          const std::vector<std::pair<std::string, bool>>& params,
                                                          size_t max_steps = 100000);
