@@ -146,6 +146,7 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
   std::vector<std::pair<z3::expr, z3::expr>> inputs;
   std::vector<InputSite> sites;
   std::vector<std::tuple<std::string, z3::expr, z3::expr>> arrays;
+  const z3::expr always = ctx.bool_val(true);
   std::vector<z3::expr> head;
   int head_pred = -1;
   for (size_t step = 0; step < trace.size(); ++step) {
@@ -167,7 +168,6 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     head.clear();
     for (const z3::expr& a : c.head_args) head.push_back(copy(a));
     head_pred = c.head_pred;
-    const z3::expr always = ctx.bool_val(true);
     for (size_t k = 0; k < c.inputs.size(); ++k) {
       inputs.emplace_back(copy(c.inputs[k]), c.input_guards.empty() ? always : copy(c.input_guards[k]));
     }

@@ -15,7 +15,8 @@
 namespace fusion {
 namespace {
 
-// Bound on the loop-free paths enumerated in one program, so that a huge program fails fast.
+// Bound on the clauses of one program (its loop-free paths, or its merged blocks' edges), so that a huge
+// program fails fast.
 constexpr size_t kMaxClauses = 20000;
 
 // Thrown when the loop-free paths between cut points exceed the encoder's bound.
@@ -504,9 +505,9 @@ class Encoder {
     std::map<int, std::vector<Edge>> into;
     into[start].push_back(Edge{ctx_.bool_val(true), std::move(st)});
     const auto emit_where = [&](const z3::expr& guard, int head_pred, std::vector<z3::expr> head_args) {
-      auto p = facts;
-      p.push_back(guard);
-      Emit(p, head_pred, std::move(head_args));
+      facts.push_back(guard);
+      Emit(facts, head_pred, std::move(head_args));
+      facts.pop_back();
     };
     for (const int id : order) {
       const auto edges_it = into.find(id);
@@ -514,7 +515,7 @@ class Encoder {
       std::vector<Edge> edges = std::move(edges_it->second);
       into.erase(edges_it);
       z3::expr guard = edges[0].guard;
-      State s = std::move(edges[0].st);
+      State s = edges[0].st;
       if (edges.size() > 1) {
         z3::expr_vector any(ctx_);
         for (const Edge& e : edges) any.push_back(e.guard);
@@ -529,10 +530,7 @@ class Encoder {
           });
           if (same) continue;
           const z3::expr merged = Fresh(name, value.get_sort());
-          facts.push_back(z3::implies(edges[0].guard, merged == value));
-          for (auto e = edges.begin() + 1; e != edges.end(); ++e) {
-            facts.push_back(z3::implies(e->guard, merged == e->st.at(name)));
-          }
+          for (const Edge& e : edges) facts.push_back(z3::implies(e.guard, merged == e.st.at(name)));
           value = merged;
         }
       }
