@@ -146,6 +146,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
                                double cpu_limit_s, bool affine_invariants) {
   common::Stopwatch clock;
   SolveResult out;
+  solved_.reset();
   if (!sys_) {
     out.reason = encode_error_;
     return out;
@@ -164,8 +165,8 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
     const AffineInvariants affine =
         affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : AffineInvariants::True(sys);
-    const HornSystem strengthened = Strengthened(sys, affine, ctx);
-    for (const auto& c : strengthened.clauses) s.add(strengthened.Formula(ctx, c));
+    solved_ = std::make_unique<HornSystem>(Strengthened(sys, affine, ctx));
+    for (const auto& c : solved_->clauses) s.add(solved_->Formula(ctx, c));
     const z3::check_result r = s.check();
     if (r == z3::unsat) {
       out.status = SolveStatus::kUnsafe;
@@ -202,7 +203,7 @@ std::optional<CounterexampleValues> HornProblem::Counterexample(const OptionSet&
   if (!sys_) return std::nullopt;
   Watchdog dog(*ctx_, time_limit_s);
   try {
-    return CounterexampleInputs(*sys_, *ctx_, options.params);
+    return CounterexampleInputs(solved_ ? *solved_ : *sys_, *ctx_, options.params);
   } catch (const z3::exception&) {
     return std::nullopt;
   }
