@@ -85,9 +85,9 @@ std::vector<size_t> TraceClauses(std::string_view names, size_t clauses) {
 
 }  // namespace
 
-std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
-                                                         const std::vector<std::pair<std::string, bool>>& params,
-                                                         size_t max_steps) {
+CounterexampleSearch CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
+                                          const std::vector<std::pair<std::string, bool>>& params, size_t max_steps) {
+  const auto none = [](std::string why) { return CounterexampleSearch{std::nullopt, std::move(why)}; };
   z3::fixedpoint fp(ctx);
   z3::params p(ctx);
   p.set("engine", "spacer");
@@ -118,7 +118,7 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     fp.add_rule(rule, ctx.str_symbol(fmt::format("c{}", k).c_str()));
   }
   z3::expr query = error();
-  if (fp.query(query) != z3::sat) return std::nullopt;
+  if (fp.query(query) != z3::sat) return none("Spacer, asked again, found no error");
   std::vector<size_t> trace =
       TraceClauses(Z3_get_symbol_string(ctx, Z3_fixedpoint_get_rule_names_along_trace(ctx, fp)), sys.clauses.size());
   // Where the error follows from the entry in one step (no loop head before it), Spacer may name no rule
@@ -130,7 +130,10 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     one_step.add(c.constraint);
     if (one_step.check() == z3::sat) trace.push_back(k);
   }
-  if (trace.empty() || trace.size() > max_steps) return std::nullopt;
+  if (trace.empty()) return none("Spacer named no clause along its derivation");
+  if (trace.size() > max_steps) {
+    return none(fmt::format("its derivation has {} steps, more than the {} unrolled", trace.size(), max_steps));
+  }
 
   // The trace as one query: a copy of each clause's constants per step, each step's body arguments equal
   // to the previous step's head arguments.
@@ -151,7 +154,9 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
   int head_pred = -1;
   for (size_t step = 0; step < trace.size(); ++step) {
     const HornClause& c = sys.clauses[trace[step]];
-    if (c.body_pred != head_pred || (step + 1 == trace.size()) != (c.head_pred < 0)) return std::nullopt;
+    if (c.body_pred != head_pred || (step + 1 == trace.size()) != (c.head_pred < 0)) {
+      return none("the clauses Spacer named do not chain from the entry to the error");
+    }
     z3::expr_vector from(ctx), to(ctx);
     for (const z3::expr& v : c.vars) {
       from.push_back(v);
@@ -177,14 +182,17 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
       arrays.emplace_back(ArrayName(a), copy(a), c.array_guards.empty() ? always : copy(c.array_guards[k]));
     }
   }
-  if (s.check() != z3::sat) return std::nullopt;
+  if (const z3::check_result r = s.check(); r != z3::sat) {
+    return none(r == z3::unsat ? "its derivation, unrolled, is unsatisfiable"
+                               : "its derivation, unrolled, is undecided (" + s.reason_unknown() + ")");
+  }
   const z3::model m = s.get_model();
   CounterexampleValues out;
   const auto taken = [&](const z3::expr& guard) { return m.eval(guard, true).is_true(); };
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!taken(inputs[k].second)) continue;
     const std::optional<Int128> value = Numeral(m.eval(inputs[k].first, true));
-    if (!value) return std::nullopt;
+    if (!value) return none("an input's value in the model is not a number");
     out.inputs.push_back(*value);
     out.sites.push_back(sites[k]);
   }
@@ -192,7 +200,7 @@ std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, 
     if (out.arrays.count(name) || !taken(guard)) continue;
     if (const std::optional<ArrayValue> value = ArrayIn(m, m.eval(a, true))) out.arrays.emplace(name, *value);
   }
-  return out;
+  return {std::move(out), ""};
 }
 
 void CellScalarsToArrays(const Program& prog, CounterexampleValues& values) {

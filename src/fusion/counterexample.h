@@ -35,15 +35,23 @@ struct CounterexampleValues {
   std::map<std::string, ArrayValue> arrays;
 };
 
+// A counterexample's values, or why there are none (for a verdict's reason: a user who sees Spacer's error
+// unconfirmed learns whether its derivation was too long to unroll, or its inputs ran elsewhere).
+struct CounterexampleSearch {
+  std::optional<CounterexampleValues> values;
+  std::string why_none;  // when values is empty, what stopped the search ("its derivation has ... steps")
+};
+
 // Runs Spacer (with these `fp.` parameters) on sys through Z3's fixedpoint interface; where an error is
 // reachable, returns the values of the inputs (HornClause::inputs, input_arrays; in a merged block only those
 // whose guards hold, the branches the run takes) along the path of its derivation, with the parameters of a
-// symbolic encoding (UINT_MAX, large constants) at their real values. Nothing when Spacer finds no error, the
-// derivation is longer than max_steps clauses, or a query fails; an array whose model is not a constant array
-// with stores, or a finite function, is left out. Interrupting ctx (a watchdog) ends it.
-std::optional<CounterexampleValues> CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
-                                                         const std::vector<std::pair<std::string, bool>>& params,
-                                                         size_t max_steps = 100000);
+// symbolic encoding (UINT_MAX, large constants) at their real values. None, with why, when Spacer finds no
+// error, the derivation is longer than max_steps clauses, or a query fails; an array whose model is not a
+// constant array with stores, or a finite function, is left out. Interrupting ctx (a watchdog) ends it with a
+// z3::exception.
+CounterexampleSearch CounterexampleInputs(const HornSystem& sys, z3::context& ctx,
+                                          const std::vector<std::pair<std::string, bool>>& params,
+                                          size_t max_steps = 100000);
 
 // Gives the first value of each scalar that stands for an array cell in prog (Program::cell_scalars) to that
 // cell of values.arrays, where the counterexample has no value for the cell: the original program, where

@@ -1,5 +1,7 @@
 #include "fusion/solver.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -199,13 +201,14 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
   return out;
 }
 
-std::optional<CounterexampleValues> HornProblem::Counterexample(const OptionSet& options, double time_limit_s) {
-  if (!sys_) return std::nullopt;
+CounterexampleSearch HornProblem::Counterexample(const OptionSet& options, double time_limit_s) {
+  if (!sys_) return {std::nullopt, encode_error_};
   Watchdog dog(*ctx_, time_limit_s);
   try {
     return CounterexampleInputs(solved_ ? *solved_ : *sys_, *ctx_, options.params);
-  } catch (const z3::exception&) {
-    return std::nullopt;
+  } catch (const z3::exception& e) {
+    return {std::nullopt, fmt::format("Spacer, asked again for its derivation, did not answer within {:.1f} s ({})",
+                                      time_limit_s, SolverMessage(e.msg()))};
   }
 }
 

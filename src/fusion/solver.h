@@ -72,11 +72,11 @@ class HornProblem {
   SolveResult Solve(const OptionSet& options, double time_limit_s, double check_limit_s = 0, double cpu_limit_s = 0,
                     bool affine = true);
   // The inputs of a run to an error that Spacer finds under one option set (counterexample.h), within
-  // time_limit_s seconds; nothing when it finds none in time. Spacer searches the clauses that the last Solve
+  // time_limit_s seconds; none, with why, when it finds none in time. Spacer searches the clauses that the last Solve
   // gave it (strengthened by the affine invariants where it inferred them; the clauses as encoded before any
   // Solve): the same search without the invariants can take far longer (ntdrivers' floppy_simpl3-1, paths
   // encoded: error found in 4 s of CPU with them, not found again in 12 s without).
-  std::optional<CounterexampleValues> Counterexample(const OptionSet& options, double time_limit_s);
+  CounterexampleSearch Counterexample(const OptionSet& options, double time_limit_s);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
   // Whether the clauses bound a quotient or remainder by a variable rather than give it (HornSystem).

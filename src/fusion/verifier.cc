@@ -188,6 +188,23 @@ struct Candidate {
 // replay fails). The no-wrap half's errors are wrap-arounds, not the program's.
 bool Replayable(const Candidate& c) { return !c.approximate && c.goal != kNoWrap; }
 
+// How a replayed counterexample's run ended, where it reached no error, for a verdict's reason.
+std::string RunEnd(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kFinished:
+      return "end without an error";
+    case Outcome::kBlocked:
+      return "stop at an assume or an abort";
+    case Outcome::kUndefined:
+      return "reach undefined behaviour";
+    case Outcome::kStepLimit:
+      return "run past the step or time limit";
+    case Outcome::kError:
+      break;
+  }
+  return "reach the error";
+}
+
 // A counterexample's values as JSON for the solver process's reply (numbers as decimal strings: they may
 // not fit 64 bits), and back; nothing for malformed JSON.
 nlohmann::json ToJson(const CounterexampleValues& values) {
@@ -414,7 +431,8 @@ class PortfolioRun {
     // Every job may end before the time limit: each gave up (a division by a variable, say) or was refused.
     const bool out_of_time = clock_.Seconds() >= options_.timeout_s - kKillGrace_s;
     if (!spacer_found_error_.empty()) {
-      v.reason = "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it";
+      v.reason = "Spacer found the error reachable (" + spacer_found_error_ + "), but no concrete run confirmed it (" +
+                 spacer_error_unconfirmed_ + ")";
       if (spacer_error_bounds_division_) v.reason += std::string("; ") + kBoundedDivisionNote;
     } else {
       v.reason = (out_of_time ? "time-out" : "no solver run answered") + std::string(" (last: ") + last_reason_ + ")";
@@ -502,9 +520,12 @@ class PortfolioRun {
         // Spacer asked again finds the same error in about the same time; a few times that, for the unrolled
         // query, and the worker goes on.
         const double limit = std::min(std::max(0.1, left - clock.Seconds()), std::max(1.0, 4 * r.seconds));
-        if (std::optional<CounterexampleValues> values = problem.Counterexample(opts, limit)) {
-          CellScalarsToArrays(cand.variant.prog, *values);
-          out["counterexample"] = ToJson(*values);
+        CounterexampleSearch search = problem.Counterexample(opts, limit);
+        if (search.values) {
+          CellScalarsToArrays(cand.variant.prog, *search.values);
+          out["counterexample"] = ToJson(*search.values);
+        } else {
+          out["no_counterexample"] = search.why_none;
         }
       }
       out["status"] = static_cast<int>(r.status);
@@ -597,6 +618,9 @@ class PortfolioRun {
         lock.lock();
         if (!spacer_found_error_.empty()) continue;
         spacer_found_error_ = who;
+        spacer_error_unconfirmed_ =
+            spacer_values ? "its counterexample's inputs, run on the original program, " + RunEnd(replay.outcome)
+                          : "no counterexample: " + out.value("no_counterexample", std::string("unreadable"));
         spacer_error_bounds_division_ = out.value("bounds_division", false);
         lock.unlock();
         const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
@@ -633,6 +657,7 @@ class PortfolioRun {
   Proof proofs_[kGoals];
   Verdict verdict_{"", "", 0, {}, {}, {}, {}, ""};
   std::string spacer_found_error_;  // the first job whose `unsafe` started the search, or empty
+  std::string spacer_error_unconfirmed_;  // why that job's counterexample did not confirm it
   bool spacer_error_bounds_division_ = false;  // whether that job's clauses bound a division (HornSystem)
   std::string last_reason_ = "time-out";
   std::string process_failure_;  // why a solver process failed (a bug: Verify throws it), or empty

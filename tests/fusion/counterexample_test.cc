@@ -38,7 +38,7 @@ std::optional<CounterexampleValues> Values(const Program& prog, bool symbolic = 
                                            size_t merge_above_paths = kMergeAbovePaths) {
   z3::context ctx;
   const HornSystem sys = EncodeHorn(prog, ctx, 60, symbolic, symbolic, merge_above_paths);
-  return CounterexampleInputs(sys, ctx, Portfolio().front().params);
+  return CounterexampleInputs(sys, ctx, Portfolio().front().params).values;
 }
 
 // The interpreter's outcome on the original program with these inputs (0 past their end; each fits 64 bits).
@@ -175,7 +175,7 @@ TEST(Counterexample, ARemainderOfAWrappedNarrowValueGivesValues) {
       return 0; })");
   HornProblem problem(p, 10, false, true);
   ASSERT_EQ(problem.Solve(Portfolio()[1], 10).status, SolveStatus::kUnsafe);
-  const auto values = problem.Counterexample(Portfolio()[1], 5);
+  const auto values = problem.Counterexample(Portfolio()[1], 5).values;
   ASSERT_TRUE(values);
   ASSERT_EQ(values->inputs.size(), 1u);
   EXPECT_EQ(RunOn(p, values->inputs), Outcome::kError);
@@ -194,11 +194,35 @@ TEST(Counterexample, AfterASolveWithAffineInvariantsTheyComeFromTheClausesItSolv
       return 0; })");
   HornProblem problem(p, 10);
   ASSERT_EQ(problem.Solve(Portfolio().front(), 10, 0, 0, true).status, SolveStatus::kUnsafe);
-  const auto values = problem.Counterexample(Portfolio().front(), 5);
+  const auto values = problem.Counterexample(Portfolio().front(), 5).values;
   ASSERT_TRUE(values);
   ASSERT_EQ(values->inputs.size(), 2u);
   EXPECT_EQ(values->inputs[0], 4242);
   EXPECT_EQ(RunOn(p, values->inputs), Outcome::kError);
+}
+
+TEST(Counterexample, WithoutValuesTheSearchSaysWhy) {
+  const Program p = ParseText(kDeep);
+  z3::context ctx;
+  const HornSystem sys = EncodeHorn(p, ctx, 60, false, false);
+  const CounterexampleSearch search = CounterexampleInputs(sys, ctx, Portfolio().front().params, 3);
+  EXPECT_FALSE(search.values);
+  EXPECT_NE(search.why_none.find("steps, more than the 3 unrolled"), std::string::npos) << search.why_none;
+}
+
+TEST(Counterexample, AnErrorNoRunConfirmsSaysHowTheReplayEnded) {
+  // The clauses bound 100 / x by linear facts and reach the error with x == 0, where a run divides by zero.
+  const Program p = ParseText(R"(int main() {
+      int x = __VERIFIER_nondet_int();
+      int y = 100 / x;
+      if (x == 0) reach_error();
+      return y; })");
+  const Verdict v = Verify(p, VerifyOptions{10, true});
+  EXPECT_EQ(v.verdict, "unknown") << v.reason;
+  EXPECT_NE(v.reason.find("no concrete run confirmed it (its counterexample's inputs, run on the original program, "
+                          "reach undefined behaviour)"),
+            std::string::npos)
+      << v.reason;
 }
 
 TEST(Counterexample, ASafeProgramHasNone) {
