@@ -151,8 +151,8 @@ int main(int argc, char** argv) {
   common::Progress quiet(false);
 
   const std::string milp_run = milp_max_nodes > 0
-                               ? fmt::format("MILP {} s on graphs of up to {} nodes", milp_limit, milp_max_nodes)
-                               : std::string("MILP not run");
+                                   ? fmt::format("MILP {} s on graphs of up to {} nodes", milp_limit, milp_max_nodes)
+                                   : std::string("MILP not run");
   fmt::print("## Moccasin graphs: CI % / Mem % / s (FastSA time limit {}{}, {})\n\n",
              published_times ? "the published time" : fmt::format("{} s", time_limit), soft, milp_run);
   fmt::print("| graph | budget | published FastSA | FastSA (ours) | no remat | Chen | MILP | moves |\n");
