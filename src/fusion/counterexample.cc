@@ -151,6 +151,7 @@ CounterexampleSearch CounterexampleInputs(const HornSystem& sys, z3::context& ct
   std::vector<std::tuple<std::string, z3::expr, z3::expr>> arrays;
   const z3::expr always = ctx.bool_val(true);
   std::vector<z3::expr> head;
+  std::vector<z3::expr> real_values;  // the parameters at their real values
   int head_pred = -1;
   for (size_t step = 0; step < trace.size(); ++step) {
     const HornClause& c = sys.clauses[trace[step]];
@@ -163,7 +164,7 @@ CounterexampleSearch CounterexampleInputs(const HornSystem& sys, z3::context& ct
       to.push_back(ctx.constant(fmt::format("{}@{}", v.decl().name().str(), step).c_str(), v.get_sort()));
       if (step == 0) {
         if (const std::optional<Int128> real = ParameterValue(v.decl().name().str())) {
-          s.add(to.back() == ctx.int_val(static_cast<int64_t>(*real)));
+          real_values.push_back(to.back() == ctx.int_val(static_cast<int64_t>(*real)));
         }
       }
     }
@@ -182,9 +183,17 @@ CounterexampleSearch CounterexampleInputs(const HornSystem& sys, z3::context& ct
       arrays.emplace_back(ArrayName(a), copy(a), c.array_guards.empty() ? always : copy(c.array_guards[k]));
     }
   }
+  s.push();
+  for (const z3::expr& pin : real_values) s.add(pin);
   if (const z3::check_result r = s.check(); r != z3::sat) {
-    return none(r == z3::unsat ? "its derivation, unrolled, is unsatisfiable"
-                               : "its derivation, unrolled, is undecided (" + s.reason_unknown() + ")");
+    if (r == z3::unknown) return none("its derivation, unrolled, is undecided (" + s.reason_unknown() + ")");
+    s.pop();
+    // A symbolic encoding lets UINT_MAX and the large constants be any value above a threshold: a derivation
+    // may hold for other values only (a loop to 0x0fffffff left after one iteration).
+    return none(!real_values.empty() && s.check() == z3::sat
+                    ? "its derivation holds for other values of the symbolic constants (UINT_MAX, large constants) "
+                      "only, not for their real ones"
+                    : "its derivation, unrolled, is unsatisfiable");
   }
   const z3::model m = s.get_model();
   CounterexampleValues out;

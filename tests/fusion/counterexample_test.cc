@@ -210,6 +210,23 @@ TEST(Counterexample, WithoutValuesTheSearchSaysWhy) {
   EXPECT_NE(search.why_none.find("steps, more than the 3 unrolled"), std::string::npos) << search.why_none;
 }
 
+TEST(Counterexample, AnErrorOfOtherValuesOfTheSymbolicConstantsSaysSo) {
+  // Encoded with 1000000 symbolic (any value past a threshold), x == 1000000 after the loop wherever the
+  // constant is a multiple of 3; at its real value x ends at 1000002.
+  const Program p = ParseText(R"(int main() {
+      int n = __VERIFIER_nondet_int();
+      int x = 0;
+      while (x < 1000000) { x += 3; }
+      if (x == 1000000 && n == 5) reach_error();
+      return 0; })");
+  HornProblem problem(p, 10, false, true);
+  ASSERT_EQ(problem.Solve(Portfolio().back(), 10).status, SolveStatus::kUnsafe);
+  const CounterexampleSearch search = problem.Counterexample(Portfolio().back(), 10);
+  EXPECT_FALSE(search.values);
+  EXPECT_NE(search.why_none.find("holds for other values of the symbolic constants"), std::string::npos)
+      << search.why_none;
+}
+
 TEST(Counterexample, AnErrorNoRunConfirmsSaysHowTheReplayEnded) {
   // The clauses bound 100 / x by linear facts and reach the error with x == 0, where a run divides by zero.
   const Program p = ParseText(R"(int main() {
