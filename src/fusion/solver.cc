@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "common/stopwatch.h"
@@ -155,44 +156,81 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
   }
   z3::context& ctx = *ctx_;
   const HornSystem& sys = *sys_;
+  const ThreadCpuClock cpu;
+  const double cpu_start = cpu.Seconds();
   // The re-check of a model has a deadline of its own: a model found is worth its check, and a check
   // cut short by the solver's deadline would throw the proof away.
   auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cpu_limit_s);
   try {
-    z3::solver s(ctx, "HORN");
-    z3::params p(ctx);
-    for (const auto& [name, value] : options.params) p.set(name.c_str(), value);
-    // No "timeout" parameter: the watchdog ends the run (a Z3 timer would add its own delay).
-    s.set(p);
     const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
     const AffineInvariants affine =
         affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : AffineInvariants::True(sys);
     solved_ = std::make_unique<HornSystem>(Strengthened(sys, affine, ctx));
-    for (const auto& c : solved_->clauses) s.add(solved_->Formula(ctx, c));
-    const z3::check_result r = s.check();
-    if (r == z3::unsat) {
-      out.status = SolveStatus::kUnsafe;
-    } else if (r == z3::sat) {
-      const z3::model m = s.get_model();
+    // Runs Spacer on the strengthened clauses; with inline_rules false, with Z3's inlining of rules off.
+    std::optional<z3::model> model;
+    const auto run = [&](bool inline_rules) {
+      z3::solver s(ctx, "HORN");
+      z3::params p(ctx);
+      for (const auto& [name, value] : options.params) p.set(name.c_str(), value);
+      if (!inline_rules) {
+        p.set("fp.xform.inline_linear", false);
+        p.set("fp.xform.inline_eager", false);
+      }
+      // No "timeout" parameter: the watchdog ends the run (a Z3 timer would add its own delay).
+      s.set(p);
+      for (const auto& c : solved_->clauses) s.add(solved_->Formula(ctx, c));
+      const z3::check_result r = s.check();
+      if (r == z3::sat) model = s.get_model();
+      if (r == z3::unknown) out.reason = "solver: " + SolverMessage(s.reason_unknown());
+      return r;
+    };
+    const auto check = [&] {
       dog.reset();
       dog = std::make_unique<Watchdog>(ctx, std::max(check_limit_s, time_limit_s - clock.Seconds()));
-      out.reason = CheckInductive(sys, m, affine, ctx);
-      if (out.reason.empty()) {
-        out.status = SolveStatus::kSafe;
-        for (size_t k = 0; k < sys.preds.size(); ++k) {
-          std::vector<z3::expr> args;
-          for (const auto& v : sys.pred_vars[k]) args.push_back(ctx.constant(v.c_str(), sys.preds[k].domain(static_cast<unsigned>(args.size()))));
-          z3::expr inv = Invariant(sys, m, affine, ctx, static_cast<int>(k), args).simplify();
-          // A predicate of one dispatch value says what holds at its loop head when the variable has that value.
-          if (const auto split = sys.dispatch_values.find(static_cast<int>(k)); split != sys.dispatch_values.end()) {
-            const auto& [var, value] = split->second;
-            inv = z3::implies(ctx.int_const(var.c_str()) == ctx.int_val(static_cast<int64_t>(value)), inv);
+      return CheckInductive(sys, *model, affine, ctx);
+    };
+    z3::check_result r = run(true);
+    if (r == z3::sat) {
+      out.reason = check();
+      // Z3 4.8.12 does not carry every model back through the rules it inlined before Spacer ran (Z3 issues
+      // #5920, #6664: known, not to be fixed): the model then fails the check (psyco_io_1: the entry clause's
+      // state outside the loop's invariant). Spacer again without inlining, in the time left, gives one that
+      // passes there.
+      if (out.reason.rfind("invariant check failed", 0) == 0 && clock.Seconds() < time_limit_s) {
+        const double cpu_left = cpu_limit_s > 0 ? cpu_limit_s - (cpu.Seconds() - cpu_start) : 0;
+        if (cpu_limit_s <= 0 || cpu_left > 0) {
+          dog.reset();
+          dog = std::make_unique<Watchdog>(ctx, time_limit_s - clock.Seconds(), cpu_left);
+          const std::string inlined_failure = out.reason;
+          r = run(false);
+          if (r == z3::sat) {
+            out.reason = check();
+          } else if (r == z3::unknown) {
+            out.reason = inlined_failure + "; without inlining, " + out.reason;
+          } else {
+            out.reason.clear();
           }
-          out.invariants.push_back(inv.to_string());
         }
       }
-    } else {
-      out.reason = "solver: " + SolverMessage(s.reason_unknown());
+    }
+    if (r == z3::unsat) {
+      out.status = SolveStatus::kUnsafe;
+    } else if (r == z3::sat && out.reason.empty()) {
+      const z3::model& m = *model;
+      out.status = SolveStatus::kSafe;
+      for (size_t k = 0; k < sys.preds.size(); ++k) {
+        std::vector<z3::expr> args;
+        for (const auto& v : sys.pred_vars[k]) {
+          args.push_back(ctx.constant(v.c_str(), sys.preds[k].domain(static_cast<unsigned>(args.size()))));
+        }
+        z3::expr inv = Invariant(sys, m, affine, ctx, static_cast<int>(k), args).simplify();
+        // A predicate of one dispatch value says what holds at its loop head when the variable has that value.
+        if (const auto split = sys.dispatch_values.find(static_cast<int>(k)); split != sys.dispatch_values.end()) {
+          const auto& [var, value] = split->second;
+          inv = z3::implies(ctx.int_const(var.c_str()) == ctx.int_val(static_cast<int64_t>(value)), inv);
+        }
+        out.invariants.push_back(inv.to_string());
+      }
     }
   } catch (const z3::exception& e) {
     out.reason = "solver error: " + SolverMessage(e.msg());

@@ -1098,6 +1098,40 @@ TEST(Solver, ACpuTimeLimitEndsARunBeforeItsWallClockLimit) {
   EXPECT_LT(r.seconds, 30);
 }
 
+TEST(Solver, AModelLostInZ3sInliningOfRulesIsAskedForAgainWithout) {
+  // Reduced from sv-benchmarks' psyco_io_1: with Z3's linear inlining of rules on, the model of the loop head
+  // that Spacer returns leaves out the loop's first state, and every option set's model failed the check on
+  // the entry clause; Spacer again without inlining gives one that passes.
+  const Program p = ParseText(R"(int main() {
+    int q = 0;
+    int unused;
+    int sink = 0;
+    while (1) {
+      int a = __VERIFIER_nondet_int();
+      int b = __VERIFIER_nondet_int();
+      if (q == 0) {
+        if (__VERIFIER_nondet_int()) {
+          if (1) { q = 2; }
+        }
+      }
+      if (q == 1) {
+        if (__VERIFIER_nondet_int()) {
+          if (b != 1 && a != 0) {
+            if (b != 1 && sink == 0 && a != 0) goto ERROR;
+          }
+        }
+      }
+    }
+  ERROR:
+    reach_error();
+    return 0; })");
+  HornProblem problem(p, 10);
+  for (const OptionSet& o : Portfolio()) {
+    const SolveResult r = problem.Solve(o, 30, 30, 10);
+    EXPECT_EQ(r.status, SolveStatus::kSafe) << o.name << ": " << r.reason;
+  }
+}
+
 TEST(Verifier, StopsTheSolversOnceAConcreteRunSettlesTheVerdict) {
   // A bug at the first statement: the concrete search finds it at once, and the solvers running next to
   // it (on a program they cannot prove) must be stopped, not left to the 60 s limit.
