@@ -188,23 +188,6 @@ struct Candidate {
 // replay fails). The no-wrap half's errors are wrap-arounds, not the program's.
 bool Replayable(const Candidate& c) { return !c.approximate && c.goal != kNoWrap; }
 
-// How a replayed counterexample's run ended, where it reached no error, for a verdict's reason.
-std::string RunEnd(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kFinished:
-      return "end without an error";
-    case Outcome::kBlocked:
-      return "stop at an assume or an abort";
-    case Outcome::kUndefined:
-      return "reach undefined behaviour";
-    case Outcome::kStepLimit:
-      return "run past the step or time limit";
-    case Outcome::kError:
-      break;
-  }
-  return "reach the error";
-}
-
 // A counterexample's values as JSON for the solver process's reply (numbers as decimal strings: they may
 // not fit 64 bits), and back; nothing for malformed JSON.
 nlohmann::json ToJson(const CounterexampleValues& values) {
@@ -619,7 +602,7 @@ class PortfolioRun {
         if (!spacer_found_error_.empty()) continue;
         spacer_found_error_ = who;
         spacer_error_unconfirmed_ =
-            spacer_values ? "its counterexample's inputs, run on the original program, " + RunEnd(replay.outcome)
+            spacer_values ? "its counterexample's run of the original program ends " + OutcomeName(replay.outcome)
                           : "no counterexample: " + out.value("no_counterexample", std::string("unreadable"));
         spacer_error_bounds_division_ = out.value("bounds_division", false);
         lock.unlock();
