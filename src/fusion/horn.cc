@@ -515,7 +515,7 @@ class Encoder {
       std::vector<Edge> edges = std::move(edges_it->second);
       into.erase(edges_it);
       z3::expr guard = edges[0].guard;
-      State s = edges[0].st;
+      State s = std::move(edges[0].st);  // edge 0's values: read from s below
       if (edges.size() > 1) {
         z3::expr_vector any(ctx_);
         for (const Edge& e : edges) any.push_back(e.guard);
@@ -530,7 +530,10 @@ class Encoder {
           });
           if (same) continue;
           const z3::expr merged = Fresh(name, value.get_sort());
-          for (const Edge& e : edges) facts.push_back(z3::implies(e.guard, merged == e.st.at(name)));
+          facts.push_back(z3::implies(edges[0].guard, merged == value));
+          for (auto e = edges.begin() + 1; e != edges.end(); ++e) {
+            facts.push_back(z3::implies(e->guard, merged == e->st.at(name)));
+          }
           value = merged;
         }
       }
