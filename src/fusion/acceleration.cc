@@ -188,6 +188,7 @@ class Pass {
         return {a.value != 0, {}};
       }
       case ExprKind::kNondet:
+      case ExprKind::kCall:
         return FailForm();
     }
     return FailForm();

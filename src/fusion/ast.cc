@@ -151,6 +151,15 @@ ExprPtr MakeNondet(IntType t) {
   return e;
 }
 
+ExprPtr MakeCall(const std::string& procedure, std::vector<ExprPtr> args, IntType t) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCall;
+  e->type = t;
+  e->name = procedure;
+  e->args = std::move(args);
+  return e;
+}
+
 ExprPtr MakeNot(ExprPtr e) { return MakeUnary("!", std::move(e), kInt); }
 ExprPtr MakeAnd(ExprPtr a, ExprPtr b) { return MakeBinary("&&", std::move(a), std::move(b), kInt); }
 ExprPtr MakeOr(ExprPtr a, ExprPtr b) { return MakeBinary("||", std::move(a), std::move(b), kInt); }

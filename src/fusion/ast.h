@@ -86,6 +86,8 @@ enum class ExprKind {
   kTernary,  // args[0] ? args[1] : args[2]
   kCast,     // (type) args[0]
   kNondet,   // name() : a __VERIFIER_nondet_* call, a fresh value of type
+  kCall,     // name(args): a value that procedure `name` (Program::procedures) returns for args; only as the
+             // right-hand side of an assignment
 };
 
 struct Expr;
@@ -111,6 +113,7 @@ ExprPtr MakeBinary(const std::string& op, ExprPtr a, ExprPtr b, IntType t);
 ExprPtr MakeTernary(ExprPtr c, ExprPtr a, ExprPtr b, IntType t);
 ExprPtr MakeCast(IntType t, ExprPtr a);
 ExprPtr MakeNondet(IntType t);
+ExprPtr MakeCall(const std::string& procedure, std::vector<ExprPtr> args, IntType t);
 // !e, with the type int.
 ExprPtr MakeNot(ExprPtr e);
 // a && b / a || b, with the type int.
@@ -170,6 +173,16 @@ struct Var {
   bool is_array = false;
 };
 
+// A function kept whole instead of inlined at its calls (a recursive one, in a parse that summarizes recursion:
+// ParseFile), which its calls (kCall) read as a relation between arguments and result. It reads and writes
+// its own variables only, and reaches no error itself.
+struct Procedure {
+  std::string name;                 // the C function's
+  std::vector<std::string> params;  // variables that hold the arguments, which the body never writes
+  std::string result;               // the variable its returns assign
+  StmtPtr body;                     // from the arguments in params to the value in result
+};
+
 // A whole program: the variables and the body of main (global initialisers come first in it).
 struct Program {
   std::string file;
@@ -187,6 +200,8 @@ struct Program {
   // Where recursion was cut (the parser inlines recursive calls to a bounded depth), as `file:line:col: 'f'`:
   // a run that goes deeper tells nothing, so an `unknown` says so.
   std::set<std::string> recursion_cuts;
+  // The procedures that kCall expressions call, where recursion is summarized instead of cut (ParseFile).
+  std::vector<Procedure> procedures;
   // The arrays of the members of objects on the heap, indexed by object numbers, and the counter of objects
   // (heap.h): a run that reads or writes a member of an object that was never allocated (through null, or a
   // pointer never set) has undefined behaviour there.

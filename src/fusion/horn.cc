@@ -105,8 +105,9 @@ void ReadsOf(const ExprPtr& e, std::set<std::string>& out) {
   for (const auto& a : e->args) ReadsOf(a, out);
 }
 
-// Live variables at every node (backward data flow to a fixed point).
-std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes, const Program& prog) {
+// Live variables at every node (backward data flow to a fixed point); an exit in exit_reads reads those.
+std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes,
+                                            const std::map<int, std::set<std::string>>& exit_reads) {
   std::vector<std::set<std::string>> live(nodes.size());
   bool changed = true;
   while (changed) {
@@ -114,6 +115,7 @@ std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes, cons
     for (size_t i = nodes.size(); i-- > 0;) {
       const Node& n = nodes[i];
       std::set<std::string> in;
+      if (const auto reads = exit_reads.find(static_cast<int>(i)); reads != exit_reads.end()) in = reads->second;
       if (n.kind == Node::kBranch) {
         in = live[n.next];
         in.insert(live[n.alt].begin(), live[n.alt].end());
@@ -140,7 +142,6 @@ std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes, cons
       }
     }
   }
-  (void)prog;
   return live;
 }
 
@@ -222,9 +223,21 @@ class Encoder {
   HornSystem Run() {
     CfgBuilder cfg;
     const int entry = cfg.Build(prog_.body, cfg.exit_node, cfg.exit_node, cfg.exit_node);
+    // Each procedure's body ends at an exit of its own, where its summary reads the parameters and the result.
+    std::vector<int> procedure_entries;
+    std::map<int, std::set<std::string>> exit_reads;
+    for (size_t k = 0; k < prog_.procedures.size(); ++k) {
+      const Procedure& proc = prog_.procedures[k];
+      const int exit = cfg.Add(Node{Node::kExit, nullptr, nullptr});
+      procedure_entries.push_back(cfg.Build(proc.body, exit, exit, exit));
+      procedure_exits_[exit] = k;
+      exit_reads[exit] = {proc.params.begin(), proc.params.end()};
+      if (!proc.result.empty()) exit_reads[exit].insert(proc.result);
+    }
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
-    live_ = Liveness(nodes_, prog_);
+    live_ = Liveness(nodes_, exit_reads);
+    for (const Procedure& proc : prog_.procedures) SummaryPred(proc);
     const std::set<std::string> dispatch = DispatchVars();
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (!nodes_[i].cut) continue;
@@ -237,7 +250,10 @@ class Encoder {
     }
     // From the program entry, then from every cut point (the list grows as paths reach split heads).
     StartFrom(entry, -1);
-    for (size_t pred = 0; pred < sys_.preds.size(); ++pred) StartFrom(pred_nodes_[pred], static_cast<int>(pred));
+    for (size_t k = 0; k < procedure_entries.size(); ++k) StartFrom(procedure_entries[k], -1, &prog_.procedures[k]);
+    for (size_t pred = 0; pred < sys_.preds.size(); ++pred) {
+      if (pred_nodes_[pred] >= 0) StartFrom(pred_nodes_[pred], static_cast<int>(pred));
+    }
     return std::move(sys_);
   }
 
@@ -283,12 +299,10 @@ class Encoder {
     const int pred = static_cast<int>(sys_.preds.size());
     pred_of_[key] = pred;
     pred_nodes_.push_back(node);
-    std::vector<std::string> vars;
+    std::vector<std::string> vars = ParameterNames();
     for (const auto& v : live_[node]) {
       if (!value || v != split_var_.at(node)) vars.push_back(v);
     }
-    for (auto it = constants_.rbegin(); it != constants_.rend(); ++it) vars.insert(vars.begin(), it->first);
-    if (symbolic_) vars.insert(vars.begin(), kSymbolicUintMax);
     z3::sort_vector domain(ctx_);
     for (const auto& v : vars) domain.push_back(SortOf(v));
     std::string name = "L";
@@ -297,6 +311,44 @@ class Encoder {
     sys_.pred_vars.push_back(std::move(vars));
     if (value) sys_.dispatch_values[pred] = {split_var_.at(node), *value};
     return pred;
+  }
+
+  // The names that every predicate starts with: the parameters of a symbolic encoding.
+  std::vector<std::string> ParameterNames() const {
+    std::vector<std::string> names;
+    if (symbolic_) names.push_back(kSymbolicUintMax);
+    for (const auto& c : constants_) names.push_back(c.first);
+    return names;
+  }
+
+  // The summary predicate of a procedure, over the parameters of the encoding, its own parameters and its result.
+  void SummaryPred(const Procedure& proc) {
+    std::vector<std::string> vars = ParameterNames();
+    vars.insert(vars.end(), proc.params.begin(), proc.params.end());
+    if (!proc.result.empty()) vars.push_back(proc.result);
+    z3::sort_vector domain(ctx_);
+    for (const auto& v : vars) domain.push_back(SortOf(v));
+    summary_preds_[proc.name] = static_cast<int>(sys_.preds.size());
+    sys_.preds.push_back(ctx_.function(("S_" + proc.name).c_str(), domain, ctx_.bool_sort()));
+    sys_.pred_vars.push_back(std::move(vars));
+    pred_nodes_.push_back(-1);
+  }
+
+  // The value of a call of a procedure in state st: a fresh result, related to the arguments by the summary,
+  // which the clause's body gets (path_calls_). The arguments are converted to the parameters' types, as C does.
+  z3::expr CallSummary(const Expr& call, State& st, std::vector<z3::expr>& path) {
+    const auto proc = std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
+                                   [&](const Procedure& p) { return p.name == call.name; });
+    SummaryAtom atom{summary_preds_.at(call.name), {}};
+    for (const std::string& name : ParameterNames()) atom.args.push_back(st.at(name));
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      atom.args.push_back(Int(MakeCast(prog_.VarNamed(proc->params[i]).type, call.args[i]), st, path));
+    }
+    const z3::expr result = Fresh(proc->result, ctx_.int_sort());
+    path.push_back(InRange(result, prog_.VarNamed(proc->result).type));
+    atom.args.push_back(result);
+    path_calls_.push_back(std::move(atom));
+    return result;
   }
 
   // The predicate that a path in state st reaches at cut point `node`.
@@ -309,9 +361,11 @@ class Encoder {
     return PredAt(node, std::nullopt);
   }
 
-  // Starts the paths at node with every variable fresh; pred (if any) holds of the live ones.
-  void StartFrom(int node, int pred) {
+  // Starts the paths at node with every variable fresh; pred (if any) holds of the live ones; at the entry of
+  // procedure proc, its parameters hold values of their types, as every call gives them.
+  void StartFrom(int node, int pred, const Procedure* proc = nullptr) {
     vars_.clear();
+    path_calls_.clear();
     path_inputs_.clear();
     path_sites_.clear();
     path_arrays_.clear();
@@ -357,6 +411,9 @@ class Encoder {
         if (!IsParameter(v) && !prog_.VarNamed(v).is_array) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
       }
     }
+    if (proc) {
+      for (const std::string& v : proc->params) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
+    }
     // A cut point starts by taking its first step, not by ending the path at itself.
     if (blocks_ == Blocks::kMerged) {
       Merge(node, std::move(st), std::move(path));
@@ -371,8 +428,8 @@ class Encoder {
     if (sys_.clauses.size() >= max_clauses_) throw TooManyPaths{};
     z3::expr_vector conj(ctx_);
     for (const auto& p : path) conj.push_back(p);
-    HornClause c{body_pred_, body_args_, z3::mk_and(conj), head_pred, std::move(head_args), vars_, path_inputs_,
-                 path_sites_, path_arrays_, input_guards_, array_guards_};
+    HornClause c{body_pred_,   body_args_,   z3::mk_and(conj), head_pred,     std::move(head_args), vars_,
+                 path_inputs_, path_sites_,  path_arrays_,     input_guards_, array_guards_,        path_calls_};
     sys_.clauses.push_back(std::move(c));
   }
 
@@ -388,6 +445,13 @@ class Encoder {
         return;
       }
       first = false;
+      if (const auto proc = procedure_exits_.find(id); proc != procedure_exits_.end()) {
+        const int pred = summary_preds_.at(prog_.procedures[proc->second].name);
+        std::vector<z3::expr> args;
+        for (const auto& v : sys_.pred_vars[pred]) args.push_back(st.at(v));
+        Emit(path, pred, std::move(args));
+        return;
+      }
       if (n.kind == Node::kExit) return;
       if (n.kind == Node::kError) {
         Emit(path, -1, {});
@@ -404,10 +468,12 @@ class Encoder {
           p.push_back(c);
           const std::vector<z3::expr> inputs = path_inputs_, arrays = path_arrays_;
           const std::vector<InputSite> sites = path_sites_;
+          const std::vector<SummaryAtom> calls = path_calls_;
           const std::map<std::tuple<unsigned, unsigned, bool>, Division> divisions = divisions_;
           Walk(n.next, st, p, false);
           path_inputs_ = inputs;
           path_sites_ = sites;
+          path_calls_ = calls;
           path_arrays_ = arrays;
           divisions_ = divisions;
           path.push_back(!c);
@@ -876,6 +942,8 @@ class Encoder {
         const auto [lo, hi] = RangeOf(e->args[0]);
         return WrapTo(e->type, Int(e->args[0], st, path), lo, hi, path);
       }
+      case ExprKind::kCall:
+        return CallSummary(*e, st, path);
       case ExprKind::kNondet: {
         const z3::expr x = Fresh("nondet", ctx_.int_sort());
         path.push_back(InRange(x, e->type));
@@ -902,6 +970,9 @@ class Encoder {
   std::vector<z3::expr> path_inputs_;  // the inputs of the path being walked (HornClause::inputs)
   std::vector<InputSite> path_sites_;  // where it reads them (HornClause::input_sites)
   std::vector<z3::expr> path_arrays_;  // and its fresh arrays (HornClause::input_arrays)
+  std::vector<SummaryAtom> path_calls_;  // and the summaries of its calls (HornClause::calls)
+  std::map<std::string, int> summary_preds_;  // each procedure's summary predicate, by name
+  std::map<int, size_t> procedure_exits_;     // the exit node of each procedure's body: the procedure
   std::vector<z3::expr> input_guards_;  // in a merged block, where each input is read (HornClause::input_guards)
   std::vector<z3::expr> array_guards_;  // and where each array is made
   // The quotients and remainders by a variable that the path being walked has made, each with its facts on
@@ -945,12 +1016,21 @@ class Encoder {
 
 }  // namespace
 
+bool HornSystem::Linear() const {
+  return std::none_of(clauses.begin(), clauses.end(), [](const HornClause& c) { return !c.calls.empty(); });
+}
+
 z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
   z3::expr body = c.constraint;
   if (c.body_pred >= 0) {
     z3::expr_vector args(ctx);
     for (const auto& a : c.body_args) args.push_back(a);
     body = preds[c.body_pred](args) && body;
+  }
+  for (const SummaryAtom& call : c.calls) {
+    z3::expr_vector args(ctx);
+    for (const auto& a : call.args) args.push_back(a);
+    body = preds[call.pred](args) && body;
   }
   z3::expr head = ctx.bool_val(false);
   if (c.head_pred >= 0) {
@@ -970,6 +1050,15 @@ std::string SymbolicConstantName(Int128 k) { return fmt::format("#{}", static_ca
 HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max,
                       bool symbolic_constants, size_t merge_above_paths) {
   common::Stopwatch clock;
+  if (!prog.procedures.empty()) {
+    try {
+      return Encoder(prog, ctx, time_limit_s, symbolic_uint_max, symbolic_constants, Blocks::kPaths, kMaxClauses)
+          .Run();
+    } catch (const TooManyPaths&) {
+      throw UnsupportedError(prog.file + ": unsupported program: more than " + std::to_string(kMaxClauses) +
+                             " clauses (a program with procedure summaries is encoded path by path)");
+    }
+  }
   if (merge_above_paths > 0) {
     try {
       return Encoder(prog, ctx, time_limit_s, symbolic_uint_max, symbolic_constants, Blocks::kPaths, merge_above_paths)

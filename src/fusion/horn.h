@@ -16,7 +16,13 @@
 
 namespace fusion {
 
-// One clause: pred(body_args) /\ constraint => head(head_args), where a missing predicate (-1) is
+// A procedure's summary applied in a clause's body: pred(args), the call's arguments and then its result.
+struct SummaryAtom {
+  int pred = -1;
+  std::vector<z3::expr> args;
+};
+
+// One clause: pred(body_args) /\ calls /\ constraint => head(head_args), where a missing predicate (-1) is
 // true in the body and false in the head; vars are the clause's universally quantified constants. A
 // counterexample's values: inputs are those of the constants that stand for the nondeterministic scalar
 // values its path reads (`__VERIFIER_nondet_*` calls, uninitialised declarations), in the order the path
@@ -35,9 +41,14 @@ struct HornClause {
   std::vector<z3::expr> input_arrays = {};
   std::vector<z3::expr> input_guards = {};
   std::vector<z3::expr> array_guards = {};
+  // The summaries of the procedure calls on the path (Program::procedures): with them the clause is
+  // nonlinear, and stands for no one run that its counterexample could be replayed as.
+  std::vector<SummaryAtom> calls = {};
 };
 
-// The clauses of one program, and the variables each predicate ranges over (for printing invariants).
+// The clauses of one program, and the variables each predicate ranges over (for printing invariants). A
+// procedure's summary is a predicate too, over its parameters and its result (symbolic parameters first, as
+// every predicate's).
 struct HornSystem {
   std::vector<z3::func_decl> preds;
   std::vector<std::vector<std::string>> pred_vars;
@@ -48,6 +59,8 @@ struct HornSystem {
   // Whether a quotient or remainder by a variable is in the clauses: bounded by linear facts, not exact
   // (DivideByVariable in horn.cc), so that an error the clauses reach may be one no run reaches.
   bool bounds_division = false;
+  // Whether no clause calls a procedure summary (HornClause::calls): each has one predicate in its body at most.
+  bool Linear() const;
   // The clause as a closed formula (forall vars. body => head) for the Horn solver.
   z3::expr Formula(z3::context& ctx, const HornClause& c) const;
 };
@@ -82,6 +95,11 @@ inline constexpr size_t kMergeAbovePaths = 16;
 // predicate whose invariant must tell the blocks apart. Sound as the plain encoding is: the predicate of
 // value k is the head's predicate with the variable fixed to k (a path that brings any other value
 // gets the head's predicate over every live variable).
+//
+// The procedures of a program (Program::procedures) get a summary predicate each: a clause per path through
+// the procedure's body ends in it, and a call on a path adds it, at the arguments and a fresh result, to the
+// clause's body (a nonlinear clause). Such a program is encoded path by path, never merged: a call's summary
+// holds on the whole clause, not where the branch that makes the call is taken.
 //
 // symbolic_uint_max: every numeral 2^32 - 1 of the clauses becomes a parameter M (and 2^32 becomes M + 1),
 // a variable that every predicate carries unchanged from the entry. Sound: the clauses with M := 2^32 - 1

@@ -25,10 +25,12 @@ std::vector<Token> WithoutQualifiers(std::vector<Token> toks) {
 
 }  // namespace
 
-Parser::Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap)
+Parser::Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap,
+               bool summarize_recursion)
     : file_(std::move(file)),
       toks_(std::move(toks)),
       integers_on_heap_(integers_on_heap),
+      summarize_recursion_(summarize_recursion),
       long_bits_(model == DataModel::kILP32 ? 32 : 64),
       size_type_{long_bits_, false} {
   prog_.file = file_;
@@ -58,6 +60,14 @@ Program Parser::Run() {
     all.insert(all.begin(), MakeBlock(std::move(heap)));
   }
   prog_.body = MakeBlock(std::move(all));
+  for (const SummaryCallSite& call : summary_calls_) {
+    const auto proc = std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
+                                   [&](const Procedure& p) { return p.name == call.fn; });
+    if (proc->params.size() != call.args) {
+      FailSyntax(file_, call.loc, "'" + call.fn + "' takes " + std::to_string(proc->params.size()) +
+                                      " argument(s), not " + std::to_string(call.args));
+    }
+  }
   CheckHeapPointers(prog_);
   return std::move(prog_);
 }
@@ -341,28 +351,28 @@ ExprPtr Parser::FreshVar(const std::string& base, IntType t) { return MakeVar(pr
 using parsing::Parser;
 using parsing::WithoutQualifiers;
 
-Program Parse(const std::string& file, const std::string& text, DataModel model) {
+Program Parse(const std::string& file, const std::string& text, DataModel model, bool summarize_recursion) {
   std::vector<Token> toks = WithoutQualifiers(Preprocess(file, Lex(file, text)));
   try {
-    return Parser(file, toks, model, false).Run();
+    return Parser(file, toks, model, false, summarize_recursion).Run();
   } catch (const UnsupportedError& first) {
     // Pointers to integer variables that move, compare or are stored (`p = &b; if (p == q)`), which the first
     // reading refuses (a pointer given `&x` is a name of x there): read again with the integers on the heap. A
     // program that this reading refuses too gets the first reading's reason.
     try {
-      return Parser(file, std::move(toks), model, true).Run();
+      return Parser(file, std::move(toks), model, true, summarize_recursion).Run();
     } catch (const common::InputError&) {
       throw first;
     }
   }
 }
 
-Program ParseFile(const std::string& path, DataModel model) {
+Program ParseFile(const std::string& path, DataModel model, bool summarize_recursion) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw common::InputError(path + ": cannot read the file");
   std::ostringstream buf;
   buf << in.rdbuf();
-  return Parse(path, buf.str(), model);
+  return Parse(path, buf.str(), model, summarize_recursion);
 }
 
 }  // namespace fusion

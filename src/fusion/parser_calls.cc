@@ -133,15 +133,9 @@ void Parser::LeaveCall(CallerState& caller) {
   hoisted_ = caller.hoisted;
 }
 
-StmtPtr Parser::Inline(const FunctionDef& fn, const Arguments& arguments, Loc loc, ExprPtr result) {
-  last_pointer_result_.clear();
-  if (RecursesTooDeep(fn)) {
-    prog_.recursion_cuts.insert(fmt::format("{}:{}:{}: '{}'", file_, loc.line, loc.col, fn.name));
-    return RecursionCut(result);
-  }
-  std::vector<std::optional<Var>> params;
+StmtPtr Parser::ParseCalledBody(const FunctionDef& fn, const Arguments& arguments, Loc loc, const ExprPtr& result,
+                                std::vector<std::optional<Var>>& params, std::vector<StmtPtr>& first) {
   CallerState caller = EnterCall(fn, arguments, loc, params);
-  const std::vector<ExprPtr>& args = arguments.values;
   inlining_.push_back({&fn, result});
   jump_marks_.emplace_back();
   StmtPtr body = WithJumpsLowered(ParseBlock());
@@ -152,13 +146,24 @@ StmtPtr Parser::Inline(const FunctionDef& fn, const Arguments& arguments, Loc lo
   if (result && !frame.returned && CompletesNormally(body)) {  // its last return may sit in a block, or a loop
     FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
   }
-  std::vector<StmtPtr> out;
-  if (frame.returns_early) {
-    const ExprPtr flag = FreshVar("returned_" + fn.name, kInt);
-    bool may_return = false;
-    out.push_back(MakeAssign(flag, MakeConst(0)));
-    body = LowerReturns(body, flag, false, may_return);
+  if (!frame.returns_early) return body;
+  const ExprPtr flag = FreshVar("returned_" + fn.name, kInt);
+  bool may_return = false;
+  first.push_back(MakeAssign(flag, MakeConst(0)));
+  return LowerReturns(body, flag, false, may_return);
+}
+
+StmtPtr Parser::Inline(const FunctionDef& fn, const Arguments& arguments, Loc loc, ExprPtr result) {
+  last_pointer_result_.clear();
+  if (summarize_recursion_ && IsRecursive(fn)) return SummaryCall(fn, arguments, loc, result);
+  if (RecursesTooDeep(fn)) {
+    prog_.recursion_cuts.insert(fmt::format("{}:{}:{}: '{}'", file_, loc.line, loc.col, fn.name));
+    return RecursionCut(result);
   }
+  std::vector<std::optional<Var>> params;
+  std::vector<StmtPtr> out;
+  StmtPtr body = ParseCalledBody(fn, arguments, loc, result, params, out);
+  const std::vector<ExprPtr>& args = arguments.values;
   const Effects effects = EffectsOf(body);
   std::set<std::string> written = effects.ArraysWritten();
   written.insert(effects.writes.begin(), effects.writes.end());
@@ -173,6 +178,74 @@ StmtPtr Parser::Inline(const FunctionDef& fn, const Arguments& arguments, Loc lo
   }
   out.push_back(body);
   return MakeBlock(std::move(out));
+}
+
+bool Parser::IsRecursive(const FunctionDef& fn) {
+  if (const auto known = recursive_.find(fn.name); known != recursive_.end()) return known->second;
+  std::set<std::string> seen;
+  std::vector<const FunctionDef*> stack = {&fn};
+  while (!stack.empty()) {
+    const FunctionDef* f = stack.back();
+    stack.pop_back();
+    for (size_t k = f->body; k < f->body_end; ++k) {
+      if (toks_[k].kind != TokKind::kIdent || toks_[k + 1].text != "(") continue;
+      const auto callee = functions_.find(toks_[k].text);
+      if (callee == functions_.end()) continue;
+      if (callee->first == fn.name) return recursive_[fn.name] = true;
+      if (seen.insert(callee->first).second) stack.push_back(&callee->second);
+    }
+  }
+  return recursive_[fn.name] = false;
+}
+
+StmtPtr Parser::SummaryCall(const FunctionDef& fn, const Arguments& arguments, Loc loc, const ExprPtr& result) {
+  const std::string why = "summary of the recursive function '" + fn.name + "': ";
+  if (fn.returns_pointer || fn.result_type == kHeapRef) FailUnsupported(file_, loc, why + "it returns a pointer");
+  for (const ExprPtr& a : arguments.values) {
+    if (a->type == kHeapRef || (a->kind == ExprKind::kVar && prog_.VarNamed(a->name).is_array)) {
+      FailUnsupported(file_, a->loc, why + "an argument that is a pointer or an array");
+    }
+  }
+  if (!summarized_.count(fn.name)) BuildProcedure(fn, arguments, loc);
+  summary_calls_.push_back({fn.name, arguments.values.size(), loc});
+  // A call whose value is dropped changes nothing that the program reads afterwards (BuildProcedure refuses a
+  // function with other effects): leaving it out only adds the runs where it would not return.
+  if (!result || !fn.returns_value) return MakeBlock({});
+  return MakeAssign(result, MakeCall(fn.name, arguments.values, fn.result_type));
+}
+
+void Parser::BuildProcedure(const FunctionDef& fn, const Arguments& arguments, Loc loc) {
+  const std::string why = "summary of the recursive function '" + fn.name + "': ";
+  summarized_.insert(fn.name);
+  const size_t first_var = prog_.vars.size();
+  const ExprPtr result = fn.returns_value ? FreshVar(fn.name + "_result", fn.result_type) : nullptr;
+  std::vector<std::optional<Var>> params;
+  std::vector<StmtPtr> first;
+  const StmtPtr rest = ParseCalledBody(fn, arguments, loc, result, params, first);
+  Procedure proc{fn.name, {}, result ? result->name : "", nullptr};
+  std::vector<StmtPtr> body;
+  for (const std::optional<Var>& p : params) {
+    if (!p || p->is_array) FailUnsupported(file_, loc, why + "a parameter that is not an integer");
+    const ExprPtr in = FreshVar(p->name + "_in", p->type);
+    proc.params.push_back(in->name);
+    body.push_back(MakeAssign(MakeVar(p->name, p->type), in));
+  }
+  body.insert(body.end(), first.begin(), first.end());
+  body.push_back(rest);
+  proc.body = MakeBlock(std::move(body));
+  std::set<std::string> own;
+  for (size_t k = first_var; k < prog_.vars.size(); ++k) own.insert(prog_.vars[k].name);
+  const Effects effects = EffectsOf(proc.body);
+  if (effects.errors) FailUnsupported(file_, fn.loc, why + "it can reach an error itself");
+  if (const std::set<std::string> arrays = effects.ArraysAccessed(); !arrays.empty()) {
+    FailUnsupported(file_, fn.loc, why + "it reads or writes the array '" + *arrays.begin() + "'");
+  }
+  for (const std::string& v : effects.Scalars()) {
+    if (!own.count(v)) {
+      FailUnsupported(file_, fn.loc, why + "it reads or writes '" + v + "', not a variable of its own");
+    }
+  }
+  prog_.procedures.push_back(std::move(proc));
 }
 
 Int128 Parser::CallSites(const FunctionDef& fn, const std::set<std::string>& cycle) const {

@@ -141,7 +141,7 @@ StmtPtr LowerBlock(const std::vector<StmtPtr>& items, const ExprPtr& flag, bool 
 // Recursive-descent parser over the token list; one instance parses one file.
 class Parser {
  public:
-  Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap);
+  Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap, bool summarize_recursion);
 
   // Parses the whole translation unit. main's body comes last, so that it may call functions defined after it.
   Program Run();
@@ -749,7 +749,28 @@ class Parser {
   // (assume_abort_if_not) that every verdict depends on. The body is parsed again at each call. A parameter is
   // replaced by its argument where that means the same (C passes a value once: the body writes neither the
   // parameter nor anything the argument reads, and the argument draws no input), else assigned it first.
+  // A recursive function's calls, where the parse summarizes recursion, are SummaryCall's instead.
   StmtPtr Inline(const FunctionDef& fn, const Arguments& arguments, Loc loc, ExprPtr result);
+
+  // fn's body, parsed as a call with `arguments` runs it (EnterCall), its returns assigning `result` (if any)
+  // and its early ones lowered to a flag, which `first` gets the statement that clears; params: fn's
+  // parameters as EnterCall declares them.
+  StmtPtr ParseCalledBody(const FunctionDef& fn, const Arguments& arguments, Loc loc, const ExprPtr& result,
+                          std::vector<std::optional<Var>>& params, std::vector<StmtPtr>& first);
+
+  // Whether fn calls itself, directly or through other functions of the file (by the names its body calls).
+  bool IsRecursive(const FunctionDef& fn);
+
+  // A call of the recursive function fn as a procedure summary: `result = fn(arguments)` (a kCall), fn's body
+  // parsed once into Program::procedures (BuildProcedure). Refuses a function that returns a pointer or is
+  // given one or an array.
+  StmtPtr SummaryCall(const FunctionDef& fn, const Arguments& arguments, Loc loc, const ExprPtr& result);
+
+  // Parses fn's body into a Procedure whose parameters are copied into fn's own at its start, so that the
+  // summary relates the arguments as given to the result. Refuses a function that reads or writes a variable
+  // not its own (a global), an array, or reaches an error: its calls would then be more than a relation
+  // between arguments and result.
+  void BuildProcedure(const FunctionDef& fn, const Arguments& arguments, Loc loc);
 
   // The calls in fn's body of the functions in cycle, at least 1: how many calls of the cycle one call of fn
   // can make.
@@ -956,6 +977,9 @@ class Parser {
   // objects on the heap, and every integer variable whose address the file takes is one, so that such pointers
   // are moved, compared and stored as pointers to structs are.
   const bool integers_on_heap_;
+  // Recursive functions become procedures that their calls summarize (SummaryCall) instead of being inlined to
+  // a bounded depth (RecursesTooDeep).
+  const bool summarize_recursion_;
   Hoisted* hoisted_ = nullptr;  // what WithCallsHoisted lets run first, if anything may
   int long_bits_;      // of long and pointers: 64 (LP64) or 32 (ILP32)
   IntType size_type_;  // size_t, the type of sizeof
@@ -994,6 +1018,16 @@ class Parser {
   std::map<std::string, FunctionDef> functions_;  // the functions of the file but main and the known helpers
   std::map<std::string, bool> one_return_;        // IsOneReturn of each function looked at
   std::vector<InlineFrame> inlining_;             // the calls being inlined, innermost last
+  std::map<std::string, bool> recursive_;         // IsRecursive of each function looked at
+  std::set<std::string> summarized_;              // the functions whose procedures are built or being built
+  // Every summarized call: the function, its number of arguments and where it is, checked against the
+  // procedure's parameters once all are parsed (a call inside the body being parsed comes before them).
+  struct SummaryCallSite {
+    std::string fn;
+    size_t args = 0;
+    Loc loc;
+  };
+  std::vector<SummaryCallSite> summary_calls_;
   std::string last_pointer_result_;  // the array that the pointer result of the last inlined call points into
   int inlined_calls_ = 0;
 };

@@ -186,6 +186,11 @@ std::string PrintExpr(const ExprPtr& e) {
       return Cat({"((", TypeName(e->type), ")", PrintExpr(e->args[0]), ")"});
     case ExprKind::kNondet:
       return NondetFunction(e->type) + "()";
+    case ExprKind::kCall: {
+      std::string out = e->name + "(";
+      for (size_t i = 0; i < e->args.size(); ++i) out += (i > 0 ? ", " : "") + PrintExpr(e->args[i]);
+      return out + ")";
+    }
   }
   return "";
 }

@@ -92,6 +92,7 @@ std::string CheckInductive(const HornSystem& sys, const z3::model& m, const Affi
     z3::solver s(ctx);
     s.add(c.constraint);
     if (c.body_pred >= 0) s.add(Invariant(sys, m, affine, ctx, c.body_pred, c.body_args));
+    for (const SummaryAtom& call : c.calls) s.add(Invariant(sys, m, affine, ctx, call.pred, call.args));
     if (c.head_pred >= 0) s.add(!Invariant(sys, m, affine, ctx, c.head_pred, c.head_args));
     const z3::check_result r = s.check();
     if (r == z3::sat) return "invariant check failed on clause " + std::to_string(i);
@@ -163,8 +164,9 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
   auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cpu_limit_s);
   try {
     const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
-    const AffineInvariants affine =
-        affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : AffineInvariants::True(sys);
+    // The affine invariants follow one predicate to the next: a nonlinear clause (a call's summary) is outside them.
+    const AffineInvariants affine = affine_invariants && sys.Linear() ? InferAffineInvariants(sys, ctx, affine_limit_s)
+                                                                     : AffineInvariants::True(sys);
     solved_ = std::make_unique<HornSystem>(Strengthened(sys, affine, ctx));
     // Runs Spacer on the strengthened clauses; with inline_rules false, with Z3's inlining of rules off.
     std::optional<z3::model> model;
@@ -241,6 +243,9 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
 
 CounterexampleSearch HornProblem::Counterexample(const OptionSet& options, double time_limit_s) {
   if (!sys_) return {std::nullopt, encode_error_};
+  if (!sys_->Linear()) {
+    return {std::nullopt, "its clauses summarize procedures: a derivation is a tree of calls, not one run"};
+  }
   Watchdog dog(*ctx_, time_limit_s);
   try {
     return CounterexampleInputs(solved_ ? *solved_ : *sys_, *ctx_, options.params);

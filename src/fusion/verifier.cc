@@ -252,13 +252,25 @@ struct Proof {
 //
 // The halves of the split are encoded with a symbolic UINT_MAX: they are the programs whose proofs rest on
 // range facts (x + y <= UINT_MAX), which Spacer finds with a parameter and not with the numeral.
-std::vector<Candidate> Candidates(const Program& original, bool fusion) {
+std::vector<Candidate> Candidates(const Program& original, bool fusion, const Program* summarized) {
   // Every candidate starts from the program with its set-once constants substituted and its constant cells
   // as scalars: the same program, in terms that more candidates can encode (a remainder by a constant) and
   // fuse (a guessed scalar).
   std::vector<std::string> start_lines;
   const Program prog = CandidateStart(original, start_lines);
   std::vector<Candidate> out;
+  // The summarized program first, as parsed: the others were cut where recursion went deeper, so that what they
+  // prove needs no run to go that deep. Its clauses are nonlinear: an error Spacer finds there is no one run.
+  if (summarized) {
+    std::string names;
+    for (const Procedure& p : summarized->procedures) names += (names.empty() ? "'" : ", '") + p.name + "'";
+    out.push_back({Variant{"summaries",
+                           *summarized,
+                           {"recursive functions kept whole, each call read as the function's summary (a relation "
+                            "between arguments and result): " +
+                            names}},
+                   kWhole, false, false, true});
+  }
   // p's fused versions, or p itself; `origin`: what made p, if not the original.
   auto add = [&](const Program& p, Goal goal, bool fused, const std::optional<Origin>& origin = std::nullopt) {
     const auto push = [&](Variant v) {
@@ -318,8 +330,9 @@ std::vector<Candidate> Candidates(const Program& original, bool fusion) {
 // the first accepted answer stops the others.
 class PortfolioRun {
  public:
-  PortfolioRun(const Program& prog, const VerifyOptions& options, const common::Stopwatch& clock)
-      : prog_(prog), options_(options), clock_(clock), candidates_(Candidates(prog, options.fusion)),
+  PortfolioRun(const Program& prog, const VerifyOptions& options, const common::Stopwatch& clock,
+               const Program* summarized)
+      : prog_(prog), options_(options), clock_(clock), candidates_(Candidates(prog, options.fusion, summarized)),
         encode_errors_(candidates_.size()) {
     // Rounds of short runs with a limit that doubles, so that the time lost to restarts is at most what
     // the longest run takes. Within a round, the pairs run by
@@ -648,10 +661,10 @@ class PortfolioRun {
 
 }  // namespace
 
-Verdict Verify(const Program& prog, const VerifyOptions& options) {
+Verdict Verify(const Program& prog, const VerifyOptions& options, const Program* summarized) {
   common::Stopwatch clock;
   Verdict v;
-  PortfolioRun(prog, options, clock).Run(v);
+  PortfolioRun(prog, options, clock, summarized).Run(v);
   v.seconds = clock.Seconds();
   return v;
 }
@@ -661,12 +674,20 @@ Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions optio
   Verdict v;
   try {
     const Program prog = ParseFile(file, model);
+    // Where recursion was cut, the program again with it summarized, if it is of the functions that allows.
+    std::optional<Program> summarized;
+    if (!prog.recursion_cuts.empty()) {
+      try {
+        summarized = ParseFile(file, model, true);
+      } catch (const UnsupportedError&) {
+      }
+    }
     const double parsed_s = clock.Seconds();
     if (parsed_s >= options.timeout_s) {
       v.reason = fmt::format("time-out (parsing and inlining the program took {:.2f} s)", parsed_s);
     } else {
       options.timeout_s -= parsed_s;
-      v = Verify(prog, options);
+      v = Verify(prog, options, summarized ? &*summarized : nullptr);
     }
   } catch (const UnsupportedError& e) {
     v.reason = e.what();

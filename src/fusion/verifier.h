@@ -53,12 +53,15 @@ inline constexpr const char* kBoundedDivisionNote =
     "its clauses bound a quotient or remainder by a variable by linear facts only, and may reach an error that no "
     "run reaches";
 
-// Verifies that no error is reachable in prog.
-Verdict Verify(const Program& prog, const VerifyOptions& options);
+// Verifies that no error is reachable in prog. summarized: where prog's recursion was cut, the same program
+// with it summarized instead (ParseFile), which the portfolio tries first; its proofs are proofs of prog.
+Verdict Verify(const Program& prog, const VerifyOptions& options, const Program* summarized = nullptr);
 
 // Parses the C file under the data model and verifies it, all within options.timeout_s: parsing, and the
 // inlining of calls that recursion makes long, counts against the time-out (a parse that uses it up is a
-// time-out). A program outside the subset is `unknown`, with the reason. Bad input throws as ParseFile does.
+// time-out). Where the parse cut recursion, the file is parsed again with it summarized, for Verify (a program
+// whose recursive functions that refuses goes without). A program outside the subset is `unknown`, with the
+// reason. Bad input throws as ParseFile does.
 Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions options);
 
 // What a search of concrete runs found.

@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
     fmt::print("{}", fusion::PrintProgram(v.prog));
   });
   std::string horn_file, horn_mode = "none", horn_half = "none", horn_model = "LP64";
-  bool horn_json = false, horn_cells = false, horn_lift = false, horn_affine = false;
+  bool horn_json = false, horn_cells = false, horn_lift = false, horn_affine = false, horn_summaries = false;
   auto* horn = app.add_subcommand("horn", "print the Horn clauses of the (fused) program as SMT-LIB2");
   horn->add_option("file", horn_file, "C file")->required();
   horn->add_option("--mode", horn_mode, "none, aligned, guess, all, split or recurrences")
@@ -247,10 +247,17 @@ int main(int argc, char** argv) {
   AddDataModelOption(*horn, horn_model, "LP64");
   AddCellsAndLiftFlags(*horn, horn_cells, horn_lift);
   horn->add_flag("--affine", horn_affine, "the clauses strengthened by the affine invariants, as verify solves them");
+  horn->add_flag("--summaries", horn_summaries,
+                 "recursive functions as procedures with summaries (nonlinear clauses), as verify's summaries "
+                 "candidate has them; not with --mode, --half, --cells or --lift");
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, transformations, smt2");
   horn->callback([&] {
     std::vector<std::string> applied;
-    fusion::Program prog = Shown(horn_file, horn_model, horn_lift, horn_half, horn_cells, applied);
+    if (horn_summaries && (horn_mode != "none" || horn_half != "none" || horn_cells || horn_lift)) {
+      throw common::InputError("--summaries: not with --mode, --half, --cells or --lift");
+    }
+    fusion::Program prog = horn_summaries ? fusion::ParseFile(horn_file, ModelNamed(horn_model), true)
+                                          : Shown(horn_file, horn_model, horn_lift, horn_half, horn_cells, applied);
     if (horn_mode != "none") {
       fusion::Variant v = fusion::Transform(prog, ModeNamed(horn_mode));
       applied.insert(applied.end(), v.transformations.begin(), v.transformations.end());

@@ -1,0 +1,168 @@
+// Recursion as procedure summaries: the parse that keeps recursive functions whole (Program::procedures), their
+// nonlinear Horn clauses, and the verifier's candidate that proves with them what the cut recursion cannot.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "fusion/errors.h"
+#include "fusion/horn.h"
+#include "fusion/interpreter.h"
+#include "fusion/parser.h"
+#include "fusion/printer.h"
+#include "fusion/solver.h"
+#include "fusion/verifier.h"
+#include "test_util.h"
+
+namespace fusion {
+namespace {
+
+Program Summarized(const std::string& text) { return Parse("t.c", text, DataModel::kLP64, true); }
+
+// The verdict on text with both parses, as VerifyFile gives them to Verify.
+Verdict VerifyBoth(const std::string& text, double timeout_s) {
+  const Program summarized = Summarized(text);
+  return Verify(testing::ParseText(text), VerifyOptions{timeout_s, true}, &summarized);
+}
+
+// SV-COMP's recursive-simple id_b2_o3 in essence: the result is capped at 2, for any input.
+const char* kCapped = R"(
+extern unsigned int __VERIFIER_nondet_uint(void);
+extern void reach_error(void);
+unsigned int id(unsigned int x) {
+  if (x == 0) return 0;
+  unsigned int ret = id(x - 1) + 1;
+  if (ret > %d) return %d;
+  return ret;
+}
+int main(void) {
+  unsigned int input = __VERIFIER_nondet_uint();
+  unsigned int result = id(input);
+  if (result == 3) reach_error();
+  return 0;
+}
+)";
+
+std::string Capped(int cap) {
+  char text[1024];
+  std::snprintf(text, sizeof text, kCapped, cap, cap);
+  return text;
+}
+
+TEST(Summaries, ARecursiveFunctionBecomesAProcedureThatItsCallsRead) {
+  const Program p = Summarized(Capped(2));
+  ASSERT_EQ(p.procedures.size(), 1u);
+  const Procedure& id = p.procedures[0];
+  EXPECT_EQ(id.name, "id");
+  ASSERT_EQ(id.params.size(), 1u);
+  EXPECT_FALSE(id.result.empty());
+  EXPECT_TRUE(p.recursion_cuts.empty());
+  const std::string main_text = PrintProgram(p);
+  EXPECT_NE(main_text.find(" = id(input)"), std::string::npos) << main_text;
+  Program body_only = p;
+  body_only.body = id.body;
+  const std::string body_text = PrintProgram(body_only);
+  EXPECT_NE(body_text.find(" = id(("), std::string::npos) << body_text;
+  // Without summaries the same file is inlined to a bounded depth and cut there.
+  const Program inlined = testing::ParseText(Capped(2));
+  EXPECT_TRUE(inlined.procedures.empty());
+  EXPECT_FALSE(inlined.recursion_cuts.empty());
+}
+
+TEST(Summaries, MutualRecursionGivesEachFunctionAProcedure) {
+  const Program p = Summarized(R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+int odd(int n);
+int even(int n) { if (n == 0) return 1; return odd(n - 1); }
+int odd(int n) { if (n == 0) return 0; return even(n - 1); }
+int twice(int n) { return 2 * n; }
+int main() {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 1000) return 0;
+  __VERIFIER_assert(even(twice(x)) == 1);
+  return 0;
+}
+)");
+  ASSERT_EQ(p.procedures.size(), 2u);
+  EXPECT_EQ(p.procedures[0].name, "odd");  // finished first: it is built while even's body is parsed
+  EXPECT_EQ(p.procedures[1].name, "even");
+}
+
+TEST(Summaries, AFunctionOfMoreThanItsArgumentsIsRefusedByName) {
+  const auto refusal = [](const std::string& text) {
+    try {
+      Summarized(text);
+    } catch (const UnsupportedError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no refusal");
+  };
+  EXPECT_NE(refusal(R"(
+int calls;
+int f(int n) { calls++; if (n <= 0) return 0; return f(n - 1); }
+int main() { int r = f(5); return r; }
+)").find("summary of the recursive function 'f': it reads or writes 'calls', not a variable of its own"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"(
+extern void __VERIFIER_assert(int cond);
+int f(int n) { __VERIFIER_assert(n < 100); if (n <= 0) return 0; return f(n - 1); }
+int main() { int r = f(5); return r; }
+)").find("summary of the recursive function 'f': it can reach an error itself"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"(
+int f(int *a, int n) { if (n <= 0) return 0; return a[n - 1] + f(a, n - 1); }
+int main() { int a[4] = {1, 2, 3, 4}; int r = f(a, 4); return r; }
+)").find("summary of the recursive function 'f': an argument that is a pointer or an array"),
+            std::string::npos);
+}
+
+TEST(Summaries, TheClausesOfACallAreNonlinear) {
+  z3::context ctx;
+  const HornSystem sys = EncodeHorn(Summarized(Capped(2)), ctx);
+  EXPECT_FALSE(sys.Linear());
+  const std::string smt2 = HornToSmt2(sys, ctx);
+  EXPECT_NE(smt2.find("(declare-fun S_id (Int Int) Bool)"), std::string::npos) << smt2;
+}
+
+TEST(Summaries, ProveWhatTheRecursionCutAtABoundedDepthCannot) {
+  const Verdict v = VerifyBoth(Capped(2), 20);
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  EXPECT_EQ(v.solved_by.rfind("summaries / ", 0), 0u) << v.solved_by;
+  ASSERT_FALSE(v.transformations.empty());
+  EXPECT_NE(v.transformations[0].find("'id'"), std::string::npos) << v.transformations[0];
+  // The inlined program alone: a proof must get past the cut, where the clauses let its check fail.
+  const Verdict cut = Verify(testing::ParseText(Capped(2)), VerifyOptions{3, true});
+  EXPECT_EQ(cut.verdict, "unknown") << cut.reason;
+}
+
+TEST(Summaries, AReachableErrorIsNeverProved) {
+  // Capped at 3, the result reaches 3 at input 3: a summary that excluded it would prove a false program.
+  const Verdict v = VerifyBoth(Capped(3), 10);
+  EXPECT_EQ(v.verdict, "false") << v.reason;
+  // Deeper than any concrete run draws on its own: the summaries' clauses reach the error, which is no proof,
+  // and no replay (a derivation through summaries is no one run).
+  const Verdict deep = VerifyBoth(R"(
+extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int count(int n) { if (n <= 0) return 0; return 1 + count(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 1000000) return 0;
+  if (count(x) == 777777) reach_error();
+  return 0;
+}
+)",
+                                  5);
+  EXPECT_NE(deep.verdict, "true") << deep.reason;
+}
+
+TEST(Summaries, TheInterpreterRefusesASummarizedCall) {
+  const Program p = Summarized(Capped(2));
+  EXPECT_THROW(Interpret(
+                   p, [](IntType, const InputSite&) { return Int128(1); }, 1000),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fusion
