@@ -332,7 +332,8 @@ class PortfolioRun {
  public:
   PortfolioRun(const Program& prog, const VerifyOptions& options, const common::Stopwatch& clock,
                const Program* summarized)
-      : prog_(prog), options_(options), clock_(clock), candidates_(Candidates(prog, options.fusion, summarized)),
+      : prog_(prog), runs_(summarized ? *summarized : prog), options_(options), clock_(clock),
+        candidates_(Candidates(prog, options.fusion, summarized)),
         encode_errors_(candidates_.size()) {
     // Rounds of short runs with a limit that doubles, so that the time lost to restarts is at most what
     // the longest run takes. Within a round, the pairs run by
@@ -393,7 +394,7 @@ class PortfolioRun {
     // good part of a second on the loaded shared one with the solvers running next to it; a proof found
     // meanwhile cancels the search.)
     const RunSearch search =
-        FindCounterexample(prog_, std::min(2.0, options_.timeout_s / 2.5), 0.9 * options_.timeout_s, 1, &stop_);
+        FindCounterexample(runs_, std::min(2.0, options_.timeout_s / 2.5), 0.9 * options_.timeout_s, 1, &stop_);
     if (search.kind == RunSearch::kError) {
       std::lock_guard<std::mutex> lock(mutex_);
       // Concrete evidence wins over a proof found at the same moment (a sound proof cannot exist then).
@@ -599,7 +600,7 @@ class PortfolioRun {
         lock.unlock();
         RunResult replay;
         if (spacer_values) {
-          replay = ReplayCounterexample(prog_, *spacer_values, kMaxSteps,
+          replay = ReplayCounterexample(runs_, *spacer_values, kMaxSteps,
                                         std::max(0.1, options_.timeout_s - clock_.Seconds()), &stop_);
         }
         if (replay.outcome == Outcome::kError) {
@@ -621,7 +622,7 @@ class PortfolioRun {
         lock.unlock();
         const double budget = std::min(2.0, std::max(0.1, (options_.timeout_s - clock_.Seconds()) / 4));
         const RunSearch search =
-            FindCounterexample(prog_, budget, std::max(0.1, 0.9 * options_.timeout_s - clock_.Seconds()), 7, &stop_);
+            FindCounterexample(runs_, budget, std::max(0.1, 0.9 * options_.timeout_s - clock_.Seconds()), 7, &stop_);
         if (search.kind == RunSearch::kError) {
           lock.lock();
           if (verdict_.verdict.empty()) {
@@ -639,6 +640,9 @@ class PortfolioRun {
   // see where the time of a benchmark task goes.
   const bool trace_ = std::getenv("LOOPFUSE_TRACE") != nullptr;
   const Program& prog_;
+  // The program that concrete runs run: the summarized one where there is one, whose calls go as deep as a run
+  // does (prog_ stops a run at its recursion cuts), else prog_.
+  const Program& runs_;
   const VerifyOptions& options_;
   const common::Stopwatch& clock_;
   const std::vector<Candidate> candidates_;

@@ -157,11 +157,52 @@ int main(void) {
   EXPECT_NE(deep.verdict, "true") << deep.reason;
 }
 
-TEST(Summaries, TheInterpreterRefusesASummarizedCall) {
-  const Program p = Summarized(Capped(2));
-  EXPECT_THROW(Interpret(
-                   p, [](IntType, const InputSite&) { return Int128(1); }, 1000),
-               std::invalid_argument);
+// The outcome of the summarized program's only run (it reads no input).
+Outcome OnlyRun(const std::string& text) {
+  return Interpret(
+             Summarized(text), [](IntType, const InputSite&) { return Int128(0); }, 1'000'000)
+      .outcome;
+}
+
+TEST(Summaries, ConcreteRunsOfTheSummarizedProgramCallAsDeepAsTheRunGoes) {
+  // sum's local `a` is the caller's again after each call: without the procedure's variables saved around a
+  // call, every level would add the innermost a.
+  const char* kSum = R"(
+extern void reach_error(void);
+int sum(int n) { int a = n; if (n <= 0) return 0; int r = sum(n - 1); return a + r; }
+int main(void) { int s = sum(%d); if (s != %d) reach_error(); return 0; }
+)";
+  char text[512];
+  std::snprintf(text, sizeof text, kSum, 300, 45150);
+  EXPECT_EQ(OnlyRun(text), Outcome::kFinished);
+  std::snprintf(text, sizeof text, kSum, 300, 45149);
+  EXPECT_EQ(OnlyRun(text), Outcome::kError);
+  // The inlined program stops at its cut, 64 calls deep: its run tells nothing.
+  EXPECT_EQ(testing::InterpretOn(testing::ParseText(text), {}), Outcome::kUndefined);
+  // So the verifier's concrete runs are the summarized program's: the error is found by one.
+  const Verdict v = VerifyBoth(text, 10);
+  EXPECT_EQ(v.verdict, "false") << v.reason;
+  EXPECT_EQ(v.solved_by, "interpreter") << v.reason;
+  // Deeper than the interpreter's stack takes: the run stops, telling nothing.
+  std::snprintf(text, sizeof text, kSum, 600, 180300);
+  EXPECT_EQ(OnlyRun(text), Outcome::kStepLimit);
+}
+
+TEST(Summaries, ACallThatEndsTheRunEndsItWithItsOutcome) {
+  // Blocked inside the call (abort), or undefined there: the statement after the call never runs.
+  EXPECT_EQ(OnlyRun(R"(
+extern void reach_error(void);
+extern void abort(void);
+int f(int n) { if (n == 3) abort(); return f(n + 1); }
+int main(void) { int r = f(0); reach_error(); return r; }
+)"),
+            Outcome::kBlocked);
+  EXPECT_EQ(OnlyRun(R"(
+extern void reach_error(void);
+int f(int n) { if (n == 3) return 10 / (n - 3); return f(n + 1); }
+int main(void) { int r = f(0); reach_error(); return r; }
+)"),
+            Outcome::kUndefined);
 }
 
 }  // namespace
