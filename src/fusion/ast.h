@@ -175,7 +175,7 @@ struct Var {
 
 // A function kept whole instead of inlined at its calls (a recursive one, in a parse that summarizes recursion:
 // ParseFile), which its calls (kCall) read as a relation between arguments and result. It reads and writes
-// its own variables only, and reaches no error itself.
+// its own variables only.
 struct Procedure {
   std::string name;                 // the C function's
   std::vector<std::string> params;  // variables that hold the arguments, which the body never writes

@@ -250,7 +250,15 @@ class Encoder {
     }
     // From the program entry, then from every cut point (the list grows as paths reach split heads).
     StartFrom(entry, -1);
-    for (size_t k = 0; k < procedure_entries.size(); ++k) StartFrom(procedure_entries[k], -1, &prog_.procedures[k]);
+    for (size_t k = 0; k < procedure_entries.size(); ++k) {
+      const Procedure& proc = prog_.procedures[k];
+      const auto context = context_preds_.find(proc.name);
+      if (context != context_preds_.end()) {
+        StartFrom(procedure_entries[k], context->second);
+      } else {
+        StartFrom(procedure_entries[k], -1, &proc);
+      }
+    }
     for (size_t pred = 0; pred < sys_.preds.size(); ++pred) {
       if (pred_nodes_[pred] >= 0) StartFrom(pred_nodes_[pred], static_cast<int>(pred));
     }
@@ -321,17 +329,24 @@ class Encoder {
     return names;
   }
 
-  // The summary predicate of a procedure, over the parameters of the encoding, its own parameters and its result.
+  // The summary predicate of a procedure, over the parameters of the encoding, its own parameters and its result;
+  // for a procedure that can reach an error, its context predicate too, over the same but the result.
   void SummaryPred(const Procedure& proc) {
     std::vector<std::string> vars = ParameterNames();
     vars.insert(vars.end(), proc.params.begin(), proc.params.end());
+    if (EffectsOf(proc.body).errors) context_preds_[proc.name] = AddPred("C_" + proc.name, vars);
     if (!proc.result.empty()) vars.push_back(proc.result);
+    summary_preds_[proc.name] = AddPred("S_" + proc.name, std::move(vars));
+  }
+
+  // A predicate of no cut point, over vars.
+  int AddPred(const std::string& name, std::vector<std::string> vars) {
     z3::sort_vector domain(ctx_);
     for (const auto& v : vars) domain.push_back(SortOf(v));
-    summary_preds_[proc.name] = static_cast<int>(sys_.preds.size());
-    sys_.preds.push_back(ctx_.function(("S_" + proc.name).c_str(), domain, ctx_.bool_sort()));
+    sys_.preds.push_back(ctx_.function(name.c_str(), domain, ctx_.bool_sort()));
     sys_.pred_vars.push_back(std::move(vars));
     pred_nodes_.push_back(-1);
+    return static_cast<int>(sys_.preds.size()) - 1;
   }
 
   // The value of a call of a procedure in state st: a fresh result, related to the arguments by the summary,
@@ -343,6 +358,10 @@ class Encoder {
     for (const std::string& name : ParameterNames()) atom.args.push_back(st.at(name));
     for (size_t i = 0; i < call.args.size(); ++i) {
       atom.args.push_back(Int(MakeCast(prog_.VarNamed(proc->params[i]).type, call.args[i]), st, path));
+    }
+    // Where the procedure can reach an error, the path up to the call is a context it is called in.
+    if (const auto context = context_preds_.find(call.name); context != context_preds_.end()) {
+      Emit(path, context->second, atom.args);
     }
     const z3::expr result = Fresh(proc->result, ctx_.int_sort());
     path.push_back(InRange(result, prog_.VarNamed(proc->result).type));
@@ -972,6 +991,7 @@ class Encoder {
   std::vector<z3::expr> path_arrays_;  // and its fresh arrays (HornClause::input_arrays)
   std::vector<SummaryAtom> path_calls_;  // and the summaries of its calls (HornClause::calls)
   std::map<std::string, int> summary_preds_;  // each procedure's summary predicate, by name
+  std::map<std::string, int> context_preds_;  // the context predicate of each that can reach an error
   std::map<int, size_t> procedure_exits_;     // the exit node of each procedure's body: the procedure
   std::vector<z3::expr> input_guards_;  // in a merged block, where each input is read (HornClause::input_guards)
   std::vector<z3::expr> array_guards_;  // and where each array is made

@@ -98,8 +98,11 @@ inline constexpr size_t kMergeAbovePaths = 16;
 //
 // The procedures of a program (Program::procedures) get a summary predicate each: a clause per path through
 // the procedure's body ends in it, and a call on a path adds it, at the arguments and a fresh result, to the
-// clause's body (a nonlinear clause). Such a program is encoded path by path, never merged: a call's summary
-// holds on the whole clause, not where the branch that makes the call is taken.
+// clause's body (a nonlinear clause). A procedure that can reach an error gets a context predicate too, over its
+// parameters: each path to a call of it ends in a clause with that head at the arguments, and the paths through
+// its body start from it, so that an error inside is reached only from a call that is made. Such a program is
+// encoded path by path, never merged: a call's summary holds on the whole clause, not where the branch that makes
+// the call is taken.
 //
 // symbolic_uint_max: every numeral 2^32 - 1 of the clauses becomes a parameter M (and 2^32 becomes M + 1),
 // a variable that every predicate carries unchanged from the entry. Sound: the clauses with M := 2^32 - 1

@@ -143,9 +143,10 @@ StmtPtr Parser::ParseCalledBody(const FunctionDef& fn, const Arguments& argument
   inlining_.pop_back();
   LeaveCall(caller);
   last_pointer_result_ = frame.result_array;
-  if (result && !frame.returned && CompletesNormally(body)) {  // its last return may sit in a block, or a loop
-    FailUnsupported(file_, loc, "'" + fn.name + "' ends without returning a value");
-  }
+  // A run that ends the body without a return leaves the value its caller reads undefined (its last return may
+  // sit in a block, or a loop; Addition01's three ifs, one of which returns, end no run). Lowered with the
+  // returns, the check runs only where none returned.
+  if (result && !frame.returned && CompletesNormally(body)) body = MakeBlock({body, UndefinedCall(result)});
   if (!frame.returns_early) return body;
   const ExprPtr flag = FreshVar("returned_" + fn.name, kInt);
   bool may_return = false;
@@ -158,7 +159,7 @@ StmtPtr Parser::Inline(const FunctionDef& fn, const Arguments& arguments, Loc lo
   if (summarize_recursion_ && IsRecursive(fn)) return SummaryCall(fn, arguments, loc, result);
   if (RecursesTooDeep(fn)) {
     prog_.recursion_cuts.insert(fmt::format("{}:{}:{}: '{}'", file_, loc.line, loc.col, fn.name));
-    return RecursionCut(result);
+    return UndefinedCall(result);
   }
   std::vector<std::optional<Var>> params;
   std::vector<StmtPtr> out;
@@ -236,7 +237,6 @@ void Parser::BuildProcedure(const FunctionDef& fn, const Arguments& arguments, L
   std::set<std::string> own;
   for (size_t k = first_var; k < prog_.vars.size(); ++k) own.insert(prog_.vars[k].name);
   const Effects effects = EffectsOf(proc.body);
-  if (effects.errors) FailUnsupported(file_, fn.loc, why + "it can reach an error itself");
   if (const std::set<std::string> arrays = effects.ArraysAccessed(); !arrays.empty()) {
     FailUnsupported(file_, fn.loc, why + "it reads or writes the array '" + *arrays.begin() + "'");
   }
@@ -267,7 +267,7 @@ bool Parser::RecursesTooDeep(const FunctionDef& fn) const {
   return inlining_.end() - first >= kMaxRecursionDepth || tree > kMaxRecursionCalls;
 }
 
-StmtPtr Parser::RecursionCut(const ExprPtr& result) {
+StmtPtr Parser::UndefinedCall(const ExprPtr& result) {
   const auto undefined = [](IntType t) {
     return t == kHeapRef ? MakeNondet(t) : MakeBinary("/", MakeConst(1, t), MakeConst(0, t), t);
   };

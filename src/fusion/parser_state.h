@@ -768,8 +768,8 @@ class Parser {
 
   // Parses fn's body into a Procedure whose parameters are copied into fn's own at its start, so that the
   // summary relates the arguments as given to the result. Refuses a function that reads or writes a variable
-  // not its own (a global), an array, or reaches an error: its calls would then be more than a relation
-  // between arguments and result.
+  // not its own (a global) or an array: its calls would then be more than a relation between arguments and
+  // result.
   void BuildProcedure(const FunctionDef& fn, const Arguments& arguments, Loc loc);
 
   // The calls in fn's body of the functions in cycle, at least 1: how many calls of the cycle one call of fn
@@ -782,12 +782,13 @@ class Parser {
   // function that calls itself twice, fibo's).
   bool RecursesTooDeep(const FunctionDef& fn) const;
 
-  // What a recursive call stands for past RecursesTooDeep: a check that no proof passes and no run confirms
-  // (C leaves a division by zero undefined: the interpreter's run stops there and tells nothing, the clauses
-  // give it any value, so the check may fail), then any value as the call's result (a pointer to an object on
-  // the heap, which no arithmetic may make: a nondeterministic one, any object or null). A verdict thus holds
-  // only where no run goes that deep; a run that does is `unknown`, never a bug of the program.
-  static StmtPtr RecursionCut(const ExprPtr& result);
+  // What a call stands for where loopfuse does not follow it, a recursive call past RecursesTooDeep, or where C
+  // leaves its value undefined, a body that ends without a return: a check that no proof passes and no run
+  // confirms (C leaves a division by zero undefined: the interpreter's run stops there and tells nothing, the
+  // clauses give it any value, so the check may fail), then any value as the call's result (a pointer to an
+  // object on the heap, which no arithmetic may make: a nondeterministic one, any object or null). A verdict
+  // thus holds only where no run gets there; a run that does is `unknown`, never a bug of the program.
+  static StmtPtr UndefinedCall(const ExprPtr& result);
 
   // Whether fn's body is `{ return E; }` (its first token is return and its first ';' ends it) with E free of
   // assignments and of calls of functions that are not such: a call of fn is then E itself, with no statement

@@ -105,16 +105,40 @@ int main() { int r = f(5); return r; }
 )").find("summary of the recursive function 'f': it reads or writes 'calls', not a variable of its own"),
             std::string::npos);
   EXPECT_NE(refusal(R"(
-extern void __VERIFIER_assert(int cond);
-int f(int n) { __VERIFIER_assert(n < 100); if (n <= 0) return 0; return f(n - 1); }
-int main() { int r = f(5); return r; }
-)").find("summary of the recursive function 'f': it can reach an error itself"),
-            std::string::npos);
-  EXPECT_NE(refusal(R"(
 int f(int *a, int n) { if (n <= 0) return 0; return a[n - 1] + f(a, n - 1); }
 int main() { int a[4] = {1, 2, 3, 4}; int r = f(a, 4); return r; }
 )").find("summary of the recursive function 'f': an argument that is a pointer or an array"),
             std::string::npos);
+}
+
+// An error inside a recursive function: reached where some call passes a negative n (lower 0: from main's x >= 0,
+// never; lower -5: at x = -1).
+const char* kErrorInside = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int f(int n) { if (n < 0) reach_error(); if (n == 0) return 0; return f(n - 1) + 1; }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < %d || x > 1000000) return 0;
+  int r = f(x);
+  if (r != x) reach_error();
+  return 0;
+}
+)";
+
+TEST(Summaries, AnErrorInsideAProcedureIsReachedFromTheCallsThatAreMade) {
+  char text[1024];
+  std::snprintf(text, sizeof text, kErrorInside, 0);
+  z3::context ctx;
+  const std::string smt2 = HornToSmt2(EncodeHorn(Summarized(text), ctx), ctx);
+  EXPECT_NE(smt2.find("(declare-fun C_f (Int) Bool)"), std::string::npos) << smt2;
+  const Verdict v = VerifyBoth(text, 20);
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  EXPECT_EQ(v.solved_by.rfind("summaries / ", 0), 0u) << v.solved_by;
+  // Reachable: the clauses of the summarized program reach it, through the context of the call f(-1).
+  std::snprintf(text, sizeof text, kErrorInside, -5);
+  EXPECT_EQ(testing::SolveAny(Summarized(text), 5), SolveStatus::kUnsafe);
+  EXPECT_EQ(VerifyBoth(text, 10).verdict, "false");
 }
 
 TEST(Summaries, TheClausesOfACallAreNonlinear) {
