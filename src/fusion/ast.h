@@ -179,7 +179,7 @@ struct Var {
 struct Procedure {
   std::string name;                 // the C function's
   std::vector<std::string> params;  // variables that hold the arguments, which the body never writes
-  std::string result;               // the variable its returns assign
+  std::string result;               // the variable its returns assign (a void function's: never set)
   StmtPtr body;                     // from the arguments in params to the value in result
 };
 

@@ -232,7 +232,7 @@ class Encoder {
       procedure_entries.push_back(cfg.Build(proc.body, exit, exit, exit));
       procedure_exits_[exit] = k;
       exit_reads[exit] = {proc.params.begin(), proc.params.end()};
-      if (!proc.result.empty()) exit_reads[exit].insert(proc.result);
+      exit_reads[exit].insert(proc.result);
     }
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
@@ -335,7 +335,7 @@ class Encoder {
     std::vector<std::string> vars = ParameterNames();
     vars.insert(vars.end(), proc.params.begin(), proc.params.end());
     if (EffectsOf(proc.body).errors) context_preds_[proc.name] = AddPred("C_" + proc.name, vars);
-    if (!proc.result.empty()) vars.push_back(proc.result);
+    vars.push_back(proc.result);
     summary_preds_[proc.name] = AddPred("S_" + proc.name, std::move(vars));
   }
 

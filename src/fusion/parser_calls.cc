@@ -209,21 +209,23 @@ StmtPtr Parser::SummaryCall(const FunctionDef& fn, const Arguments& arguments, L
   }
   if (!summarized_.count(fn.name)) BuildProcedure(fn, arguments, loc);
   summary_calls_.push_back({fn.name, arguments.values.size(), loc});
-  // A call whose value is dropped changes nothing that the program reads afterwards (BuildProcedure refuses a
-  // function with other effects): leaving it out only adds the runs where it would not return.
-  if (!result || !fn.returns_value) return MakeBlock({});
-  return MakeAssign(result, MakeCall(fn.name, arguments.values, fn.result_type));
+  // A call whose value nothing reads is made all the same, into a variable of its own: it may block, or reach an
+  // error, as its run does (until it was, the verdicts on afterrec-1 and afterrec_2calls-1 were wrong).
+  const IntType type = fn.returns_value ? fn.result_type : kInt;
+  const ExprPtr target = result && fn.returns_value ? result : FreshVar(fn.name + "_value", type);
+  return MakeAssign(target, MakeCall(fn.name, arguments.values, type));
 }
 
 void Parser::BuildProcedure(const FunctionDef& fn, const Arguments& arguments, Loc loc) {
   const std::string why = "summary of the recursive function '" + fn.name + "': ";
   summarized_.insert(fn.name);
   const size_t first_var = prog_.vars.size();
-  const ExprPtr result = fn.returns_value ? FreshVar(fn.name + "_result", fn.result_type) : nullptr;
+  // A void function's result is a variable that its body never sets: any value, which no caller reads.
+  const ExprPtr result = FreshVar(fn.name + "_result", fn.returns_value ? fn.result_type : kInt);
   std::vector<std::optional<Var>> params;
   std::vector<StmtPtr> first;
-  const StmtPtr rest = ParseCalledBody(fn, arguments, loc, result, params, first);
-  Procedure proc{fn.name, {}, result ? result->name : "", nullptr};
+  const StmtPtr rest = ParseCalledBody(fn, arguments, loc, fn.returns_value ? result : nullptr, params, first);
+  Procedure proc{fn.name, {}, result->name, nullptr};
   std::vector<StmtPtr> body;
   for (const std::optional<Var>& p : params) {
     if (!p || p->is_array) FailUnsupported(file_, loc, why + "a parameter that is not an integer");

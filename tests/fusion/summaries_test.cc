@@ -212,6 +212,28 @@ int main(void) { int s = sum(%d); if (s != %d) reach_error(); return 0; }
   EXPECT_EQ(OnlyRun(text), Outcome::kStepLimit);
 }
 
+TEST(Summaries, ACallWhoseValueNothingReadsIsMadeAllTheSame) {
+  // SV-COMP's afterrec-1: the error after the recursive call of a void function. Leaving the call out (the first
+  // version did, where its value was not read) proved it; and a call that blocks would have let main's error be
+  // reached.
+  const char* kAfterRecursion = R"(
+extern void reach_error(void);
+void f(int n) { if (n < 3) return; n--; f(n); reach_error(); }
+int main(void) { f(4); return 0; }
+)";
+  EXPECT_EQ(OnlyRun(kAfterRecursion), Outcome::kError);
+  EXPECT_EQ(VerifyBoth(kAfterRecursion, 10).verdict, "false");
+  EXPECT_EQ(testing::SolveAny(Summarized(kAfterRecursion), 5), SolveStatus::kUnsafe);
+  const char* kBlocks = R"(
+extern void reach_error(void);
+extern void abort(void);
+int f(int n) { if (n > 2) abort(); return f(n + 1); }
+int main(void) { f(0); reach_error(); return 0; }
+)";
+  EXPECT_EQ(OnlyRun(kBlocks), Outcome::kBlocked);
+  EXPECT_EQ(VerifyBoth(kBlocks, 10).verdict, "true");
+}
+
 TEST(Summaries, ACallThatEndsTheRunEndsItWithItsOutcome) {
   // Blocked inside the call (abort), or undefined there: the statement after the call never runs.
   EXPECT_EQ(OnlyRun(R"(
