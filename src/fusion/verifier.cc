@@ -22,6 +22,7 @@
 #include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
+#include "fusion/loop_ir.h"
 #include "fusion/input_domains.h"
 #include "fusion/interpreter.h"
 #include "fusion/lift.h"
@@ -52,6 +53,25 @@ Int128 Draw(std::mt19937_64& rng, IntType t, int mode) {
     return edges[std::uniform_int_distribution<int>(0, 5)(rng)];
   }
   return static_cast<Int128>(static_cast<long long>(rng()));
+}
+
+// The constants of a program (main's and its procedures'), each with its neighbours, at most kMaxDictionary of
+// them: inputs at the edge of a comparison with a constant (McCarthy91-1's error at x = 102 of `x > 102`), which
+// random draws rarely meet.
+constexpr size_t kMaxDictionary = 256;
+
+std::vector<Int128> ProgramConstants(const Program& prog) {
+  std::set<Int128> seen;
+  const std::function<void(const ExprPtr&)> collect = [&](const ExprPtr& e) {
+    if (!e || seen.size() >= kMaxDictionary) return;
+    if (e->kind == ExprKind::kConst) {
+      for (const Int128 d : {-1, 0, 1}) seen.insert(e->value + d);
+    }
+    for (const ExprPtr& a : e->args) collect(a);
+  };
+  ForEachExpr(prog.body, collect);
+  for (const Procedure& p : prog.procedures) ForEachExpr(p.body, collect);
+  return {seen.begin(), seen.end()};
 }
 
 // Combinations of input values that FindCounterexample runs, at most.
@@ -127,14 +147,23 @@ RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s
   constexpr int kRedraws = 16;
   std::vector<Int128> prefix;
   int redraws = 0;
+  // Every eighth run draws the program's constants and their neighbours instead, from a stream of its own.
+  const std::vector<Int128> dictionary = ProgramConstants(prog);
+  std::mt19937_64 dictionary_rng(seed);
   for (int run = 0; run == 0 || (cpu.Seconds() - cpu_start < budget_s && clock.Seconds() < wall_s); ++run) {
     if (cancel && cancel->load()) break;
     const int mode = (run + 2) % 4;  // random small values first: most bugs of the tasks show with them
+    const bool from_dictionary = run % 8 == 7 && !dictionary.empty();
     // A third of the budget at most per run, so that one run with a huge drawn bound leaves time for others.
     const double cpu_left = budget_s - (cpu.Seconds() - cpu_start);
     size_t next = 0;
     const RunResult r = Interpret(
-        prog, [&](IntType t, const InputSite&) { return next < prefix.size() ? prefix[next++] : Draw(rng, t, mode); },
+        prog,
+        [&](IntType t, const InputSite&) {
+          if (next < prefix.size()) return prefix[next++];
+          if (!from_dictionary) return Draw(rng, t, mode);
+          return dictionary[std::uniform_int_distribution<size_t>(0, dictionary.size() - 1)(dictionary_rng)];
+        },
         kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, std::max(0.01, std::min(budget_s / 3, cpu_left)));
     if (r.outcome == Outcome::kError) return {RunSearch::kError, r.inputs, run + 1, r.input_sites};
     // A run that read nothing is the program's only run. Where it overflowed a signed value the compiled

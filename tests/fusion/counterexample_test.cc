@@ -150,10 +150,11 @@ TEST(Counterexample, FromAFusedProgramTheyReplaySiteBySite) {
 }
 
 TEST(Counterexample, AnErrorBeforeAnyLoopHeadHasOne) {
-  // Spacer names no rule along such a trace; the error clause from the entry is the trace.
+  // Spacer names no rule along such a trace; the error clause from the entry is the trace. (The error at no
+  // constant of the program nor next to one, which the concrete search would draw first.)
   const Program p = ParseText(R"(int main() {
       int x = __VERIFIER_nondet_int();
-      if (x == 123456) reach_error();
+      if (x - 6 == 123450) reach_error();
       return 0; })");
   const auto values = Values(p);
   ASSERT_TRUE(values);
@@ -278,6 +279,23 @@ TEST(ConcreteSearch, PassesManyAssumesOneValueAtATime) {
   }
 }
 
+// Every eighth run draws the program's constants and their neighbours: an input at a comparison's edge, which
+// random draws rarely meet (recursive's McCarthy91-1: its error at x = 102, the edge of `x > 102`).
+TEST(ConcreteSearch, DrawsTheProgramsConstantsAndTheirNeighbours) {
+  const auto search = [](const std::string& condition) {
+    return FindCounterexample(ParseText("int main() { int x = __VERIFIER_nondet_int(); if (" + condition +
+                                        ") reach_error(); return 0; }"),
+                              2.0, 60.0, 1);
+  };
+  for (const std::string condition : {"x == 12345", "x > 12344 && x < 12346", "x - 1 == 12345"}) {
+    const RunSearch found = search(condition);
+    ASSERT_EQ(found.kind, RunSearch::kError) << condition;
+    EXPECT_EQ(found.inputs.size(), 1u);
+  }
+  // 12345 is no constant of this one, nor next to one: no draw meets it.
+  EXPECT_EQ(search("x - 5 == 12340").kind, RunSearch::kNothing);
+}
+
 // A program that reads no nondeterministic value has one run: when it ends without an error, so does every
 // run. 100 000 steps of x = 7x mod 1000003 are beyond what Spacer unrolls or summarises in a few seconds.
 TEST(ConcreteSearch, AProgramThatReadsNothingHasOneRun) {
@@ -299,8 +317,9 @@ TEST(ConcreteSearch, AProgramThatReadsNothingHasOneRun) {
   EXPECT_EQ(search("int main() { int x = 3; if (x > 2) abort(); reach_error(); return 0; }"), RunSearch::kOnlyRun);
   EXPECT_EQ(search("int main() { unsigned u = 4294967295u; u = u + 1; if (u != 0) reach_error(); return 0; }"),
             RunSearch::kOnlyRun);
-  // An uninitialised variable is a nondeterministic value: one run proves nothing.
-  EXPECT_EQ(search("int main() { int y; if (y == 123456) reach_error(); return 0; }"), RunSearch::kNothing);
+  // An uninitialised variable is a nondeterministic value: one run proves nothing, and a run that draws the
+  // program's constant for it reaches the error.
+  EXPECT_EQ(search("int main() { int y; if (y == 123456) reach_error(); return 0; }"), RunSearch::kError);
   // A signed overflow is undefined behaviour: the run is no proof (it computes on past the range, and 2^31 is
   // not 0, but a compiled program may well make it 0).
   EXPECT_EQ(search("int main() { int x = 2147483647; x = x + 1; if (x == 0) reach_error(); return 0; }"),
