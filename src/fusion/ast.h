@@ -174,13 +174,18 @@ struct Var {
 };
 
 // A function kept whole instead of inlined at its calls (a recursive one, in a parse that summarizes recursion:
-// ParseFile), which its calls (kCall) read as a relation between arguments and result. It reads and writes
-// its own variables only.
+// ParseFile), which its calls (kCall) read as a relation between the arguments and the globals' values at the
+// call, and the result and the globals' values at the return. Besides those globals, it reads and writes its own
+// variables only.
 struct Procedure {
   std::string name;                 // the C function's
   std::vector<std::string> params;  // variables that hold the arguments, which the body never writes
   std::string result;               // the variable its returns assign (a void function's: never set)
   StmtPtr body;                     // from the arguments in params to the value in result
+  // The global scalars it reads or writes, itself or through the procedures it calls, and the variables that hold
+  // their values at the call (the body starts by copying them, and never writes them).
+  std::vector<std::string> globals = {};
+  std::vector<std::string> global_ins = {};
 };
 
 // A whole program: the variables and the body of main (global initialisers come first in it).

@@ -232,7 +232,9 @@ class Encoder {
       procedure_entries.push_back(cfg.Build(proc.body, exit, exit, exit));
       procedure_exits_[exit] = k;
       exit_reads[exit] = {proc.params.begin(), proc.params.end()};
+      exit_reads[exit].insert(proc.global_ins.begin(), proc.global_ins.end());
       exit_reads[exit].insert(proc.result);
+      exit_reads[exit].insert(proc.globals.begin(), proc.globals.end());
     }
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
@@ -329,13 +331,16 @@ class Encoder {
     return names;
   }
 
-  // The summary predicate of a procedure, over the parameters of the encoding, its own parameters and its result;
-  // for a procedure that can reach an error, its context predicate too, over the same but the result.
+  // The summary predicate of a procedure, over the parameters of the encoding, its own parameters, its globals at
+  // the call, its result and its globals at the return; for a procedure that can reach an error, its context
+  // predicate too, over the values at the call.
   void SummaryPred(const Procedure& proc) {
     std::vector<std::string> vars = ParameterNames();
     vars.insert(vars.end(), proc.params.begin(), proc.params.end());
+    vars.insert(vars.end(), proc.global_ins.begin(), proc.global_ins.end());
     if (EffectsOf(proc.body).errors) context_preds_[proc.name] = AddPred("C_" + proc.name, vars);
     vars.push_back(proc.result);
+    vars.insert(vars.end(), proc.globals.begin(), proc.globals.end());
     summary_preds_[proc.name] = AddPred("S_" + proc.name, std::move(vars));
   }
 
@@ -349,8 +354,9 @@ class Encoder {
     return static_cast<int>(sys_.preds.size()) - 1;
   }
 
-  // The value of a call of a procedure in state st: a fresh result, related to the arguments by the summary,
-  // which the clause's body gets (path_calls_). The arguments are converted to the parameters' types, as C does.
+  // The value of a call of a procedure in state st: a fresh result, and fresh values of the globals it writes in
+  // st, related to the arguments and the globals' values before by the summary, which the clause's body gets
+  // (path_calls_). The arguments are converted to the parameters' types, as C does.
   z3::expr CallSummary(const Expr& call, State& st, std::vector<z3::expr>& path) {
     const auto proc = std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
                                    [&](const Procedure& p) { return p.name == call.name; });
@@ -359,6 +365,7 @@ class Encoder {
     for (size_t i = 0; i < call.args.size(); ++i) {
       atom.args.push_back(Int(MakeCast(prog_.VarNamed(proc->params[i]).type, call.args[i]), st, path));
     }
+    for (const std::string& g : proc->globals) atom.args.push_back(st.at(g));
     // Where the procedure can reach an error, the path up to the call is a context it is called in.
     if (const auto context = context_preds_.find(call.name); context != context_preds_.end()) {
       Emit(path, context->second, atom.args);
@@ -366,6 +373,11 @@ class Encoder {
     const z3::expr result = Fresh(proc->result, ctx_.int_sort());
     path.push_back(InRange(result, prog_.VarNamed(proc->result).type));
     atom.args.push_back(result);
+    for (const std::string& g : proc->globals) {
+      st.at(g) = Fresh(g, ctx_.int_sort());
+      path.push_back(InRange(st.at(g), prog_.VarNamed(g).type));
+      atom.args.push_back(st.at(g));
+    }
     path_calls_.push_back(std::move(atom));
     return result;
   }

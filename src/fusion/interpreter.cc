@@ -47,8 +47,8 @@ class Machine {
   }
 
   // The value of a call of a procedure (Program::procedures): its body run on the arguments, converted to the
-  // parameters' types, with the procedure's own variables saved around it, so that a recursive call leaves its
-  // caller's as they were. A body that ends the run (a blocking assume, an undefined operation) ends it there: the
+  // parameters' types, with the procedure's own variables (not the globals it shares) saved around it, so that a
+  // recursive call leaves its caller's as they were. A body that ends the run (a blocking assume, an undefined operation) ends it there: the
   // expression is then undefined, and Stop takes that outcome instead. Deeper than kMaxCallDepth calls the run
   // stops (kStepLimit): each level takes the interpreter's own stack, as it takes the compiled program's.
   Int128 Call(const Expr& call) {
@@ -67,8 +67,11 @@ class Machine {
       std::set<std::string> vars = EffectsOf(proc.body).Scalars();
       vars.insert(proc.params.begin(), proc.params.end());
       vars.insert(proc.result);
+      for (const std::string& g : proc.globals) vars.erase(g);  // what the call leaves in them stays
       own = own_vars_.emplace(proc.name, std::vector<std::string>(vars.begin(), vars.end())).first;
     }
+    std::vector<Int128> globals;
+    for (const std::string& g : proc.globals) globals.push_back(Eval(MakeVar(g, prog_.VarNamed(g).type)));
     std::vector<std::optional<Scalar>> saved;
     for (const std::string& v : own->second) {
       const auto it = scalars_.find(v);
@@ -77,6 +80,7 @@ class Machine {
     for (size_t i = 0; i < args.size(); ++i) {
       scalars_[proc.params[i]] = {Wrap(prog_.VarNamed(proc.params[i]).type, args[i]), false};
     }
+    for (size_t i = 0; i < globals.size(); ++i) scalars_[proc.global_ins[i]] = {globals[i], false};
     ++call_depth_;
     const Flow flow = Exec(proc.body);
     --call_depth_;

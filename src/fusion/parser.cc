@@ -60,6 +60,7 @@ Program Parser::Run() {
     all.insert(all.begin(), MakeBlock(std::move(heap)));
   }
   prog_.body = MakeBlock(std::move(all));
+  CompleteProcedureGlobals();
   for (const SummaryCallSite& call : summary_calls_) {
     const auto proc = std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
                                    [&](const Procedure& p) { return p.name == call.fn; });

@@ -17,7 +17,7 @@ enum class DataModel { kLP64, kILP32 };
 // calls to them are recognised by name. Every other function of the file is inlined where it is called
 // (docs/loopfuse.md, "Semantics"): a recursive one to a bounded depth (Program::recursion_cuts), or, with
 // summarize_recursion, not at all: its calls become kCall expressions of a Procedure, which must be a function
-// of its arguments only (no globals, arrays or pointers), and the Horn encoding gives it a summary. Throws common::InputError on a syntax error and UnsupportedError on a construct outside the
+// of its arguments and of global scalars (no arrays or pointers), and the Horn encoding gives it a summary. Throws common::InputError on a syntax error and UnsupportedError on a construct outside the
 // subset, both "file:line:col: ...".
 Program Parse(const std::string& file, const std::string& text, DataModel model = DataModel::kLP64,
               bool summarize_recursion = false);

@@ -243,11 +243,44 @@ void Parser::BuildProcedure(const FunctionDef& fn, const Arguments& arguments, L
     FailUnsupported(file_, fn.loc, why + "it reads or writes the array '" + *arrays.begin() + "'");
   }
   for (const std::string& v : effects.Scalars()) {
-    if (!own.count(v)) {
-      FailUnsupported(file_, fn.loc, why + "it reads or writes '" + v + "', not a variable of its own");
-    }
+    if (!own.count(v)) proc.globals.push_back(v);  // the callee sees only the globals of the caller's variables
   }
   prog_.procedures.push_back(std::move(proc));
+}
+
+void Parser::CompleteProcedureGlobals() {
+  // The procedures each one calls, by the calls in its body.
+  std::map<std::string, std::set<std::string>> callees;
+  for (const Procedure& p : prog_.procedures) {
+    const std::function<void(const ExprPtr&)> calls = [&](const ExprPtr& e) {
+      if (!e) return;
+      if (e->kind == ExprKind::kCall) callees[p.name].insert(e->name);
+      for (const ExprPtr& a : e->args) calls(a);
+    };
+    ForEachExpr(p.body, calls);
+  }
+  std::map<std::string, std::set<std::string>> globals;
+  for (const Procedure& p : prog_.procedures) globals[p.name] = {p.globals.begin(), p.globals.end()};
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [caller, called] : callees) {
+      for (const std::string& callee : called) {
+        for (const std::string& g : globals.at(callee)) changed = globals[caller].insert(g).second || changed;
+      }
+    }
+  }
+  for (Procedure& p : prog_.procedures) {
+    p.globals.assign(globals[p.name].begin(), globals[p.name].end());
+    std::vector<StmtPtr> body;
+    for (const std::string& g : p.globals) {
+      const IntType type = prog_.VarNamed(g).type;
+      const ExprPtr in = FreshVar(g + "_in", type);
+      p.global_ins.push_back(in->name);
+      body.push_back(MakeAssign(MakeVar(g, type), in));
+    }
+    body.push_back(p.body);
+    p.body = MakeBlock(std::move(body));
+  }
 }
 
 Int128 Parser::CallSites(const FunctionDef& fn, const std::set<std::string>& cycle) const {

@@ -767,10 +767,15 @@ class Parser {
   StmtPtr SummaryCall(const FunctionDef& fn, const Arguments& arguments, Loc loc, const ExprPtr& result);
 
   // Parses fn's body into a Procedure whose parameters are copied into fn's own at its start, so that the
-  // summary relates the arguments as given to the result. Refuses a function that reads or writes a variable
-  // not its own (a global) or an array: its calls would then be more than a relation between arguments and
-  // result.
+  // summary relates the arguments as given to the result; the globals its body reads or writes go to
+  // Procedure::globals. Refuses a function that reads or writes an array: its calls would then be more than a
+  // relation between arguments, globals and result.
   void BuildProcedure(const FunctionDef& fn, const Arguments& arguments, Loc loc);
+
+  // Once every procedure is built: adds to each procedure's globals those of the procedures it calls (to a fixed
+  // point), and starts its body by copying each global from a variable its body never writes
+  // (Procedure::global_ins), so that the summary relates the globals' values at the call to those at the return.
+  void CompleteProcedureGlobals();
 
   // The calls in fn's body of the functions in cycle, at least 1: how many calls of the cycle one call of fn
   // can make.
