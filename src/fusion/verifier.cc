@@ -147,25 +147,23 @@ RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s
   constexpr int kRedraws = 16;
   std::vector<Int128> prefix;
   int redraws = 0;
-  // Every eighth run draws the program's constants and their neighbours instead, from a stream of its own.
+  // After every seventh run, one more draws each value from the program's constants and their neighbours, from
+  // a stream of its own, leaving the other runs' draws as they were.
   const std::vector<Int128> dictionary = ProgramConstants(prog);
   std::mt19937_64 dictionary_rng(seed);
+  int dictionary_runs = 0;
   for (int run = 0; run == 0 || (cpu.Seconds() - cpu_start < budget_s && clock.Seconds() < wall_s); ++run) {
     if (cancel && cancel->load()) break;
     const int mode = (run + 2) % 4;  // random small values first: most bugs of the tasks show with them
-    const bool from_dictionary = run % 8 == 7 && !dictionary.empty();
     // A third of the budget at most per run, so that one run with a huge drawn bound leaves time for others.
-    const double cpu_left = budget_s - (cpu.Seconds() - cpu_start);
+    const auto cpu_limit = [&] {
+      return std::max(0.01, std::min(budget_s / 3, budget_s - (cpu.Seconds() - cpu_start)));
+    };
     size_t next = 0;
     const RunResult r = Interpret(
-        prog,
-        [&](IntType t, const InputSite&) {
-          if (next < prefix.size()) return prefix[next++];
-          if (!from_dictionary) return Draw(rng, t, mode);
-          return dictionary[std::uniform_int_distribution<size_t>(0, dictionary.size() - 1)(dictionary_rng)];
-        },
-        kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, std::max(0.01, std::min(budget_s / 3, cpu_left)));
-    if (r.outcome == Outcome::kError) return {RunSearch::kError, r.inputs, run + 1, r.input_sites};
+        prog, [&](IntType t, const InputSite&) { return next < prefix.size() ? prefix[next++] : Draw(rng, t, mode); },
+        kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, cpu_limit());
+    if (r.outcome == Outcome::kError) return {RunSearch::kError, r.inputs, run + 1 + dictionary_runs, r.input_sites};
     // A run that read nothing is the program's only run. Where it overflowed a signed value the compiled
     // program may do anything, and the clauses, which assume no overflow, are left to decide.
     if (!r.read_input && (r.outcome == Outcome::kFinished || r.outcome == Outcome::kBlocked) &&
@@ -183,6 +181,16 @@ RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s
     // A run that read no value is the only run there is; otherwise a few hundred runs are plenty for the
     // shallow bugs this search is for (deep ones are Spacer's).
     if (!r.read_input || run > 300) break;
+    if (run % 7 == 6 && !dictionary.empty()) {
+      ++dictionary_runs;
+      const RunResult d = Interpret(
+          prog,
+          [&](IntType, const InputSite&) {
+            return dictionary[std::uniform_int_distribution<size_t>(0, dictionary.size() - 1)(dictionary_rng)];
+          },
+          kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, cpu_limit());
+      if (d.outcome == Outcome::kError) return {RunSearch::kError, d.inputs, run + 1 + dictionary_runs, d.input_sites};
+    }
   }
   return {};
 }

@@ -279,8 +279,8 @@ TEST(ConcreteSearch, PassesManyAssumesOneValueAtATime) {
   }
 }
 
-// Every eighth run draws the program's constants and their neighbours: an input at a comparison's edge, which
-// random draws rarely meet (recursive's McCarthy91-1: its error at x = 102, the edge of `x > 102`).
+// After every seventh run one draws the program's constants and their neighbours: an input at a comparison's edge,
+// which random draws rarely meet (recursive's McCarthy91-1: its error at x = 102, the edge of `x > 102`).
 TEST(ConcreteSearch, DrawsTheProgramsConstantsAndTheirNeighbours) {
   const auto search = [](const std::string& condition) {
     return FindCounterexample(ParseText("int main() { int x = __VERIFIER_nondet_int(); if (" + condition +
