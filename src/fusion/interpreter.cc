@@ -48,9 +48,10 @@ class Machine {
 
   // The value of a call of a procedure (Program::procedures): its body run on the arguments, converted to the
   // parameters' types, with the procedure's own variables (not the globals it shares) saved around it, so that a
-  // recursive call leaves its caller's as they were. A body that ends the run (a blocking assume, an undefined operation) ends it there: the
-  // expression is then undefined, and Stop takes that outcome instead. Deeper than kMaxCallDepth calls the run
-  // stops (kStepLimit): each level takes the interpreter's own stack, as it takes the compiled program's.
+  // recursive call leaves its caller's as they were. A body that ends the run (a blocking assume, an undefined
+  // operation) ends it there: the expression is then undefined, and Stop takes that outcome instead. Deeper than
+  // kMaxCallDepth calls the run stops (kStepLimit): each level takes the interpreter's own stack, as it takes the
+  // compiled program's.
   Int128 Call(const Expr& call) {
     const Procedure& proc = *std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
                                           [&](const Procedure& p) { return p.name == call.name; });

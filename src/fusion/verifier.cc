@@ -22,10 +22,10 @@
 #include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
-#include "fusion/loop_ir.h"
 #include "fusion/input_domains.h"
 #include "fusion/interpreter.h"
 #include "fusion/lift.h"
+#include "fusion/loop_ir.h"
 #include "fusion/normalize.h"
 #include "fusion/solver.h"
 #include "fusion/wrap_checks.h"
@@ -189,7 +189,9 @@ RunSearch FindCounterexample(const Program& prog, double budget_s, double wall_s
             return dictionary[std::uniform_int_distribution<size_t>(0, dictionary.size() - 1)(dictionary_rng)];
           },
           kMaxSteps, std::max(0.01, wall_s - clock.Seconds()), cancel, cpu_limit());
-      if (d.outcome == Outcome::kError) return {RunSearch::kError, d.inputs, run + 1 + dictionary_runs, d.input_sites};
+      if (d.outcome == Outcome::kError) {
+        return {RunSearch::kError, d.inputs, run + 1 + dictionary_runs, d.input_sites};
+      }
     }
   }
   return {};
@@ -304,7 +306,7 @@ std::vector<Candidate> Candidates(const Program& original, bool fusion, const Pr
     out.push_back({Variant{"summaries",
                            *summarized,
                            {"recursive functions kept whole, each call read as the function's summary (a relation "
-                            "between arguments and result): " +
+                            "between its arguments, the globals it reads or writes, and its result): " +
                             names}},
                    kWhole, false, false, true});
   }
