@@ -134,7 +134,8 @@ void Parser::LeaveCall(CallerState& caller) {
 }
 
 StmtPtr Parser::ParseCalledBody(const FunctionDef& fn, const Arguments& arguments, Loc loc, const ExprPtr& result,
-                                std::vector<std::optional<Var>>& params, std::vector<StmtPtr>& first) {
+                                std::vector<std::optional<Var>>& params, std::vector<StmtPtr>& first,
+                                bool procedure) {
   CallerState caller = EnterCall(fn, arguments, loc, params);
   inlining_.push_back({&fn, result});
   jump_marks_.emplace_back();
@@ -145,8 +146,11 @@ StmtPtr Parser::ParseCalledBody(const FunctionDef& fn, const Arguments& argument
   last_pointer_result_ = frame.result_array;
   // A run that ends the body without a return leaves the value its caller reads undefined (its last return may
   // sit in a block, or a loop; Addition01's three ifs, one of which returns, end no run). Lowered with the
-  // returns, the check runs only where none returned.
-  if (result && !frame.returned && CompletesNormally(body)) body = MakeBlock({body, UndefinedCall(result)});
+  // returns, the check runs only where none returned. A procedure's calls do not all read the value (recursive's
+  // BallRajamani-SPIN2000-Fig1 drops it): there it is any value, as an uninitialised variable's.
+  if (result && !frame.returned && CompletesNormally(body)) {
+    body = MakeBlock({body, procedure ? MakeHavoc(result->name) : UndefinedCall(result)});
+  }
   if (!frame.returns_early) return body;
   const ExprPtr flag = FreshVar("returned_" + fn.name, kInt);
   bool may_return = false;
@@ -224,7 +228,7 @@ void Parser::BuildProcedure(const FunctionDef& fn, const Arguments& arguments, L
   const ExprPtr result = FreshVar(fn.name + "_result", fn.returns_value ? fn.result_type : kInt);
   std::vector<std::optional<Var>> params;
   std::vector<StmtPtr> first;
-  const StmtPtr rest = ParseCalledBody(fn, arguments, loc, fn.returns_value ? result : nullptr, params, first);
+  const StmtPtr rest = ParseCalledBody(fn, arguments, loc, fn.returns_value ? result : nullptr, params, first, true);
   Procedure proc{fn.name, {}, result->name, nullptr};
   std::vector<StmtPtr> body;
   for (const std::optional<Var>& p : params) {

@@ -754,9 +754,11 @@ class Parser {
 
   // fn's body, parsed as a call with `arguments` runs it (EnterCall), its returns assigning `result` (if any)
   // and its early ones lowered to a flag, which `first` gets the statement that clears; params: fn's
-  // parameters as EnterCall declares them.
+  // parameters as EnterCall declares them. Where the body can end without a return, `result` is then undefined
+  // (UndefinedCall), or, for a procedure, any value.
   StmtPtr ParseCalledBody(const FunctionDef& fn, const Arguments& arguments, Loc loc, const ExprPtr& result,
-                          std::vector<std::optional<Var>>& params, std::vector<StmtPtr>& first);
+                          std::vector<std::optional<Var>>& params, std::vector<StmtPtr>& first,
+                          bool procedure = false);
 
   // Whether fn calls itself, directly or through other functions of the file (by the names its body calls).
   bool IsRecursive(const FunctionDef& fn);

@@ -266,6 +266,18 @@ int main(void) { f(0); reach_error(); return 0; }
 )";
   EXPECT_EQ(OnlyRun(kBlocks), Outcome::kBlocked);
   EXPECT_EQ(VerifyBoth(kBlocks, 10).verdict, "true");
+  // recursive's BallRajamani-SPIN2000-Fig1: an int function that ends without a return, its value dropped. As
+  // the procedure's (whose calls do not all read it), that value is any value, not undefined at once: a run goes
+  // on past the call to main's error (with the recursion cut's check there, no run did).
+  const char* kFallsOff = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int g;
+int A(int a1, int a2) { if (a1) { A(a2, a1); } else { g = a2; } }
+int main(void) { int x = __VERIFIER_nondet_int(); int h = !x; A(x, h); if (x) reach_error(); return 0; }
+)";
+  EXPECT_EQ(OnlyRunOn(kFallsOff, 1), Outcome::kError);
+  EXPECT_EQ(VerifyBoth(kFallsOff, 10).verdict, "false");
 }
 
 TEST(Summaries, ACallThatEndsTheRunEndsItWithItsOutcome) {
