@@ -249,6 +249,13 @@ const Var& Program::VarNamed(const std::string& name) const {
   throw std::out_of_range("no variable " + name);
 }
 
+const Procedure& Program::ProcedureNamed(const std::string& name) const {
+  for (const Procedure& p : procedures) {
+    if (p.name == name) return p;
+  }
+  throw std::out_of_range("no procedure " + name);
+}
+
 std::string Program::AddVar(const std::string& base, IntType type, bool is_array) {
   // Testing each candidate against every variable took time cubic in the number of variables of one base
   // (10 000 inlined parameters `x`: a hang); positions_ and the next suffix of each base make it logarithmic.

@@ -218,6 +218,8 @@ struct Program {
   // The variable called name (found by its position where AddVar made it); throws std::out_of_range when there
   // is none.
   const Var& VarNamed(const std::string& name) const;
+  // The procedure called name; throws std::out_of_range when there is none.
+  const Procedure& ProcedureNamed(const std::string& name) const;
   // A name not yet used by any variable, derived from base; the variable is added.
   std::string AddVar(const std::string& base, IntType type, bool is_array = false);
   // How C names cell `index` of `array`: `a[7]`, or `a[1][3]` for a multi-dimensional one (row_extents).

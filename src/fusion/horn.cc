@@ -358,22 +358,21 @@ class Encoder {
   // st, related to the arguments and the globals' values before by the summary, which the clause's body gets
   // (path_calls_). The arguments are converted to the parameters' types, as C does.
   z3::expr CallSummary(const Expr& call, State& st, std::vector<z3::expr>& path) {
-    const auto proc = std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
-                                   [&](const Procedure& p) { return p.name == call.name; });
+    const Procedure& proc = prog_.ProcedureNamed(call.name);
     SummaryAtom atom{summary_preds_.at(call.name), {}};
     for (const std::string& name : ParameterNames()) atom.args.push_back(st.at(name));
     for (size_t i = 0; i < call.args.size(); ++i) {
-      atom.args.push_back(Int(MakeCast(prog_.VarNamed(proc->params[i]).type, call.args[i]), st, path));
+      atom.args.push_back(Int(MakeCast(prog_.VarNamed(proc.params[i]).type, call.args[i]), st, path));
     }
-    for (const std::string& g : proc->globals) atom.args.push_back(st.at(g));
+    for (const std::string& g : proc.globals) atom.args.push_back(st.at(g));
     // Where the procedure can reach an error, the path up to the call is a context it is called in.
     if (const auto context = context_preds_.find(call.name); context != context_preds_.end()) {
       Emit(path, context->second, atom.args);
     }
-    const z3::expr result = Fresh(proc->result, ctx_.int_sort());
-    path.push_back(InRange(result, prog_.VarNamed(proc->result).type));
+    const z3::expr result = Fresh(proc.result, ctx_.int_sort());
+    path.push_back(InRange(result, prog_.VarNamed(proc.result).type));
     atom.args.push_back(result);
-    for (const std::string& g : proc->globals) {
+    for (const std::string& g : proc.globals) {
       st.at(g) = Fresh(g, ctx_.int_sort());
       path.push_back(InRange(st.at(g), prog_.VarNamed(g).type));
       atom.args.push_back(st.at(g));

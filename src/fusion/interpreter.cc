@@ -53,8 +53,7 @@ class Machine {
   // kMaxCallDepth calls the run stops (kStepLimit): each level takes the interpreter's own stack, as it takes the
   // compiled program's.
   Int128 Call(const Expr& call) {
-    const Procedure& proc = *std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
-                                          [&](const Procedure& p) { return p.name == call.name; });
+    const Procedure& proc = prog_.ProcedureNamed(call.name);
     std::vector<Int128> args;
     for (const ExprPtr& a : call.args) args.push_back(Eval(a));
     if (undefined_) return 0;

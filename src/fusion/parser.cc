@@ -62,10 +62,9 @@ Program Parser::Run() {
   prog_.body = MakeBlock(std::move(all));
   CompleteProcedureGlobals();
   for (const SummaryCallSite& call : summary_calls_) {
-    const auto proc = std::find_if(prog_.procedures.begin(), prog_.procedures.end(),
-                                   [&](const Procedure& p) { return p.name == call.fn; });
-    if (proc->params.size() != call.args) {
-      FailSyntax(file_, call.loc, "'" + call.fn + "' takes " + std::to_string(proc->params.size()) +
+    const Procedure& proc = prog_.ProcedureNamed(call.fn);
+    if (proc.params.size() != call.args) {
+      FailSyntax(file_, call.loc, "'" + call.fn + "' takes " + std::to_string(proc.params.size()) +
                                       " argument(s), not " + std::to_string(call.args));
     }
   }
