@@ -230,7 +230,7 @@ class Encoder {
       const Procedure& proc = prog_.procedures[k];
       const int exit = cfg.Add(Node{Node::kExit, nullptr, nullptr});
       procedure_entries.push_back(cfg.Build(proc.body, exit, exit, exit));
-      procedure_exits_[exit] = k;
+      procedure_exits_[exit] = SummaryPred(proc);
       exit_reads[exit] = {proc.params.begin(), proc.params.end()};
       exit_reads[exit].insert(proc.global_ins.begin(), proc.global_ins.end());
       exit_reads[exit].insert(proc.result);
@@ -239,7 +239,6 @@ class Encoder {
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
     live_ = Liveness(nodes_, exit_reads);
-    for (const Procedure& proc : prog_.procedures) SummaryPred(proc);
     const std::set<std::string> dispatch = DispatchVars();
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (!nodes_[i].cut) continue;
@@ -333,15 +332,15 @@ class Encoder {
 
   // The summary predicate of a procedure, over the parameters of the encoding, its own parameters, its globals at
   // the call, its result and its globals at the return; for a procedure that can reach an error, its context
-  // predicate too, over the values at the call.
-  void SummaryPred(const Procedure& proc) {
+  // predicate too, over the values at the call. Returns the summary predicate.
+  int SummaryPred(const Procedure& proc) {
     std::vector<std::string> vars = ParameterNames();
     vars.insert(vars.end(), proc.params.begin(), proc.params.end());
     vars.insert(vars.end(), proc.global_ins.begin(), proc.global_ins.end());
     if (EffectsOf(proc.body).errors) context_preds_[proc.name] = AddPred("C_" + proc.name, vars);
     vars.push_back(proc.result);
     vars.insert(vars.end(), proc.globals.begin(), proc.globals.end());
-    summary_preds_[proc.name] = AddPred("S_" + proc.name, std::move(vars));
+    return summary_preds_[proc.name] = AddPred("S_" + proc.name, std::move(vars));
   }
 
   // A predicate of no cut point, over vars.
@@ -475,8 +474,8 @@ class Encoder {
         return;
       }
       first = false;
-      if (const auto proc = procedure_exits_.find(id); proc != procedure_exits_.end()) {
-        const int pred = summary_preds_.at(prog_.procedures[proc->second].name);
+      if (const auto exit = procedure_exits_.find(id); exit != procedure_exits_.end()) {
+        const int pred = exit->second;
         std::vector<z3::expr> args;
         for (const auto& v : sys_.pred_vars[pred]) args.push_back(st.at(v));
         Emit(path, pred, std::move(args));
@@ -1003,7 +1002,7 @@ class Encoder {
   std::vector<SummaryAtom> path_calls_;  // and the summaries of its calls (HornClause::calls)
   std::map<std::string, int> summary_preds_;  // each procedure's summary predicate, by name
   std::map<std::string, int> context_preds_;  // the context predicate of each that can reach an error
-  std::map<int, size_t> procedure_exits_;     // the exit node of each procedure's body: the procedure
+  std::map<int, int> procedure_exits_;        // the exit node of each procedure's body: its summary predicate
   std::vector<z3::expr> input_guards_;  // in a merged block, where each input is read (HornClause::input_guards)
   std::vector<z3::expr> array_guards_;  // and where each array is made
   // The quotients and remainders by a variable that the path being walked has made, each with its facts on
@@ -1052,23 +1051,15 @@ bool HornSystem::Linear() const {
 }
 
 z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
+  const auto apply = [&](int pred, const std::vector<z3::expr>& args) {
+    z3::expr_vector a(ctx);
+    for (const auto& x : args) a.push_back(x);
+    return preds[pred](a);
+  };
   z3::expr body = c.constraint;
-  if (c.body_pred >= 0) {
-    z3::expr_vector args(ctx);
-    for (const auto& a : c.body_args) args.push_back(a);
-    body = preds[c.body_pred](args) && body;
-  }
-  for (const SummaryAtom& call : c.calls) {
-    z3::expr_vector args(ctx);
-    for (const auto& a : call.args) args.push_back(a);
-    body = preds[call.pred](args) && body;
-  }
-  z3::expr head = ctx.bool_val(false);
-  if (c.head_pred >= 0) {
-    z3::expr_vector args(ctx);
-    for (const auto& a : c.head_args) args.push_back(a);
-    head = preds[c.head_pred](args);
-  }
+  if (c.body_pred >= 0) body = apply(c.body_pred, c.body_args) && body;
+  for (const SummaryAtom& call : c.calls) body = apply(call.pred, call.args) && body;
+  const z3::expr head = c.head_pred >= 0 ? apply(c.head_pred, c.head_args) : ctx.bool_val(false);
   const z3::expr f = z3::implies(body, head);
   if (c.vars.empty()) return f;
   z3::expr_vector vs(ctx);

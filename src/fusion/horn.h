@@ -16,7 +16,8 @@
 
 namespace fusion {
 
-// A procedure's summary applied in a clause's body: pred(args), the call's arguments and then its result.
+// A procedure's summary applied in a clause's body: pred(args), the call's arguments and the globals' values
+// before it, then its result and the globals' values after it.
 struct SummaryAtom {
   int pred = -1;
   std::vector<z3::expr> args;
@@ -47,7 +48,7 @@ struct HornClause {
 };
 
 // The clauses of one program, and the variables each predicate ranges over (for printing invariants). A
-// procedure's summary is a predicate too, over its parameters and its result (symbolic parameters first, as
+// procedure's summary is a predicate too, over its parameters, globals and result (symbolic parameters first, as
 // every predicate's).
 struct HornSystem {
   std::vector<z3::func_decl> preds;
@@ -96,13 +97,13 @@ inline constexpr size_t kMergeAbovePaths = 16;
 // value k is the head's predicate with the variable fixed to k (a path that brings any other value
 // gets the head's predicate over every live variable).
 //
-// The procedures of a program (Program::procedures) get a summary predicate each: a clause per path through
-// the procedure's body ends in it, and a call on a path adds it, at the arguments and a fresh result, to the
-// clause's body (a nonlinear clause). A procedure that can reach an error gets a context predicate too, over its
-// parameters: each path to a call of it ends in a clause with that head at the arguments, and the paths through
-// its body start from it, so that an error inside is reached only from a call that is made. Such a program is
-// encoded path by path, never merged: a call's summary holds on the whole clause, not where the branch that makes
-// the call is taken.
+// The procedures of a program (Program::procedures) get a summary predicate each: a clause per path through the
+// procedure's body ends in it, and a call on a path adds it, at the arguments and the globals' values, and a fresh
+// result and fresh values of the globals, to the clause's body (a nonlinear clause). A procedure that can reach an
+// error gets a context predicate too, over its parameters: each path to a call of it ends in a clause with that head
+// at the arguments, and the paths through its body start from it, so that an error inside is reached only from a
+// call that is made. Such a program is encoded path by path, never merged: a call's summary holds on the whole
+// clause, not where the branch that makes the call is taken.
 //
 // symbolic_uint_max: every numeral 2^32 - 1 of the clauses becomes a parameter M (and 2^32 becomes M + 1),
 // a variable that every predicate carries unchanged from the entry. Sound: the clauses with M := 2^32 - 1

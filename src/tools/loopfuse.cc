@@ -249,12 +249,14 @@ int main(int argc, char** argv) {
   horn->add_flag("--affine", horn_affine, "the clauses strengthened by the affine invariants, as verify solves them");
   horn->add_flag("--summaries", horn_summaries,
                  "recursive functions as procedures with summaries (nonlinear clauses), as verify's summaries "
-                 "candidate has them; not with --mode, --half, --cells or --lift");
+                 "candidate has them; not with --mode, --half, --cells, --lift or --affine");
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, transformations, smt2");
   horn->callback([&] {
     std::vector<std::string> applied;
-    if (horn_summaries && (horn_mode != "none" || horn_half != "none" || horn_cells || horn_lift)) {
-      throw common::InputError("--summaries: not with --mode, --half, --cells or --lift");
+    // verify infers no affine invariants for nonlinear clauses (HornProblem::Solve), so --affine would show
+    // clauses it never solves.
+    if (horn_summaries && (horn_mode != "none" || horn_half != "none" || horn_cells || horn_lift || horn_affine)) {
+      throw common::InputError("--summaries: not with --mode, --half, --cells, --lift or --affine");
     }
     fusion::Program prog = horn_summaries ? fusion::ParseFile(horn_file, ModelNamed(horn_model), true)
                                           : Shown(horn_file, horn_model, horn_lift, horn_half, horn_cells, applied);
