@@ -718,11 +718,12 @@ Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions optio
   try {
     const Program prog = ParseFile(file, model);
     // Where recursion was cut, the program again with it summarized, if it is of the functions that allows.
+    // The file parsed once already: whatever the second reading refuses leaves the candidate out, not the file.
     std::optional<Program> summarized;
     if (!prog.recursion_cuts.empty()) {
       try {
         summarized = ParseFile(file, model, true);
-      } catch (const UnsupportedError&) {
+      } catch (const common::InputError&) {
       }
     }
     const double parsed_s = clock.Seconds();

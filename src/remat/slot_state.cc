@@ -201,7 +201,7 @@ int SlotState::LastUsefulSlot(int node) const {
 }
 
 void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added, int after,
-                         bool every_producer) {
+                         ChainJoin join) {
   AddStep(node, slot);
   added.emplace_back(node, slot);
   if (depth == 0) return;
@@ -211,8 +211,10 @@ void SlotState::AddChain(int node, int slot, int depth, std::vector<std::pair<in
     // Only where the read at `slot` is now the end of the instance's life, i.e. lengthened it.
     if (EndOfInstanceBefore(v, slot) != slot) continue;
     const int s = FreeSlotBefore(producer, slot, after);
-    if (s >= 0 && (every_producer || RegeneratesAt(producer, s, chains_.lookahead ? depth - 1 : 0))) {
-      AddChain(producer, s, depth - 1, added, after, every_producer);
+    if (s < 0) continue;
+    const bool lookahead = join == ChainJoin::kLookahead || chains_.lookahead;
+    if (join == ChainJoin::kEveryProducer || RegeneratesAt(producer, s, lookahead ? depth - 1 : 0)) {
+      AddChain(producer, s, depth - 1, added, after, join);
     }
   }
 }
@@ -370,50 +372,73 @@ int SlotState::RecomputePastPeak() {
   constexpr size_t kMostCandidates = 64;
   const Bytes start_peak = Peak();
   std::vector<std::pair<int, int>> kept;  // (node, slot) of the steps of the chains kept
-  // (size, value, next read) of the values held across the peak for a read after it
+  // (size, value, slot to make it before) of the values held across the peak for a read after it, and of the
+  // graph outputs made before it
   std::vector<std::tuple<Bytes, int, int>> held;
+  std::vector<std::tuple<Bytes, int, int>> outputs;
   int chains = 0;
   while (chains < kMostChains && Peak() > budget_) {
     const Bytes peak = Peak();
-    const double soft = SoftPeak();
     const int at = tree_.ArgMax();
+    // A graph output is made again as if read 64 slots after the peak (the chain's copies take the free slots
+    // between): its earlier instance then ends at its last read.
+    const int output_read = std::min(at + 64, slots_ - 1);
     held.clear();
+    outputs.clear();
     for (int v = 0; v < static_cast<int>(graph_.values.size()); ++v) {
       const Value& value = graph_.values[v];
       if (value.size == 0 || value.producer < 0 || !chainable_[value.producer]) continue;
       const std::vector<int>& uses = use_slots_[v];
-      if (EndOfInstanceBefore(v, at) <= at || std::binary_search(uses.begin(), uses.end(), at)) continue;
+      const int end = EndOfInstanceBefore(v, at);
+      if (end <= at || std::binary_search(uses.begin(), uses.end(), at)) continue;
       const auto next = std::upper_bound(uses.begin(), uses.end(), at);
-      if (next != uses.end()) held.emplace_back(value.size, v, *next);
+      if (next != uses.end()) {
+        held.emplace_back(value.size, v, *next);
+      } else if (end == slots_ - 1) {
+        outputs.emplace_back(value.size, v, output_read);
+      }
     }
-    std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) {
-      // Largest first, then by value; the read follows from the value.
-      return std::pair(-std::get<0>(a), std::get<1>(a)) < std::pair(-std::get<0>(b), std::get<1>(b));
-    });
-    held.resize(std::min(held.size(), kMostCandidates));
     // Each candidate's chain is tried and taken back; the one that lowers the peak most is made again. At an
     // equal peak, fewer slots near it: the next chain may lower the peak where this one could not.
-    std::tuple<Bytes, double, Cost> best{peak, soft - 1e-9 * static_cast<double>(peak), cost_};
+    std::tuple<Bytes, double, Cost> best{peak, SoftPeak() - 1e-9 * static_cast<double>(peak), cost_};
     int best_value = -1;
     int best_slot = -1;
-    for (const auto& [size, v, read] : held) {
-      const int s = FreeSlotBefore(graph_.values[v].producer, read, at);
-      if (s < 0) continue;
-      chain_.clear();
-      AddChain(graph_.values[v].producer, s, kDepth, chain_, at, true);
-      // Below the budget a lower peak buys nothing: the cheapest chain that meets it.
-      const bool met = Peak() <= budget_;
-      const std::tuple<Bytes, double, Cost> result{met ? budget_ : Peak(), met ? 0.0 : SoftPeak(), cost_};
-      if (result < best) {
-        best = result;
-        best_value = v;
-        best_slot = s;
+    ChainJoin best_join = ChainJoin::kEveryProducer;
+    const auto try_candidates = [&](std::vector<std::tuple<Bytes, int, int>>& candidates, ChainJoin join) {
+      std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+        // Largest first, then by value; the slot follows from the value.
+        return std::pair(-std::get<0>(a), std::get<1>(a)) < std::pair(-std::get<0>(b), std::get<1>(b));
+      });
+      candidates.resize(std::min(candidates.size(), kMostCandidates));
+      for (const auto& [size, v, read] : candidates) {
+        const int s = FreeSlotBefore(graph_.values[v].producer, read, at);
+        if (s < 0) continue;
+        chain_.clear();
+        AddChain(graph_.values[v].producer, s, kDepth, chain_, at, join);
+        // Below the budget a lower peak buys nothing: the cheapest chain that meets it.
+        const bool met = Peak() <= budget_;
+        const std::tuple<Bytes, double, Cost> result{met ? budget_ : Peak(), met ? 0.0 : SoftPeak(), cost_};
+        if (result < best) {
+          best = result;
+          best_value = v;
+          best_slot = s;
+          best_join = join;
+        }
+        RemoveSteps(chain_);
       }
-      RemoveSteps(chain_);
-    }
+    };
+    // A value read after the peak must be made again for that read, whatever its chain lengthens: every
+    // producer joins. A graph output is made again only to end its earlier instance, which pays only where its
+    // chain keeps less alive across the peak than the output frees: producers join by the lookahead's rule
+    // (resnet18_bs64 at 50 %: two of layer4's weight gradients, 9 MiB each, made again after the stem's
+    // batch-norm backward from 6 MiB kept across it). The outputs come second, where no held value's chain
+    // helps: taken in one list with the held values, their chains led the pass to higher peaks at more cost on
+    // other graphs (resnet18_bs8 and resnet50_bs32 at 25 %).
+    try_candidates(held, ChainJoin::kEveryProducer);
+    if (best_value < 0) try_candidates(outputs, ChainJoin::kLookahead);
     if (best_value < 0) break;
     chain_.clear();
-    AddChain(graph_.values[best_value].producer, best_slot, kDepth, chain_, at, true);
+    AddChain(graph_.values[best_value].producer, best_slot, kDepth, chain_, at, best_join);
     kept.insert(kept.end(), chain_.begin(), chain_.end());
     ++chains;
   }

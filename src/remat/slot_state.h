@@ -59,6 +59,13 @@ inline ChainRule ChainRuleFor(bool lookahead) {
   return {.depth = kLookaheadChainDepth, .lookahead = true};
 }
 
+// Which producers an add move's chain goes on through (SlotState::AddChain).
+enum class ChainJoin {
+  kRule,          // those that RegeneratesAt allows, by the state's ChainRule
+  kLookahead,     // those that RegeneratesAt allows with the lookahead, whatever the ChainRule
+  kEveryProducer  // every producer whose output's life the copy would lengthen
+};
+
 // A schedule spread over nop-padded slots, with incremental peak and cost.
 class SlotState {
  public:
@@ -99,7 +106,9 @@ class SlotState {
   // most, or the soft peak at an equal peak (of those that meet the budget, the cheapest); until the budget
   // is met or no chain helps. The walk's chains reach 6 producers back by the rule of RegeneratesAt; this
   // one reaches the stem of mobilenet_v3_large_bs64, 9 back, whose outputs all have one size (docs/remat.md,
-  // "Chains past the peak"). Returns the chains kept, none unless the peak fell.
+  // "Chains past the peak"). Where no such chain lowers the peak, a graph output made before the peak is
+  // made again after it, so that its earlier instance ends at its last read. Returns the chains kept, none
+  // unless the peak fell.
   int RecomputePastPeak();
 
   // Whether `node` may join an add move's chain at all: an addable node, Regenerable as well under
@@ -161,9 +170,10 @@ class SlotState {
   // free slot before its reader wherever the reader would otherwise lengthen that input's life and the
   // producer RegeneratesAt that slot (looking the depth left back under ChainRule::lookahead): the chain that
   // recomputes a value from further back instead of keeping its inputs. Appends every step added. With
-  // `every_producer` each such producer joins, whatever it lengthens; copies go after slot `after` only.
+  // `join` other than kRule: the lookahead's rule, or every such producer whatever it lengthens; copies go
+  // after slot `after` only.
   void AddChain(int node, int slot, int depth, std::vector<std::pair<int, int>>& added, int after = -1,
-                bool every_producer = false);
+                ChainJoin join = ChainJoin::kRule);
 
   const Graph& graph_;
   int slots_ = 0;                                 // T

@@ -147,19 +147,20 @@ TEST_F(RematCli, UnreachableBudgetIsSaidAndMissed) {
 // further; one below the bound gets the warning instead, and a met budget neither.
 TEST_F(RematCli, AMissedBudgetAboveTheLowerBoundGetsANoteOnMoves) {
   const std::string graph = std::string(EXAMPLES_DIR) + "/../data/torch/resnet18_bs8.graph.json";
-  // resnet18_bs8's floor is 50.0 %; at 60 % 10 000 moves end at 64.2 %, 300 000 meet it (2026-12-05, batch
-  // norm recomputable; 68.1 % with it run once, and until the chains past the peak 10 000 moves missed 70 %).
-  const Outcome few = Memplan("remat " + graph + " --budget 60% --moves 10000");
+  // resnet18_bs8's floor is 50.0 %; at 57 % 10 000 moves end at 58.2 %, 300 000 meet it (2026-12-07; at 60 %
+  // 10 000 moves ended at 64.2 % until graph outputs were made again past the peak, 68.1 % with batch norm run
+  // once, and until the chains past the peak 10 000 moves missed 70 %).
+  const Outcome few = Memplan("remat " + graph + " --budget 57% --moves 10000");
   EXPECT_EQ(few.status, 1) << few.out;
   EXPECT_NE(few.out.find("memplan: note: the budget was not met, and the lower bound"), std::string::npos) << few.out;
   EXPECT_NE(few.out.find("more --moves may meet it"), std::string::npos) << few.out;
   // FastSA ran rounds with the chain lookahead after its own (17 500 moves of 10 000, with the last stage);
   // every round with it is another try.
   EXPECT_NE(few.out.find("another --seed or --chain-lookahead (every round with it)"), std::string::npos) << few.out;
-  const Outcome looked = Memplan("remat " + graph + " --budget 60% --moves 10000 --chain-lookahead");
+  const Outcome looked = Memplan("remat " + graph + " --budget 57% --moves 10000 --chain-lookahead");
   EXPECT_EQ(looked.status, 1) << looked.out;
   EXPECT_NE(looked.out.find("as may another --seed\n"), std::string::npos) << looked.out;
-  const Outcome enough = Memplan("remat " + graph + " --budget 60% --moves 300000");
+  const Outcome enough = Memplan("remat " + graph + " --budget 57% --moves 300000");
   EXPECT_EQ(enough.status, 0) << enough.out;
   EXPECT_EQ(enough.out.find("memplan: note"), std::string::npos) << enough.out;
   const Outcome below = Memplan("remat " + graph + " --budget 40% --moves 10000");

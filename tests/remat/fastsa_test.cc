@@ -242,6 +242,42 @@ TEST(RematSlotState, ChainsPastThePeakStayOnlyWhereThePeakFalls) {
   EXPECT_EQ(stuck.Peak(), 901);
 }
 
+// A gradient made early: f makes u (100) from the input x (1), g makes the graph output o (50) from u; then m
+// makes w (400) from x, p makes q (400) from w, and z reads q into the graph output d (1). In the reference
+// order o is held across p, nothing reading it: the peak, 1 + 50 + 400 + 400.
+Graph EarlyGradient() {
+  Graph graph;
+  graph.values = {{.name = "x", .size = 1, .kind = ValueKind::kInput}, {.name = "u", .size = 100},
+                  {.name = "o", .size = 50, .graph_output = true}, {.name = "w", .size = 400},
+                  {.name = "q", .size = 400}, {.name = "d", .size = 1, .graph_output = true}};
+  graph.nodes = {{.key = "0", .name = "f", .cost = 1, .inputs = {0}, .outputs = {1}},
+                 {.key = "1", .name = "g", .cost = 1, .inputs = {1}, .outputs = {2}},
+                 {.key = "2", .name = "m", .cost = 1, .inputs = {0}, .outputs = {3}},
+                 {.key = "3", .name = "p", .cost = 1, .inputs = {3}, .outputs = {4}},
+                 {.key = "4", .name = "z", .cost = 1, .inputs = {4}, .outputs = {5}}};
+  LinkAndCheck(graph, "early gradient");
+  return graph;
+}
+
+TEST(RematSlotState, ChainsPastThePeakMakeAGraphOutputAgainAfterIt) {
+  const Graph graph = EarlyGradient();
+  SlotState state(graph, graph.order, 820, MoveSet::kFull, false, {.soft_peak = 20});
+  ASSERT_EQ(state.Peak(), 851);
+  EXPECT_EQ(state.RecomputePastPeak(), 1);
+  // f and g again after p: the first o ends unread, and u is made from the input, which stays resident.
+  const Sequence expected = {0, 1, 2, 3, 0, 1, 4};
+  EXPECT_EQ(state.Current(), expected);
+  EXPECT_EQ(state.Peak(), 801);
+  const ScheduleReport report = ValidateSchedule(graph, state.Current(), {.peak = 801, .cost = 7});
+  EXPECT_TRUE(report.ok()) << report.errors.front();
+  // With g run once only, o cannot be made again, and nothing else lowers the peak.
+  Graph run_once = graph;
+  run_once.nodes[1].recomputable = false;
+  SlotState stuck(run_once, run_once.order, 820, MoveSet::kFull, false, {.soft_peak = 20});
+  EXPECT_EQ(stuck.RecomputePastPeak(), 0);
+  EXPECT_EQ(stuck.Peak(), 851);
+}
+
 TEST(RematSlotState, PruningOnRandomSchedulesStaysValidWithinTheLimit) {
   int pruned = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
