@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/deep_stack.h"
 #include "common/stopwatch.h"
 #include "fusion/acceleration.h"
 #include "fusion/cpu_clock.h"
@@ -25,19 +26,23 @@ enum class Flow { kNormal, kBreak, kContinue, kReturn, kStop };
 class Machine {
  public:
   Machine(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
-          const std::atomic<bool>* cancel, double max_cpu_seconds, const CellSource& cells)
+          const std::atomic<bool>* cancel, double max_cpu_seconds, const CellSource& cells, int max_call_depth)
       : prog_(prog),
         inputs_(inputs),
         cells_(cells),
         max_steps_(max_steps),
         max_seconds_(max_seconds),
         max_cpu_seconds_(max_cpu_seconds),
-        cancel_(cancel) {}
+        cancel_(cancel),
+        max_call_depth_(max_call_depth) {}
 
   RunResult Run() {
     if (Exec(prog_.body) != Flow::kStop) result_.outcome = Outcome::kFinished;
     return result_;
   }
+
+  // Whether the run stopped because its calls went deeper than max_call_depth.
+  bool CallsTooDeep() const { return calls_too_deep_; }
 
  private:
   // Stops the run with an outcome, or with the one a procedure's body ended it with (Call).
@@ -50,14 +55,15 @@ class Machine {
   // parameters' types, with the procedure's own variables (not the globals it shares) saved around it, so that a
   // recursive call leaves its caller's as they were. A body that ends the run (a blocking assume, an undefined
   // operation) ends it there: the expression is then undefined, and Stop takes that outcome instead. Deeper than
-  // kMaxCallDepth calls the run stops (kStepLimit): each level takes the interpreter's own stack, as it takes the
-  // compiled program's.
+  // max_call_depth_ calls the run stops (kStepLimit): each level takes the interpreter's own stack, as it takes
+  // the compiled program's.
   Int128 Call(const Expr& call) {
     const Procedure& proc = prog_.ProcedureNamed(call.name);
     std::vector<Int128> args;
     for (const ExprPtr& a : call.args) args.push_back(Eval(a));
     if (undefined_) return 0;
-    if (call_depth_ >= kMaxCallDepth) {
+    if (call_depth_ >= max_call_depth_) {
+      calls_too_deep_ = true;
       ended_in_call_ = Outcome::kStepLimit;
       undefined_ = true;
       return 0;
@@ -404,11 +410,9 @@ class Machine {
   long next_clock_check_ = 0x1000;
   RunResult result_;
   bool undefined_ = false;
-  // Calls of procedures deeper than this stop the run: each level takes the interpreter's own stack, as it takes
-  // a compiled program's (about 1.5 KB in the Release build, measured on count(1999); several times that under
-  // the sanitizers, whose runs must stay within a thread's 8 MB too).
-  static constexpr int kMaxCallDepth = 500;
+  const int max_call_depth_;  // calls of procedures deeper than this stop the run (Interpret)
   int call_depth_ = 0;
+  bool calls_too_deep_ = false;  // CallsTooDeep
   std::optional<Outcome> ended_in_call_;  // how a procedure's body ended the run (Call)
   std::unordered_map<std::string, std::vector<std::string>> own_vars_;  // each procedure's variables (Call)
   // A scalar's value, and whether it is a havoc's not yet read.
@@ -426,7 +430,33 @@ class Machine {
 
 RunResult Interpret(const Program& prog, const InputSource& inputs, long max_steps, double max_seconds,
                     const std::atomic<bool>* cancel, double max_cpu_seconds, const CellSource& cells) {
-  return Machine(prog, inputs, max_steps, max_seconds, cancel, max_cpu_seconds, cells).Run();
+  // A call of a procedure recurses on the interpreter's own stack (Machine::Call), about 1.5 KB a level in the
+  // Release build (measured on count(1999)), several times that under the sanitizers: within a thread's 8 MB,
+  // 500 levels. A run that goes deeper runs again on the same inputs on a stack of its own, which takes 10 000
+  // (SV-COMP's id_o1000 reaches its error 1000 calls deep). Not every run: a thread with such a stack costs
+  // about 0.1 ms, more than a whole run of most programs.
+  constexpr int kCallDepth = 500;
+  constexpr int kDeepCallDepth = 10000;
+  constexpr size_t kDeepStackBytes = size_t{1} << 30;
+  if (prog.procedures.empty()) {
+    return Machine(prog, inputs, max_steps, max_seconds, cancel, max_cpu_seconds, cells, kCallDepth).Run();
+  }
+  std::vector<Int128> drawn;
+  const InputSource logged = [&](IntType t, const InputSite& site) {
+    drawn.push_back(inputs(t, site));
+    return drawn.back();
+  };
+  Machine shallow(prog, logged, max_steps, max_seconds, cancel, max_cpu_seconds, cells, kCallDepth);
+  RunResult result = shallow.Run();
+  if (!shallow.CallsTooDeep()) return result;
+  size_t replayed = 0;
+  const InputSource again = [&](IntType t, const InputSite& site) {
+    return replayed < drawn.size() ? drawn[replayed++] : inputs(t, site);
+  };
+  common::RunWithStack(kDeepStackBytes, [&] {
+    result = Machine(prog, again, max_steps, max_seconds, cancel, max_cpu_seconds, cells, kDeepCallDepth).Run();
+  });
+  return result;
 }
 
 std::string OutcomeName(Outcome o) {

@@ -50,7 +50,7 @@ using InputSource = std::function<Int128(IntType, const InputSite&)>;
 using CellSource = std::function<std::optional<Int128>(const std::string&, long long)>;
 
 // Runs the program with at most max_steps statements executed, for at most max_seconds of wall-clock time
-// and (when max_cpu_seconds > 0) max_cpu_seconds of the calling thread's CPU time counted from the first
+// and (when max_cpu_seconds > 0) max_cpu_seconds of the CPU time of the thread that runs it, counted from the first
 // nondeterministic value it reads (until then every run repeats the same steps: a run stopped there leaves
 // its time to others that would stop there too); a run also ends (kStepLimit) soon after *cancel becomes
 // true, so that a verifier thread can stop it. Cells that `cells` knows take its values (and

@@ -241,9 +241,33 @@ int main(void) { int s = sum(%d); if (s != %d) reach_error(); return 0; }
   const Verdict v = VerifyBoth(text, 10);
   EXPECT_EQ(v.verdict, "false") << v.reason;
   EXPECT_EQ(v.solved_by, "interpreter") << v.reason;
-  // Deeper than the interpreter's stack takes: the run stops, telling nothing.
-  std::snprintf(text, sizeof text, kSum, 600, 180300);
+  // Deeper than a thread's default stack would take, on the stack the interpreter makes for procedures.
+  std::snprintf(text, sizeof text, kSum, 5000, 12502500);
+  EXPECT_EQ(OnlyRun(text), Outcome::kFinished);
+  // Deeper than that stack takes: the run stops, telling nothing.
+  std::snprintf(text, sizeof text, kSum, 10001, 50015001);
   EXPECT_EQ(OnlyRun(text), Outcome::kStepLimit);
+}
+
+TEST(Summaries, ARunThatCallsDeeperRunsAgainOnTheSameInputs) {
+  // Past 500 calls a run starts again on a stack of its own: x must be the value the first try drew, and y the
+  // next one the source gives.
+  const Program prog = Summarized(R"(
+extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int count(int n) { if (n <= 0) return 0; return 1 + count(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int c = count(x - 400);
+  int y = __VERIFIER_nondet_int();
+  if (c == 600 && y == 1001) reach_error();
+  return 0;
+}
+)");
+  Int128 next = 1000;
+  const RunResult run = Interpret(prog, [&](IntType, const InputSite&) { return next++; }, 1'000'000);
+  EXPECT_EQ(run.outcome, Outcome::kError);
+  EXPECT_EQ(run.inputs, (std::vector<Int128>{1000, 1001}));
 }
 
 TEST(Summaries, ACallWhoseValueNothingReadsIsMadeAllTheSame) {
