@@ -453,6 +453,7 @@ RunResult Interpret(const Program& prog, const InputSource& inputs, long max_ste
   const InputSource again = [&](IntType t, const InputSite& site) {
     return replayed < drawn.size() ? drawn[replayed++] : inputs(t, site);
   };
+  // Where no such thread can be made, the shallow run stands: it stopped at its depth (kStepLimit).
   common::RunWithStack(kDeepStackBytes, [&] {
     result = Machine(prog, again, max_steps, max_seconds, cancel, max_cpu_seconds, cells, kDeepCallDepth).Run();
   });
