@@ -2,22 +2,27 @@
 
 #include <dirent.h>
 #include <fmt/core.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace common {
 namespace {
@@ -127,6 +132,100 @@ struct Child {
   std::string start_error;  // why the child could not be started (pid is then -1)
 };
 
+// The library's code, for the crash handler: the executable segments of its object file, and that file's
+// name. Set once in the server process, before its first child; read by the handler only.
+struct LibraryCode {
+  static constexpr size_t kMaxSegments = 8;
+  std::pair<uintptr_t, uintptr_t> segments[kMaxSegments] = {};  // [begin, end) of each
+  size_t size = 0;
+  char file[512] = {};
+};
+LibraryCode library_code;
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+struct sigaction previous_actions[std::size(kCrashSignals)];
+
+// Finds the object file whose code holds `code` (dl_iterate_phdr) and keeps its executable segments.
+void FindLibraryCode(const void* code) {
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        const auto address = reinterpret_cast<uintptr_t>(data);
+        LibraryCode found;
+        bool holds = false;
+        for (int k = 0; k < info->dlpi_phnum; ++k) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[k];
+          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) || found.size == LibraryCode::kMaxSegments) continue;
+          const uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+          found.segments[found.size++] = {begin, begin + ph.p_memsz};
+          holds = holds || (address >= begin && address < begin + ph.p_memsz);
+        }
+        if (!holds) return 0;
+        std::snprintf(found.file, sizeof found.file, "%s", *info->dlpi_name ? info->dlpi_name : "the program");
+        library_code = found;
+        return 1;
+      },
+      const_cast<void*>(code));
+}
+
+// The address of the instruction at which a crash signal struck, or 0 where this machine's context is not
+// known here.
+uintptr_t CrashAddress(const void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+// Ends the process by sig with its default action, once this handler returns.
+void DieBy(int sig) {
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);  // blocked while the handler runs, delivered as it returns: also a signal that kill() sent
+}
+
+// A crash in the library's code ends the child by the signal; any other goes to the handler that was there
+// before (a sanitizer's report of the caller's bug), or to the default action.
+void OnCrash(int sig, siginfo_t* info, void* context) {
+  const uintptr_t at = CrashAddress(context);
+  for (size_t k = 0; k < library_code.size; ++k) {
+    if (at >= library_code.segments[k].first && at < library_code.segments[k].second) {
+      constexpr char kSays[] = "a crash inside ";
+      (void)!write(2, kSays, sizeof kSays - 1);
+      (void)!write(2, library_code.file, std::strlen(library_code.file));
+      (void)!write(2, "\n", 1);
+      DieBy(sig);
+      return;
+    }
+  }
+  const size_t i = std::find(std::begin(kCrashSignals), std::end(kCrashSignals), sig) - std::begin(kCrashSignals);
+  const struct sigaction& before = previous_actions[i];
+  if (before.sa_flags & SA_SIGINFO) {
+    before.sa_sigaction(sig, info, context);
+  } else if (before.sa_handler != SIG_DFL && before.sa_handler != SIG_IGN) {
+    before.sa_handler(sig);
+  } else {
+    DieBy(sig);
+  }
+}
+
+// In the server process, so that every child inherits it: a crash in the library's code is the library's.
+void ContainLibraryCrashes(const void* code) {
+  FindLibraryCode(code);
+  if (library_code.size == 0) return;
+  for (size_t i = 0; i < std::size(kCrashSignals); ++i) {
+    struct sigaction action = {};
+    action.sa_sigaction = OnCrash;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;  // a sanitizer's alternate stack, where it set one up
+    sigemptyset(&action.sa_mask);
+    sigaction(kCrashSignals[i], &action, &previous_actions[i]);
+  }
+}
+
 // Forks the child of one call: it computes the reply and writes it to a pipe, its stderr to another.
 Child StartChild(const ForkServer::Handler& handler, const std::string& request, double limit_s) {
   Child c;
@@ -211,7 +310,7 @@ std::string FirstLines(const std::string& text) {
   return out;
 }
 
-// Reaps a child whose pipes are closed and says how its call ended (library_exits: ForkServer's).
+// Reaps a child whose pipes are closed and says how its call ended (library_exits: LibraryFailures's).
 std::pair<ReplyKind, std::string> Finish(Child& c, const std::vector<int>& library_exits) {
   int status = 0;
   while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
@@ -324,7 +423,7 @@ void Serve(const std::vector<int>& clients, const ForkServer::Handler& handler,
 
 }  // namespace
 
-ForkServer::ForkServer(unsigned clients, Handler handler, std::vector<int> library_exits) {
+ForkServer::ForkServer(unsigned clients, Handler handler, LibraryFailures library) {
   std::vector<int> server_ends;
   for (unsigned i = 0; i < clients; ++i) {
     int pair[2];
@@ -345,9 +444,10 @@ ForkServer::ForkServer(unsigned clients, Handler handler, std::vector<int> libra
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     for (int fd : fds_) close(fd);
+    if (library.code) ContainLibraryCrashes(library.code);
     // Nothing may unwind out of here: the stack below is the caller's, which the server must not run.
     try {
-      Serve(server_ends, handler, library_exits);
+      Serve(server_ends, handler, library.exit_statuses);
     } catch (...) {
       _exit(1);
     }

@@ -18,6 +18,19 @@
 
 namespace common {
 
+// How a library that the handler calls fails on its own, by no bug of the caller's: a call that ends so
+// has no reply, as a killed one, instead of failing, and its text says what the child wrote to stderr.
+struct LibraryFailures {
+  // The statuses with which it ends the process itself on an error of its own (Z3 calls exit() with its
+  // error codes).
+  std::vector<int> exit_statuses = {};
+  // An address in its code (one of its functions, as a position-independent executable sees it), or null: a
+  // child that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL) at an instruction of that object file dies by the
+  // signal, with a last line on stderr naming the file, even where a sanitizer would report the crash as
+  // the caller's bug and exit; a crash elsewhere goes to the handler that was there before.
+  const void* code = nullptr;
+};
+
 // One server process and the channels of its clients (threads of the caller, each with its own).
 class ForkServer {
  public:
@@ -29,17 +42,15 @@ class ForkServer {
     bool ok = false;
     std::string text;   // the reply when ok, else why there is none ("killed by signal 6 (...)", ...)
     bool failed = false;  // not ok because the child exited with a non-zero status (a sanitizer report,
-                          // a bug), not because it was killed or cancelled, nor with one of library_exits
+                          // a bug), not because it was killed or cancelled, nor by one of the LibraryFailures
   };
 
   // Forks the server. Call it while this process has no other thread: glibc makes its malloc and stdio
   // safe in a child, but not ASan's allocator nor a library's own locks. Throws std::logic_error when another
   // thread is there after the fork (threads that a library's fork handlers end, as Z3 ends its idle timer
   // threads, do not count). clients: how many threads will call Call (numbered 0..clients-1).
-  // library_exits: the statuses with which a library that the handler calls ends the process itself on an
-  // error of its own (Z3 calls exit() with its error codes); a call that ends so has no reply, as a killed
-  // one, and its text gives the first lines the child wrote to stderr, instead of failing.
-  ForkServer(unsigned clients, Handler handler, std::vector<int> library_exits = {});
+  // library: how a library that the handler calls fails on its own.
+  ForkServer(unsigned clients, Handler handler, LibraryFailures library = {});
   // Ends the server and waits for it; every call must have returned.
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;

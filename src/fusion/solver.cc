@@ -122,10 +122,11 @@ const std::vector<OptionSet>& Portfolio() {
   return kSets;
 }
 
-std::vector<int> Z3ExitStatuses() {
-  std::vector<int> statuses;
-  for (int status = 101; status <= 114; ++status) statuses.push_back(status);
-  return statuses;
+common::LibraryFailures Z3Failures() {
+  common::LibraryFailures z3;
+  for (int status = 101; status <= 114; ++status) z3.exit_statuses.push_back(status);
+  z3.code = reinterpret_cast<const void*>(&Z3_mk_config);
+  return z3;
 }
 
 HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants,

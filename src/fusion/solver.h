@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/fork_server.h"
 #include "fusion/ast.h"
 #include "fusion/counterexample.h"
 #include "fusion/horn.h"
@@ -28,11 +29,12 @@ struct OptionSet {
 // The option sets the portfolio tries, most useful first (see docs/loopfuse.md for why these).
 const std::vector<OptionSet>& Portfolio();
 
-// The statuses with which Z3 ends the process itself on an error of its own (its util/error_codes.h, from
-// ERR_MEMOUT 101 to ERR_UNREACHABLE 114; Spacer's array projection in Z3 4.8.12 reaches code it deems
-// unreachable on some clauses): a solver run in a child process that ends so has no answer, as one that
-// aborts; it is not loopfuse's bug (common::ForkServer's library_exits).
-std::vector<int> Z3ExitStatuses();
+// How Z3 fails on its own, for the fork server of the solver runs: a run that ends so has no answer, as one
+// that aborts; it is not loopfuse's bug. The statuses with which Z3 ends the process itself (its
+// util/error_codes.h, from ERR_MEMOUT 101 to ERR_UNREACHABLE 114; Spacer's array projection in Z3 4.8.12
+// reaches code it deems unreachable on some clauses), and a crash at an instruction of libz3 (Z3 4.8.12 read
+// address 0x80 inside Z3_optimize_check once, under ASan: docs/reliability.md, "Z3's own crashes").
+common::LibraryFailures Z3Failures();
 
 // What one solver run concluded.
 enum class SolveStatus {

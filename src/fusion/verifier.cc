@@ -414,7 +414,7 @@ class PortfolioRun {
     // Each child makes its own Z3 context: one inherited from the server made the runs slower (median
     // 1.37 s against 0.91 s over the 31 tasks, same load).
     common::ForkServer server(n, [this](const std::string& request) { return SolveInChild(request); },
-                              Z3ExitStatuses());
+                              Z3Failures());
     std::jthread ticker;
     if (options_.on_progress) {
       ticker = std::jthread([this](std::stop_token stop) {

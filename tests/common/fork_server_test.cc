@@ -17,7 +17,8 @@ namespace {
 // A handler whose request says what the child does: "echo X" replies X; "abort" writes a line to stderr
 // and aborts (as Z3 does); "exit N" exits with status N; "z3 N" writes what Z3 4.8.12 writes when it
 // reaches code it deems unreachable and exits with status N; "throw" throws; "sleep" never ends on its own;
-// "state" replies with what the caller's memory held when the server was forked.
+// "state" replies with what the caller's memory held when the server was forked; "segv" writes to an address
+// that is not mapped (not null, which UBSan would report first).
 std::string Behave(const std::string& request, const std::string& state) {
   if (request.rfind("echo ", 0) == 0) return request.substr(5);
   if (request == "abort") {
@@ -36,6 +37,10 @@ std::string Behave(const std::string& request, const std::string& state) {
     for (;;) pause();
   }
   if (request == "state") return state;
+  if (request == "segv") {
+    int* volatile unmapped = reinterpret_cast<int*>(64);
+    *unmapped = 1;
+  }
   return "?";
 }
 
@@ -95,6 +100,40 @@ TEST(ForkServer, ANonZeroExitOrAnExceptionIsAFailure) {
   EXPECT_NE(thrown.text.find("handler failed"), std::string::npos) << thrown.text;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+TEST(ForkServer, ACrashInTheLibrarysCodeIsNoReplyNotAFailure) {
+  LibraryFailures self;  // here the library is this test program, whose code crashes
+  self.code = reinterpret_cast<const void*>(&Behave);
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); }, self);
+  const ForkServer::Reply reply = server.Call(0, "segv", 10, nullptr);
+  EXPECT_FALSE(reply.ok);
+  EXPECT_FALSE(reply.failed);
+  EXPECT_EQ(reply.text, "process killed by signal 11 (Segmentation fault): a crash inside the program") << reply.text;
+  EXPECT_EQ(server.Call(0, "echo again", 10, nullptr).text, "again");
+}
+
+TEST(ForkServer, ACrashOutsideTheLibrarysCodeIsTheCallersAsWithoutOne) {
+  LibraryFailures libc;
+  libc.code = reinterpret_cast<const void*>(&getpid);
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); }, libc);
+  const ForkServer::Reply reply = server.Call(0, "segv", 10, nullptr);
+  EXPECT_FALSE(reply.ok);
+  EXPECT_EQ(reply.text.find("a crash inside"), std::string::npos) << reply.text;
+  // The sanitizer's handler still gets the crash, reports it, and exits: the caller's bug, a failure.
+  EXPECT_EQ(reply.failed, kAddressSanitizer) << reply.text;
+  if (!kAddressSanitizer) {
+    EXPECT_NE(reply.text.find("signal 11"), std::string::npos) << reply.text;
+  }
+  EXPECT_EQ(server.Call(0, "echo again", 10, nullptr).text, "again");
+}
+
 // The process that runs the tests: an exit handler of the caller's (below) acts only in its children.
 const pid_t kTestProcess = getpid();
 
@@ -104,7 +143,8 @@ TEST(ForkServer, AnExitStatusOfTheLibrarysOwnIsNoReplyNotAFailure) {
   std::atexit([] {
     if (getpid() != kTestProcess) _exit(77);
   });
-  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); }, {101, 114});
+  ForkServer server(1, [](const std::string& r) { return Behave(r, ""); },
+                    LibraryFailures{.exit_statuses = {101, 114}});
   const ForkServer::Reply z3 = server.Call(0, "z3 114", 10, nullptr);
   EXPECT_FALSE(z3.ok);
   EXPECT_FALSE(z3.failed);

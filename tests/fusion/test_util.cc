@@ -30,7 +30,7 @@ SolveStatus SolveAny(const Program& prog, double seconds_each, bool symbolic_uin
         const SolveResult r = problem.Solve(Portfolio().at(std::stoul(option)), 10 * seconds_each, 0, seconds_each);
         return std::to_string(static_cast<int>(r.status));
       },
-      Z3ExitStatuses());
+      Z3Failures());
   for (size_t option = 0; option < Portfolio().size(); ++option) {
     const common::ForkServer::Reply reply = server.Call(0, std::to_string(option), 60 + 11 * seconds_each, nullptr);
     if (reply.failed) {
