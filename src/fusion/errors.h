@@ -15,6 +15,13 @@ class UnsupportedError : public common::InputError {
   explicit UnsupportedError(const std::string& message) : common::InputError(message) {}
 };
 
+// A construct beyond one of the parser's limits (inlined calls, nesting, its time limit), which no other reading of
+// the program would stay within.
+class LimitError : public UnsupportedError {
+ public:
+  explicit LimitError(const std::string& message) : UnsupportedError(message) {}
+};
+
 // "file:line:col: what".
 inline std::string LocatedAt(const std::string& file, Loc loc, const std::string& what) {
   return file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ": " + what;
@@ -28,6 +35,11 @@ inline std::string LocatedAt(const std::string& file, Loc loc, const std::string
 // Throws UnsupportedError "file:line:col: unsupported what".
 [[noreturn]] inline void FailUnsupported(const std::string& file, Loc loc, const std::string& what) {
   throw UnsupportedError(LocatedAt(file, loc, "unsupported " + what));
+}
+
+// Throws LimitError "file:line:col: unsupported what".
+[[noreturn]] inline void FailLimit(const std::string& file, Loc loc, const std::string& what) {
+  throw LimitError(LocatedAt(file, loc, "unsupported " + what));
 }
 
 }  // namespace fusion

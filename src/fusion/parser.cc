@@ -26,11 +26,12 @@ std::vector<Token> WithoutQualifiers(std::vector<Token> toks) {
 }  // namespace
 
 Parser::Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap,
-               bool summarize_recursion)
+               bool summarize_recursion, Deadline deadline)
     : file_(std::move(file)),
       toks_(std::move(toks)),
       integers_on_heap_(integers_on_heap),
       summarize_recursion_(summarize_recursion),
+      deadline_(deadline),
       long_bits_(model == DataModel::kILP32 ? 32 : 64),
       size_type_{long_bits_, false} {
   prog_.file = file_;
@@ -73,7 +74,7 @@ Program Parser::Run() {
 }
 
 void Parser::FailTooDeep(Loc loc) const {
-  FailUnsupported(file_, loc, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+  FailLimit(file_, loc, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
 }
 
 void Parser::SkipBalanced() {
@@ -351,28 +352,32 @@ ExprPtr Parser::FreshVar(const std::string& base, IntType t) { return MakeVar(pr
 using parsing::Parser;
 using parsing::WithoutQualifiers;
 
-Program Parse(const std::string& file, const std::string& text, DataModel model, bool summarize_recursion) {
+Program Parse(const std::string& file, const std::string& text, DataModel model, bool summarize_recursion,
+              double time_limit_s) {
+  const Parser::Deadline deadline{time_limit_s};
   std::vector<Token> toks = WithoutQualifiers(Preprocess(file, Lex(file, text)));
   try {
-    return Parser(file, toks, model, false, summarize_recursion).Run();
+    return Parser(file, toks, model, false, summarize_recursion, deadline).Run();
+  } catch (const LimitError&) {
+    throw;  // the second reading would inline the same calls, as deep, for as long
   } catch (const UnsupportedError& first) {
     // Pointers to integer variables that move, compare or are stored (`p = &b; if (p == q)`), which the first
     // reading refuses (a pointer given `&x` is a name of x there): read again with the integers on the heap. A
     // program that this reading refuses too gets the first reading's reason.
     try {
-      return Parser(file, std::move(toks), model, true, summarize_recursion).Run();
+      return Parser(file, std::move(toks), model, true, summarize_recursion, deadline).Run();
     } catch (const common::InputError&) {
       throw first;
     }
   }
 }
 
-Program ParseFile(const std::string& path, DataModel model, bool summarize_recursion) {
+Program ParseFile(const std::string& path, DataModel model, bool summarize_recursion, double time_limit_s) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw common::InputError(path + ": cannot read the file");
   std::ostringstream buf;
   buf << in.rdbuf();
-  return Parse(path, buf.str(), model, summarize_recursion);
+  return Parse(path, buf.str(), model, summarize_recursion, time_limit_s);
 }
 
 }  // namespace fusion

@@ -1,6 +1,7 @@
 // Parser of the C subset (including what SV-COMP .i files carry) into a typed Program.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "fusion/ast.h"
@@ -17,12 +18,16 @@ enum class DataModel { kLP64, kILP32 };
 // calls to them are recognised by name. Every other function of the file is inlined where it is called
 // (docs/loopfuse.md, "Semantics"): a recursive one to a bounded depth (Program::recursion_cuts), or, with
 // summarize_recursion, not at all: its calls become kCall expressions of a Procedure, which must be a function
-// of its arguments and of global scalars (no arrays or pointers), and the Horn encoding gives it a summary. Throws common::InputError on a syntax error and UnsupportedError on a construct outside the
-// subset, both "file:line:col: ...".
+// of its arguments and of global scalars (no arrays or pointers), and the Horn encoding gives it a summary.
+// Throws common::InputError on a syntax error and UnsupportedError on a construct outside the subset, both
+// "file:line:col: ...", and LimitError (an UnsupportedError) beyond a limit of the parser's, among them
+// time_limit_s seconds of inlining (10 000 inlined calls of a deep recursion can take seconds): "time-out
+// (parsing and inlining stopped after S s at file:line:col: a call; inlined calls: N)".
 Program Parse(const std::string& file, const std::string& text, DataModel model = DataModel::kLP64,
-              bool summarize_recursion = false);
+              bool summarize_recursion = false, double time_limit_s = std::numeric_limits<double>::infinity());
 
 // Reads and parses a file; a file that cannot be read is an InputError.
-Program ParseFile(const std::string& path, DataModel model = DataModel::kLP64, bool summarize_recursion = false);
+Program ParseFile(const std::string& path, DataModel model = DataModel::kLP64, bool summarize_recursion = false,
+                  double time_limit_s = std::numeric_limits<double>::infinity());
 
 }  // namespace fusion

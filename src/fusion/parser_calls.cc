@@ -113,7 +113,11 @@ Parser::CallerState Parser::EnterCall(const FunctionDef& fn, const Arguments& ar
                                       std::vector<std::optional<Var>>& params) {
   if (!fn.unsupported.empty()) FailUnsupported(file_, loc, "call of '" + fn.name + "': " + fn.unsupported);
   if (++inlined_calls_ > kMaxInlinedCalls) {
-    FailUnsupported(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
+    FailLimit(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
+  }
+  if (deadline_.Passed()) {
+    throw LimitError(fmt::format("time-out (parsing and inlining stopped after {:.2f} s at {}; inlined calls: {})",
+                                 deadline_.seconds, LocatedAt(file_, loc, "a call"), inlined_calls_));
   }
   CallerState caller{pos_, std::move(scopes_), std::exchange(hoisted_, nullptr)};
   scopes_ = {caller.scopes.front(), {}};

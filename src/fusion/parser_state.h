@@ -7,6 +7,8 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -141,7 +143,20 @@ StmtPtr LowerBlock(const std::vector<StmtPtr>& items, const ExprPtr& flag, bool 
 // Recursive-descent parser over the token list; one instance parses one file.
 class Parser {
  public:
-  Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap, bool summarize_recursion);
+  // When parsing must end (Parse's time_limit_s), checked at each inlined call, where the time goes.
+  struct Deadline {
+    explicit Deadline(double limit_s)
+        : seconds(limit_s),
+          at(std::isfinite(limit_s) ? std::chrono::steady_clock::now() +
+                                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                              std::chrono::duration<double>(std::max(limit_s, 0.0)))
+                                    : std::chrono::steady_clock::time_point::max()) {}
+    bool Passed() const { return std::chrono::steady_clock::now() >= at; }
+    double seconds;
+    std::chrono::steady_clock::time_point at;
+  };
+  Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap, bool summarize_recursion,
+         Deadline deadline);
 
   // Parses the whole translation unit. main's body comes last, so that it may call functions defined after it.
   Program Run();
@@ -988,6 +1003,7 @@ class Parser {
   // Recursive functions become procedures that their calls summarize (SummaryCall) instead of being inlined to
   // a bounded depth (RecursesTooDeep).
   const bool summarize_recursion_;
+  const Deadline deadline_;
   Hoisted* hoisted_ = nullptr;  // what WithCallsHoisted lets run first, if anything may
   int long_bits_;      // of long and pointers: 64 (LP64) or 32 (ILP32)
   IntType size_type_;  // size_t, the type of sizeof

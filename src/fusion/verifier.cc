@@ -716,13 +716,13 @@ Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions optio
   common::Stopwatch clock;
   Verdict v;
   try {
-    const Program prog = ParseFile(file, model);
+    const Program prog = ParseFile(file, model, false, options.timeout_s);
     // Where recursion was cut, the program again with it summarized, if it is of the functions that allows.
     // The file parsed once already: whatever the second reading refuses leaves the candidate out, not the file.
     std::optional<Program> summarized;
     if (!prog.recursion_cuts.empty()) {
       try {
-        summarized = ParseFile(file, model, true);
+        summarized = ParseFile(file, model, true, options.timeout_s - clock.Seconds());
       } catch (const common::InputError&) {
       }
     }
