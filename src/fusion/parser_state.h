@@ -7,8 +7,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -18,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/stopwatch.h"
 #include "fusion/ast.h"
 #include "fusion/errors.h"
 #include "fusion/gotos.h"
@@ -145,15 +144,9 @@ class Parser {
  public:
   // When parsing must end (Parse's time_limit_s), checked at each inlined call, where the time goes.
   struct Deadline {
-    explicit Deadline(double limit_s)
-        : seconds(limit_s),
-          at(std::isfinite(limit_s) ? std::chrono::steady_clock::now() +
-                                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                              std::chrono::duration<double>(std::max(limit_s, 0.0)))
-                                    : std::chrono::steady_clock::time_point::max()) {}
-    bool Passed() const { return std::chrono::steady_clock::now() >= at; }
-    double seconds;
-    std::chrono::steady_clock::time_point at;
+    bool Passed() const { return clock.Seconds() >= seconds; }
+    double seconds;  // from the start of Parse; infinity: none
+    common::Stopwatch clock = {};
   };
   Parser(std::string file, std::vector<Token> toks, DataModel model, bool integers_on_heap, bool summarize_recursion,
          Deadline deadline);
