@@ -16,10 +16,14 @@ class UnsupportedError : public common::InputError {
 };
 
 // A construct beyond one of the parser's limits (inlined calls, nesting, its time limit), which no other reading of
-// the program would stay within.
+// the program with its calls inlined would stay within.
 class LimitError : public UnsupportedError {
  public:
-  explicit LimitError(const std::string& message) : UnsupportedError(message) {}
+  explicit LimitError(const std::string& message, bool inlining_recursion = false)
+      : UnsupportedError(message), inlining_recursion(inlining_recursion) {}
+  // Whether the limit was passed inside the inlining of a recursive function: a reading that summarizes
+  // recursion instead (Parse's summarize_recursion) may stay within it.
+  bool inlining_recursion;
 };
 
 // "file:line:col: what".

@@ -113,7 +113,11 @@ Parser::CallerState Parser::EnterCall(const FunctionDef& fn, const Arguments& ar
                                       std::vector<std::optional<Var>>& params) {
   if (!fn.unsupported.empty()) FailUnsupported(file_, loc, "call of '" + fn.name + "': " + fn.unsupported);
   if (++inlined_calls_ > kMaxInlinedCalls) {
-    FailLimit(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls");
+    const bool recursion = IsRecursive(fn) || std::any_of(inlining_.begin(), inlining_.end(),
+                                                          [&](const InlineFrame& f) { return IsRecursive(*f.fn); });
+    throw LimitError(LocatedAt(file_, loc, "unsupported more than " + std::to_string(kMaxInlinedCalls) +
+                                               " inlined calls"),
+                     recursion);
   }
   if (deadline_.Passed()) {
     throw LimitError(fmt::format("time-out (parsing and inlining stopped after {:.2f} s at {}; inlined calls: {})",

@@ -291,12 +291,7 @@ struct Proof {
 //
 // The halves of the split are encoded with a symbolic UINT_MAX: they are the programs whose proofs rest on
 // range facts (x + y <= UINT_MAX), which Spacer finds with a parameter and not with the numeral.
-std::vector<Candidate> Candidates(const Program& original, bool fusion, const Program* summarized) {
-  // Every candidate starts from the program with its set-once constants substituted and its constant cells
-  // as scalars: the same program, in terms that more candidates can encode (a remainder by a constant) and
-  // fuse (a guessed scalar).
-  std::vector<std::string> start_lines;
-  const Program prog = CandidateStart(original, start_lines);
+std::vector<Candidate> Candidates(const Program* original, bool fusion, const Program* summarized) {
   std::vector<Candidate> out;
   // The summarized program first, as parsed: the others were cut where recursion went deeper, so that what they
   // prove needs no run to go that deep. Its clauses are nonlinear: an error Spacer finds there is no one run.
@@ -310,6 +305,12 @@ std::vector<Candidate> Candidates(const Program& original, bool fusion, const Pr
                             names}},
                    kWhole, false, false, true});
   }
+  if (!original) return out;
+  // Every candidate starts from the program with its set-once constants substituted and its constant cells
+  // as scalars: the same program, in terms that more candidates can encode (a remainder by a constant) and
+  // fuse (a guessed scalar).
+  std::vector<std::string> start_lines;
+  const Program prog = CandidateStart(*original, start_lines);
   // p's fused versions, or p itself; `origin`: what made p, if not the original.
   auto add = [&](const Program& p, Goal goal, bool fused, const std::optional<Origin>& origin = std::nullopt) {
     const auto push = [&](Variant v) {
@@ -369,9 +370,10 @@ std::vector<Candidate> Candidates(const Program& original, bool fusion, const Pr
 // the first accepted answer stops the others.
 class PortfolioRun {
  public:
-  PortfolioRun(const Program& prog, const VerifyOptions& options, const common::Stopwatch& clock,
+  // prog: the program with recursion inlined, or null where only the summarized one is to be tried.
+  PortfolioRun(const Program* prog, const VerifyOptions& options, const common::Stopwatch& clock,
                const Program* summarized)
-      : prog_(prog), runs_(summarized ? *summarized : prog), options_(options), clock_(clock),
+      : prog_(prog), runs_(summarized ? *summarized : *prog), options_(options), clock_(clock),
         candidates_(Candidates(prog, options.fusion, summarized)),
         encode_errors_(candidates_.size()) {
     // Rounds of short runs with a limit that doubles, so that the time lost to restarts is at most what
@@ -473,9 +475,9 @@ class PortfolioRun {
     } else {
       v.reason = (out_of_time ? "time-out" : "no solver run answered") + std::string(" (last: ") + last_reason_ + ")";
     }
-    if (!prog_.recursion_cuts.empty()) {
+    if (prog_ && !prog_->recursion_cuts.empty()) {
       v.reason += fmt::format("; recursion inlined to a bounded depth, cut at {} (a run deeper tells nothing)",
-                              fmt::join(prog_.recursion_cuts, ", "));
+                              fmt::join(prog_->recursion_cuts, ", "));
     }
   }
 
@@ -678,7 +680,7 @@ class PortfolioRun {
   // LOOPFUSE_TRACE=1 prints every solver run (start, end, candidate, option set, outcome) to stderr, to
   // see where the time of a benchmark task goes.
   const bool trace_ = std::getenv("LOOPFUSE_TRACE") != nullptr;
-  const Program& prog_;
+  const Program* prog_;
   // The program that concrete runs run: the summarized one where there is one, whose calls go as deep as a run
   // does (prog_ stops a run at its recursion cuts), else prog_.
   const Program& runs_;
@@ -702,9 +704,8 @@ class PortfolioRun {
   std::string process_failure_;  // why a solver process failed (a bug: Verify throws it), or empty
 };
 
-}  // namespace
-
-Verdict Verify(const Program& prog, const VerifyOptions& options, const Program* summarized) {
+// The portfolio's verdict on prog (null: the summarized program's candidate alone) and summarized, timed.
+Verdict RunPortfolio(const Program* prog, const VerifyOptions& options, const Program* summarized) {
   common::Stopwatch clock;
   Verdict v;
   PortfolioRun(prog, options, clock, summarized).Run(v);
@@ -712,15 +713,34 @@ Verdict Verify(const Program& prog, const VerifyOptions& options, const Program*
   return v;
 }
 
+}  // namespace
+
+Verdict Verify(const Program& prog, const VerifyOptions& options, const Program* summarized) {
+  return RunPortfolio(&prog, options, summarized);
+}
+
+Verdict VerifySummarized(const Program& summarized, const VerifyOptions& options) {
+  return RunPortfolio(nullptr, options, &summarized);
+}
+
 Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions options) {
   common::Stopwatch clock;
   Verdict v;
   try {
-    const Program prog = ParseFile(file, model, false, options.timeout_s);
-    // Where recursion was cut, the program again with it summarized, if it is of the functions that allows.
-    // The file parsed once already: whatever the second reading refuses leaves the candidate out, not the file.
+    std::optional<Program> prog;
+    // Where the reading with recursion inlined passed a limit of the parser's inside a recursion, why: a
+    // recursion that runs another at each level (SV-COMP's Primes) inlines the product of their depths.
+    std::string inlined_beyond_limit;
+    try {
+      prog = ParseFile(file, model, false, options.timeout_s);
+    } catch (const LimitError& e) {
+      if (!e.inlining_recursion) throw;
+      inlined_beyond_limit = e.what();
+    }
+    // Where recursion was cut, or its inlining passed a limit, the program again with it summarized, if it is of
+    // the functions that allows. Whatever this reading refuses leaves the candidate out, not the file.
     std::optional<Program> summarized;
-    if (!prog.recursion_cuts.empty()) {
+    if (!prog || !prog->recursion_cuts.empty()) {
       try {
         summarized = ParseFile(file, model, true, options.timeout_s - clock.Seconds());
       } catch (const common::InputError&) {
@@ -729,9 +749,15 @@ Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions optio
     const double parsed_s = clock.Seconds();
     if (parsed_s >= options.timeout_s) {
       v.reason = fmt::format("time-out (parsing and inlining the program took {:.2f} s)", parsed_s);
+      if (!prog) v.reason = inlined_beyond_limit + "; then " + v.reason;
+    } else if (!prog && !summarized) {
+      v.reason = inlined_beyond_limit;
     } else {
       options.timeout_s -= parsed_s;
-      v = Verify(prog, options, summarized ? &*summarized : nullptr);
+      v = prog ? Verify(*prog, options, summarized ? &*summarized : nullptr) : VerifySummarized(*summarized, options);
+      if (!prog && v.verdict == "unknown") {
+        v.reason = inlined_beyond_limit + "; with recursion summarized: " + v.reason;
+      }
     }
   } catch (const UnsupportedError& e) {
     v.reason = e.what();

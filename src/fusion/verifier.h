@@ -57,11 +57,16 @@ inline constexpr const char* kBoundedDivisionNote =
 // with it summarized instead (ParseFile), which the portfolio tries first; its proofs are proofs of prog.
 Verdict Verify(const Program& prog, const VerifyOptions& options, const Program* summarized = nullptr);
 
+// Verifies a program whose recursion is summarized (ParseFile) by that reading alone: where the reading with
+// recursion inlined is beyond a limit of the parser's, there is no cut program to try besides.
+Verdict VerifySummarized(const Program& summarized, const VerifyOptions& options);
+
 // Parses the C file under the data model and verifies it, all within options.timeout_s: parsing, and the
 // inlining of calls that recursion makes long, counts against the time-out (a parse that uses it up is a
 // time-out). Where the parse cut recursion, the file is parsed again with it summarized, for Verify (a program
-// whose recursive functions that refuses goes without). A program outside the subset is `unknown`, with the
-// reason. Bad input throws as ParseFile does.
+// whose recursive functions that refuses goes without); where inlining a recursion passed a limit of the
+// parser's (LimitError::inlining_recursion), the summarized reading is verified alone (VerifySummarized). A
+// program outside the subset is `unknown`, with the reason. Bad input throws as ParseFile does.
 Verdict VerifyFile(const std::string& file, DataModel model, VerifyOptions options);
 
 // What a search of concrete runs found.

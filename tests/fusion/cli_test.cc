@@ -184,6 +184,22 @@ int main() { int n = __VERIFIER_nondet_int(); __VERIFIER_assert(is_prime_(n, n -
       << j.dump();
 }
 
+TEST(Cli, ARecursionTooLongToInlineIsVerifiedByItsSummariesAlone) {
+  // Before 2026-12-07 its verdict was the inlining's limit (SV-COMP's Primes: unknown, now true in 7 s).
+  nlohmann::json j;
+  EXPECT_EQ(Verify(WriteTemp("safe.c", testing::RecursionTooLongToInline("g(n - 1)", "r == 0")), j), 0) << j.dump();
+  EXPECT_EQ(j["solved_by"].get<std::string>().rfind("summaries / ", 0), 0u) << j.dump();
+  const std::string bug = WriteTemp("bug.c", testing::RecursionTooLongToInline("g(n - 1) + 1", "r == 0 || n < 3"));
+  EXPECT_EQ(Verify(bug, j), 1) << j.dump();
+  // Where the summarized reading refuses the program too (a recursive function that writes an array), the
+  // inlining's limit is the reason.
+  const std::string refused =
+      WriteTemp("refused.c", "int a[2];\n" + testing::RecursionTooLongToInline("a[0] = n, g(n - 1)", "r == 0"));
+  EXPECT_EQ(Verify(refused, j), 4) << j.dump();
+  EXPECT_NE(j["reason"].get<std::string>().find(":5:23: unsupported more than 10000 inlined calls"), std::string::npos)
+      << j.dump();
+}
+
 TEST(Cli, ASyntaxErrorIsBadInputWithItsLocation) {
   std::string out;
   EXPECT_EQ(RunCommand(kBin + " verify " + kExamples + "syntax_error.c 2>&1", out), 2);

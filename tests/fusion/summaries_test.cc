@@ -1,5 +1,6 @@
 // Recursion as procedure summaries: the parse that keeps recursive functions whole (Program::procedures), their
 // nonlinear Horn clauses, and the verifier's candidate that proves with them what the cut recursion cannot.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -198,6 +199,37 @@ TEST(Summaries, ProveWhatTheRecursionCutAtABoundedDepthCannot) {
   // The inlined program alone: a proof must get past the cut, where the clauses let its check fail.
   const Verdict cut = Verify(testing::ParseText(Capped(2)), VerifyOptions{3, true});
   EXPECT_EQ(cut.verdict, "unknown") << cut.reason;
+}
+
+TEST(Summaries, ARecursionTooLongToInlineIsVerifiedByItsSummariesAlone) {
+  // SV-COMP's Primes in kind: the parse that inlines recursion passes its limit inside g, and says so; the same
+  // calls outside any recursion pass it too, and say not.
+  const std::string safe = testing::RecursionTooLongToInline("g(n - 1)", "r == 0");
+  try {
+    testing::ParseText(safe);
+    ADD_FAILURE() << "inlined within the limit";
+  } catch (const LimitError& e) {
+    EXPECT_NE(std::string(e.what()).find("unsupported more than 10000 inlined calls"), std::string::npos) << e.what();
+    EXPECT_TRUE(e.inlining_recursion);
+  }
+  std::string blowup;
+  for (int k = 1; k <= 14; ++k) blowup += fmt::format("void f{}(void) {{ f{}(); f{}(); }}\n", k, k - 1, k - 1);
+  try {
+    testing::ParseText("void f0(void) { }\n" + blowup + "int main() { f14(); return 0; }\n");
+    ADD_FAILURE() << "inlined within the limit";
+  } catch (const LimitError& e) {
+    EXPECT_FALSE(e.inlining_recursion) << e.what();
+  }
+  // The summarized reading alone proves it, and refutes the variant whose g(n) is n.
+  const Verdict v = VerifySummarized(Summarized(safe), VerifyOptions{20, true});
+  EXPECT_EQ(v.verdict, "true") << v.reason;
+  EXPECT_EQ(v.solved_by.rfind("summaries / ", 0), 0u) << v.solved_by;
+  const Verdict bug =
+      VerifySummarized(Summarized(testing::RecursionTooLongToInline("g(n - 1) + 1", "r == 0 || n < 3")),
+                       VerifyOptions{20, true});
+  EXPECT_EQ(bug.verdict, "false") << bug.reason;
+  ASSERT_EQ(bug.inputs.size(), 1u);
+  EXPECT_GE(bug.inputs[0], 3);
 }
 
 TEST(Summaries, AReachableErrorIsNeverProved) {

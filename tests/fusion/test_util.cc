@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include "common/fork_server.h"
@@ -16,6 +17,15 @@
 namespace fusion::testing {
 
 Program ParseText(const std::string& text) { return Parse("t.c", text); }
+
+std::string RecursionTooLongToInline(const std::string& result, const std::string& check) {
+  std::string text =
+      "extern int __VERIFIER_nondet_int(void);\nextern void __VERIFIER_assert(int);\nvoid f0(void) { }\n";
+  for (int k = 1; k <= 8; ++k) text += fmt::format("void f{}(void) {{ f{}(); f{}(); }}\n", k, k - 1, k - 1);
+  return text + fmt::format("int g(int n) {{ if (n <= 0) return 0; f8(); return {}; }}\n"
+                            "int main() {{ int n = __VERIFIER_nondet_int(); int r = g(n); __VERIFIER_assert({}); }}\n",
+                            result, check);
+}
 
 SolveStatus SolveAny(const Program& prog, double seconds_each, bool symbolic_uint_max, size_t merge_above_paths) {
   // Each run in a child process, as in the verifier: interrupting Z3 4.8.12 at an unlucky moment aborts the

@@ -24,6 +24,12 @@ Program ParseFilled(const char* templ, Args... args) {
   return ParseText(text);
 }
 
+// A recursion too long to inline: each level of g's recursion (64 levels, the parser's depth) inlines f8, 511
+// calls, so that the parse that inlines g passes its limit of 10 000 inlined calls inside g; with g summarized,
+// its body inlines them once. `result`: what g returns past its base case (`g(n - 1)` returns 0 for any n);
+// `check`: main's assertion on `r = g(n)`.
+std::string RecursionTooLongToInline(const std::string& result, const std::string& check);
+
 // Tries every option set of the portfolio for up to seconds_each of CPU time, each in a child process (call
 // it with no other thread alive), on the clauses with a symbolic UINT_MAX where symbolic_uint_max
 // (EncodeHorn), with the paths merged above merge_above_paths (0: always); the first safe or unsafe answer, else
