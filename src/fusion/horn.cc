@@ -1,6 +1,7 @@
 #include "fusion/horn.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "common/stopwatch.h"
+#include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/loop_ir.h"
 
@@ -106,13 +108,16 @@ void ReadsOf(const ExprPtr& e, std::set<std::string>& out) {
 }
 
 // Live variables at every node (backward data flow to a fixed point); an exit in exit_reads reads those.
+// The nodes in the order CfgBuilder adds them, each after its successors but for a loop's back edge: one pass
+// settles all but the loops, one more each level of loop nesting. (In the other order every pass settled one more
+// node of each path: the 2 000-node paths of a recursion inlined 1 024 times took minutes.)
 std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes,
                                             const std::map<int, std::set<std::string>>& exit_reads) {
   std::vector<std::set<std::string>> live(nodes.size());
   bool changed = true;
   while (changed) {
     changed = false;
-    for (size_t i = nodes.size(); i-- > 0;) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
       std::set<std::string> in;
       if (const auto reads = exit_reads.find(static_cast<int>(i)); reads != exit_reads.end()) in = reads->second;
@@ -203,12 +208,14 @@ using State = std::map<std::string, z3::expr>;
 // Turns the loop-free code from each cut point into clauses: a path at a time, or all merged (Blocks).
 class Encoder {
  public:
-  // Throws TooManyPaths past max_clauses clauses.
-  Encoder(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants,
-          Blocks blocks, size_t max_clauses)
+  // Throws TooManyPaths past max_clauses clauses, EncodeTimeout past time_limit_s, EncodeCpuLimit once the
+  // thread's CPU clock passes cpu_deadline_s.
+  Encoder(const Program& prog, z3::context& ctx, double time_limit_s, double cpu_deadline_s, bool symbolic_uint_max,
+          bool symbolic_constants, Blocks blocks, size_t max_clauses)
       : prog_(prog),
         ctx_(ctx),
         time_limit_s_(time_limit_s),
+        cpu_deadline_s_(cpu_deadline_s),
         symbolic_(symbolic_uint_max),
         blocks_(blocks),
         max_clauses_(max_clauses) {
@@ -451,9 +458,15 @@ class Encoder {
     }
   }
 
+  // Throws past the time limit or the CPU limit (the constructor's).
+  void CheckLimits() const {
+    if (clock_.Seconds() > time_limit_s_) throw EncodeTimeout();
+    if (cpu_.Seconds() > cpu_deadline_s_) throw EncodeCpuLimit();
+  }
+
   // A clause over the facts of path, from the predicate the walk started at to head_pred (-1: false, an error).
   void Emit(const std::vector<z3::expr>& path, int head_pred, std::vector<z3::expr> head_args) {
-    if (clock_.Seconds() > time_limit_s_) throw EncodeTimeout();
+    CheckLimits();
     if (sys_.clauses.size() >= max_clauses_) throw TooManyPaths{};
     z3::expr_vector conj(ctx_);
     for (const auto& p : path) conj.push_back(p);
@@ -657,7 +670,8 @@ class Encoder {
       if (!made.empty()) facts.push_back(z3::implies(guard, z3::mk_and(made)));
       input_guards_.resize(path_inputs_.size(), guard);
       array_guards_.resize(path_arrays_.size(), guard);
-      for (const auto& [succ, edge_guard] : out) {
+      for (size_t k = 0; k < out.size(); ++k) {
+        const auto& [succ, edge_guard] = out[k];
         const Node& t = nodes_[succ];
         if (t.kind == Node::kExit) continue;
         if (t.kind == Node::kError) {
@@ -668,7 +682,9 @@ class Encoder {
           for (const auto& v : sys_.pred_vars[pred]) args.push_back(s.at(v));
           emit_where(edge_guard, pred, std::move(args));
         } else {
-          into[succ].push_back(Edge{edge_guard, s});
+          // The last edge takes the values: a copy per node was the encoding's time in a program of thousands
+          // of variables (a recursion inlined 1 024 times).
+          into[succ].push_back(Edge{edge_guard, k + 1 == out.size() ? std::move(s) : s});
         }
       }
     }
@@ -705,7 +721,7 @@ class Encoder {
   // True when the path allows e to leave [mn, mx] (a quick query: wrap-around branches that the path
   // rules out are left out of the clause, which keeps Spacer's job linear where the program is).
   bool MayLeave(const z3::expr& e, Int128 mn, Int128 mx, const std::vector<z3::expr>& path) {
-    if (clock_.Seconds() > time_limit_s_) throw EncodeTimeout();
+    CheckLimits();
     // One solver for all the queries, each in its own scope: creating a solver per query cost more than
     // the queries themselves.
     if (!query_) {
@@ -988,6 +1004,8 @@ class Encoder {
   z3::context& ctx_;
   double time_limit_s_;
   common::Stopwatch clock_;
+  double cpu_deadline_s_;  // of cpu_
+  ThreadCpuClock cpu_;
   std::vector<Node> nodes_;
   int error_node_ = -1;
   std::vector<std::set<std::string>> live_;  // at every node
@@ -1070,11 +1088,14 @@ z3::expr HornSystem::Formula(z3::context& ctx, const HornClause& c) const {
 std::string SymbolicConstantName(Int128 k) { return fmt::format("#{}", static_cast<long long>(k)); }
 
 HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s, bool symbolic_uint_max,
-                      bool symbolic_constants, size_t merge_above_paths) {
+                      bool symbolic_constants, size_t merge_above_paths, double cpu_limit_s) {
   common::Stopwatch clock;
+  const double cpu_deadline_s =
+      cpu_limit_s > 0 ? ThreadCpuClock{}.Seconds() + cpu_limit_s : std::numeric_limits<double>::infinity();
   if (!prog.procedures.empty()) {
     try {
-      return Encoder(prog, ctx, time_limit_s, symbolic_uint_max, symbolic_constants, Blocks::kPaths, kMaxClauses)
+      return Encoder(prog, ctx, time_limit_s, cpu_deadline_s, symbolic_uint_max, symbolic_constants, Blocks::kPaths,
+                     kMaxClauses)
           .Run();
     } catch (const TooManyPaths&) {
       throw UnsupportedError(prog.file + ": unsupported program: more than " + std::to_string(kMaxClauses) +
@@ -1083,14 +1104,15 @@ HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s
   }
   if (merge_above_paths > 0) {
     try {
-      return Encoder(prog, ctx, time_limit_s, symbolic_uint_max, symbolic_constants, Blocks::kPaths, merge_above_paths)
+      return Encoder(prog, ctx, time_limit_s, cpu_deadline_s, symbolic_uint_max, symbolic_constants, Blocks::kPaths,
+                     merge_above_paths)
           .Run();
     } catch (const TooManyPaths&) {
     }
   }
   try {
-    return Encoder(prog, ctx, time_limit_s - clock.Seconds(), symbolic_uint_max, symbolic_constants, Blocks::kMerged,
-                   kMaxClauses)
+    return Encoder(prog, ctx, time_limit_s - clock.Seconds(), cpu_deadline_s, symbolic_uint_max, symbolic_constants,
+                   Blocks::kMerged, kMaxClauses)
         .Run();
   } catch (const TooManyPaths&) {
     throw UnsupportedError(prog.file + ": unsupported program: more than " + std::to_string(kMaxClauses) +

@@ -72,6 +72,13 @@ class EncodeTimeout : public std::runtime_error {
   EncodeTimeout() : std::runtime_error("time-out while encoding the Horn clauses") {}
 };
 
+// Thrown when encoding takes more CPU time than its CPU limit (a solver job's): a job with a larger limit may
+// finish it. Its message starts "encoding interrupted", as Z3's interruptions of an encoding do.
+class EncodeCpuLimit : public std::runtime_error {
+ public:
+  EncodeCpuLimit() : std::runtime_error("encoding interrupted at its CPU limit") {}
+};
+
 // The name of the parameter that stands for UINT_MAX in a symbolic encoding (first argument of every
 // predicate).
 inline constexpr const char* kSymbolicUintMax = "UINT_MAX";
@@ -88,6 +95,7 @@ inline constexpr size_t kMergeAbovePaths = 16;
 // SV-COMP's locks tasks, 2^(2k) paths for k locks, merged blocks need no invariant between the ifs (locks 15:
 // 1.7 s, a time-out at 20 s with a predicate at each join), and ssh-simplified's state machines of 14-162
 // paths are settled sooner or at all (docs/loopfuse.md, Encoding). UnsupportedError past 20 000 clauses.
+// cpu_limit_s > 0: EncodeCpuLimit once the calling thread has spent that much CPU time on it.
 //
 // A loop head where a dispatch variable of the program (Program::dispatch_vars, assigned nothing but
 // constants) is live gets one predicate per value that the paths bring it there with, over the other live
@@ -122,7 +130,7 @@ inline constexpr size_t kMergeAbovePaths = 16;
 // states the relation between counters instead (standard_compare_ground: time-out against 2 s).
 HornSystem EncodeHorn(const Program& prog, z3::context& ctx, double time_limit_s = 1e9,
                       bool symbolic_uint_max = false, bool symbolic_constants = false,
-                      size_t merge_above_paths = kMergeAbovePaths);
+                      size_t merge_above_paths = kMergeAbovePaths, double cpu_limit_s = 0);
 
 // Constants of at least this magnitude become parameters in a symbolic_constants encoding.
 inline constexpr Int128 kLargeConstant = 1000;

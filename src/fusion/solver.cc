@@ -130,15 +130,17 @@ common::LibraryFailures Z3Failures() {
 }
 
 HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max, bool symbolic_constants,
-                         size_t merge_above_paths)
+                         size_t merge_above_paths, double cpu_limit_s)
     : ctx_(std::make_unique<z3::context>()) {
-  Watchdog dog(*ctx_, time_limit_s);
+  Watchdog dog(*ctx_, time_limit_s, cpu_limit_s);
   try {
     sys_ = std::make_unique<HornSystem>(
-        EncodeHorn(prog, *ctx_, time_limit_s, symbolic_uint_max, symbolic_constants, merge_above_paths));
+        EncodeHorn(prog, *ctx_, time_limit_s, symbolic_uint_max, symbolic_constants, merge_above_paths, cpu_limit_s));
   } catch (const UnsupportedError& e) {
     encode_error_ = e.what();
   } catch (const EncodeTimeout& e) {
+    encode_error_ = e.what();
+  } catch (const EncodeCpuLimit& e) {
     encode_error_ = e.what();
   } catch (const z3::exception& e) {
     encode_error_ = std::string("encoding interrupted: ") + e.msg();

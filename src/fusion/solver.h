@@ -60,10 +60,11 @@ struct SolveResult {
 // threads); several objects may be solved concurrently.
 class HornProblem {
  public:
-  // Encodes prog within time_limit_s seconds (a failure is kept as the reason of every later Solve).
-  // symbolic_uint_max, symbolic_constants, merge_above_paths: see EncodeHorn.
+  // Encodes prog within time_limit_s seconds, and cpu_limit_s of the calling thread's CPU time where > 0 (a
+  // failure is kept as the reason of every later Solve; one that starts "encoding interrupted", a limit's,
+  // may not recur with more time). symbolic_uint_max, symbolic_constants, merge_above_paths: see EncodeHorn.
   HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max = false, bool symbolic_constants = false,
-              size_t merge_above_paths = kMergeAbovePaths);
+              size_t merge_above_paths = kMergeAbovePaths, double cpu_limit_s = 0);
   ~HornProblem();
   // Solves with one option set within time_limit_s seconds of wall time; the re-check of a model found
   // may take up to check_limit_s more (or what is left of time_limit_s, if longer). cpu_limit_s > 0 also

@@ -545,15 +545,18 @@ class PortfolioRun {
     common::Stopwatch clock;
     nlohmann::json out;
     try {
-      HornProblem problem(cand.variant.prog, left, cand.symbolic, true, options_.merge_above_paths);
+      // The job's CPU limit bounds the encoding too, on its own: a candidate whose clauses take a minute to
+      // make (a recursion inlined 1 024 times, recursive's Addition03-1) would hold its worker for all the
+      // time left, and the candidates after it would wait; a later round's limit may let it finish.
+      const double cpu_limit_s = in.at("cpu_limit_s").get<double>();
+      HornProblem problem(cand.variant.prog, left, cand.symbolic, true, options_.merge_above_paths, cpu_limit_s);
       if (!problem.encode_error().empty()) {
         out["encode_error"] = problem.encode_error();
         return out.dump();
       }
       const double remaining = left - clock.Seconds();
       if (trace_) fmt::print(stderr, "loopfuse: candidate {} encoded in {:.2f} s\n", in.at("candidate").get<size_t>(), clock.Seconds());
-      const SolveResult r =
-          problem.Solve(opts, remaining, remaining, in.at("cpu_limit_s").get<double>(), options_.affine);
+      const SolveResult r = problem.Solve(opts, remaining, remaining, cpu_limit_s, options_.affine);
       if (r.status == SolveStatus::kUnsafe && Replayable(cand)) {
         // Spacer asked again finds the same error in about the same time; a few times that, for the unrolled
         // query, and the worker goes on.

@@ -1099,6 +1099,23 @@ TEST(Solver, ACpuTimeLimitEndsARunBeforeItsWallClockLimit) {
   EXPECT_LT(r.seconds, 30);
 }
 
+TEST(Solver, ACpuTimeLimitEndsTheEncodingToo) {
+  // Two calls a level, inlined to 1 024 calls: a program of a thousand paths whose clauses take seconds to make
+  // (recursive's Fibonacci01-1: 1.6 s, Addition03-1: 17 s), which held a worker for all the time left.
+  const Program fib = ParseText(R"(int fib(int n) { if (n < 2) return n; return fib(n - 1) + fib(n - 2); }
+    int main() { int x = __VERIFIER_nondet_int(); __VERIFIER_assert(fib(x) >= 0); return 0; })");
+  HornProblem cut(fib, 60, false, false, kMergeAbovePaths, 0.02);
+  EXPECT_EQ(cut.encode_error().rfind("encoding interrupted", 0), 0u) << cut.encode_error();
+  const SolveResult r = cut.Solve(Portfolio()[0], 60, 0, 1);
+  EXPECT_EQ(r.status, SolveStatus::kUnknown);
+  EXPECT_EQ(r.reason, cut.encode_error());
+  // A small program is encoded within the limit, and solved.
+  HornProblem small(ParseText(R"(int main() { int x = __VERIFIER_nondet_int(); if (x > 0) __VERIFIER_assert(x != 0);
+    return 0; })"), 60, false, false, kMergeAbovePaths, 1);
+  EXPECT_EQ(small.encode_error(), "");
+  EXPECT_EQ(small.Solve(Portfolio()[0], 60, 0, 10).status, SolveStatus::kSafe);
+}
+
 TEST(Solver, AModelLostInZ3sInliningOfRulesIsAskedForAgainWithout) {
   // Reduced from sv-benchmarks' psyco_io_1: with Z3's linear inlining of rules on, the model of the loop head
   // that Spacer returns leaves out the loop's first state, and every option set's model failed the check on
