@@ -1,6 +1,7 @@
 #include "fusion/horn.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -108,16 +109,20 @@ void ReadsOf(const ExprPtr& e, std::set<std::string>& out) {
 }
 
 // Live variables at every node (backward data flow to a fixed point); an exit in exit_reads reads those.
+// check_limits is called at every node (it throws past the encoding's limits: on a large program this takes
+// seconds).
 // The nodes in the order CfgBuilder adds them, each after its successors but for a loop's back edge: one pass
 // settles all but the loops, one more each level of loop nesting. (In the other order every pass settled one more
 // node of each path: the 2 000-node paths of a recursion inlined 1 024 times took minutes.)
 std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes,
-                                            const std::map<int, std::set<std::string>>& exit_reads) {
+                                            const std::map<int, std::set<std::string>>& exit_reads,
+                                            const std::function<void()>& check_limits) {
   std::vector<std::set<std::string>> live(nodes.size());
   bool changed = true;
   while (changed) {
     changed = false;
     for (size_t i = 0; i < nodes.size(); ++i) {
+      check_limits();
       const Node& n = nodes[i];
       std::set<std::string> in;
       if (const auto reads = exit_reads.find(static_cast<int>(i)); reads != exit_reads.end()) in = reads->second;
@@ -245,7 +250,7 @@ class Encoder {
     }
     nodes_ = cfg.nodes;
     error_node_ = cfg.error_node;
-    live_ = Liveness(nodes_, exit_reads);
+    live_ = Liveness(nodes_, exit_reads, [this] { CheckLimits(); });
     const std::set<std::string> dispatch = DispatchVars();
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (!nodes_[i].cut) continue;
@@ -618,6 +623,7 @@ class Encoder {
       facts.pop_back();
     };
     for (const int id : order) {
+      CheckLimits();  // a block of thousands of nodes may emit no clause for seconds
       const auto edges_it = into.find(id);
       if (edges_it == into.end()) continue;  // a branch that never goes there
       std::vector<Edge> edges = std::move(edges_it->second);

@@ -375,7 +375,7 @@ class PortfolioRun {
                const Program* summarized)
       : prog_(prog), runs_(summarized ? *summarized : *prog), options_(options), clock_(clock),
         candidates_(Candidates(prog, options.fusion, summarized)),
-        encode_errors_(candidates_.size()) {
+        encode_errors_(candidates_.size()), encoding_passed_(candidates_.size(), 0) {
     // Rounds of short runs with a limit that doubles, so that the time lost to restarts is at most what
     // the longest run takes. Within a round, the pairs run by
     // the option set's rank for fused or unfused programs, then in candidate order: each candidate first
@@ -530,6 +530,7 @@ class PortfolioRun {
     while (next_ < jobs_.size()) {
       job = jobs_[next_++];
       if (proofs_[candidates_[job.candidate].goal].done || !encode_errors_[job.candidate].empty()) continue;
+      if (job.limit_s <= encoding_passed_[job.candidate]) continue;  // its encoding would pass that limit again
       if (!refused_.count({job.candidate, job.option})) return true;
     }
     return false;
@@ -615,7 +616,13 @@ class PortfolioRun {
       } else if (out.contains("encode_error")) {  // too large or out of time: the other candidates may still do
         std::lock_guard<std::mutex> lock(mutex_);
         last_reason_ = out.value("encode_error", "");
-        if (last_reason_.rfind("encoding interrupted", 0) != 0) encode_errors_[job.candidate] = last_reason_;
+        if (trace_) fmt::print(stderr, "loopfuse: {:6.2f}-{:6.2f} s  candidate {}  limit {:.1f}: {}\n", started,
+                               clock_.Seconds(), job.candidate, job.limit_s, last_reason_);
+        if (last_reason_.rfind("encoding interrupted", 0) != 0) {
+          encode_errors_[job.candidate] = last_reason_;
+        } else {
+          encoding_passed_[job.candidate] = std::max(encoding_passed_[job.candidate], job.limit_s);
+        }
         continue;
       } else {
         r.status = static_cast<SolveStatus>(out.value("status", static_cast<int>(SolveStatus::kUnknown)));
@@ -695,6 +702,9 @@ class PortfolioRun {
   std::mutex mutex_;  // guards everything below
   size_t next_ = 0;
   std::vector<std::string> encode_errors_;
+  // Per candidate, the largest CPU limit of a job whose encoding that limit interrupted (0: none): the encoding
+  // is the same work under every option set, so a job with no larger limit is skipped.
+  std::vector<double> encoding_passed_;
   // (candidate, option set) pairs whose clauses Spacer refused (a division by a variable): a longer run of
   // the same pair would be refused again, so the later rounds skip it.
   std::set<std::pair<size_t, size_t>> refused_;
