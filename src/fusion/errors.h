@@ -41,9 +41,10 @@ inline std::string LocatedAt(const std::string& file, Loc loc, const std::string
   throw UnsupportedError(LocatedAt(file, loc, "unsupported " + what));
 }
 
-// Throws LimitError "file:line:col: unsupported what".
-[[noreturn]] inline void FailLimit(const std::string& file, Loc loc, const std::string& what) {
-  throw LimitError(LocatedAt(file, loc, "unsupported " + what));
+// Throws LimitError "file:line:col: unsupported what" (inlining_recursion: LimitError's).
+[[noreturn]] inline void FailLimit(const std::string& file, Loc loc, const std::string& what,
+                                   bool inlining_recursion = false) {
+  throw LimitError(LocatedAt(file, loc, "unsupported " + what), inlining_recursion);
 }
 
 }  // namespace fusion

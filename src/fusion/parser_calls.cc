@@ -115,9 +115,7 @@ Parser::CallerState Parser::EnterCall(const FunctionDef& fn, const Arguments& ar
   if (++inlined_calls_ > kMaxInlinedCalls) {
     const bool recursion = IsRecursive(fn) || std::any_of(inlining_.begin(), inlining_.end(),
                                                           [&](const InlineFrame& f) { return IsRecursive(*f.fn); });
-    throw LimitError(LocatedAt(file_, loc, "unsupported more than " + std::to_string(kMaxInlinedCalls) +
-                                               " inlined calls"),
-                     recursion);
+    FailLimit(file_, loc, "more than " + std::to_string(kMaxInlinedCalls) + " inlined calls", recursion);
   }
   if (deadline_.Passed()) {
     throw LimitError(fmt::format("time-out (parsing and inlining stopped after {:.2f} s at {}; inlined calls: {})",
