@@ -110,10 +110,9 @@ void ReadsOf(const ExprPtr& e, std::set<std::string>& out) {
 
 // Live variables at every node (backward data flow to a fixed point); an exit in exit_reads reads those.
 // check_limits is called at every node (it throws past the encoding's limits: on a large program this takes
-// seconds).
-// The nodes in the order CfgBuilder adds them, each after its successors but for a loop's back edge: one pass
-// settles all but the loops, one more each level of loop nesting. (In the other order every pass settled one more
-// node of each path: the 2 000-node paths of a recursion inlined 1 024 times took minutes.)
+// seconds). The nodes in the order CfgBuilder adds them, each after its successors but for a loop's back edge:
+// one pass settles all but the loops, one more each level of loop nesting. (In the other order every pass
+// settled one more node of each path: the 2 000-node paths of a recursion inlined 1 024 times took minutes.)
 std::vector<std::set<std::string>> Liveness(const std::vector<Node>& nodes,
                                             const std::map<int, std::set<std::string>>& exit_reads,
                                             const std::function<void()>& check_limits) {
