@@ -73,7 +73,7 @@ class EncodeTimeout : public std::runtime_error {
 };
 
 // Thrown when encoding takes more CPU time than its CPU limit (a solver job's): a job with a larger limit may
-// finish it. Its message starts "encoding interrupted", as Z3's interruptions of an encoding do.
+// finish it (HornProblem::encode_interrupted).
 class EncodeCpuLimit : public std::runtime_error {
  public:
   EncodeCpuLimit() : std::runtime_error("encoding interrupted at its CPU limit") {}

@@ -142,8 +142,10 @@ HornProblem::HornProblem(const Program& prog, double time_limit_s, bool symbolic
     encode_error_ = e.what();
   } catch (const EncodeCpuLimit& e) {
     encode_error_ = e.what();
+    encode_interrupted_ = true;
   } catch (const z3::exception& e) {
     encode_error_ = std::string("encoding interrupted: ") + e.msg();
+    encode_interrupted_ = true;
   }
 }
 

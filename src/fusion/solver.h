@@ -61,8 +61,8 @@ struct SolveResult {
 class HornProblem {
  public:
   // Encodes prog within time_limit_s seconds, and cpu_limit_s of the calling thread's CPU time where > 0 (a
-  // failure is kept as the reason of every later Solve; one that starts "encoding interrupted", a limit's,
-  // may not recur with more time). symbolic_uint_max, symbolic_constants, merge_above_paths: see EncodeHorn.
+  // failure is kept as the reason of every later Solve). symbolic_uint_max, symbolic_constants,
+  // merge_above_paths: see EncodeHorn.
   HornProblem(const Program& prog, double time_limit_s, bool symbolic_uint_max = false, bool symbolic_constants = false,
               size_t merge_above_paths = kMergeAbovePaths, double cpu_limit_s = 0);
   ~HornProblem();
@@ -82,6 +82,9 @@ class HornProblem {
   CounterexampleSearch Counterexample(const OptionSet& options, double time_limit_s);
   // Empty, or why the program could not be encoded.
   const std::string& encode_error() const { return encode_error_; }
+  // Whether the encoding was interrupted (its CPU limit, or Z3 told to stop), so that more time may finish it;
+  // otherwise a failure is the same under any limit (too many clauses, an unsupported construct).
+  bool encode_interrupted() const { return encode_interrupted_; }
   // Whether the clauses bound a quotient or remainder by a variable rather than give it (HornSystem).
   bool bounds_division() const { return sys_ && sys_->bounds_division; }
 
@@ -90,6 +93,7 @@ class HornProblem {
   std::unique_ptr<HornSystem> sys_;
   std::unique_ptr<HornSystem> solved_;  // the clauses the last Solve gave Spacer, as Counterexample searches them
   std::string encode_error_;
+  bool encode_interrupted_ = false;
 };
 
 }  // namespace fusion

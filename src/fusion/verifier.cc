@@ -553,6 +553,7 @@ class PortfolioRun {
       HornProblem problem(cand.variant.prog, left, cand.symbolic, true, options_.merge_above_paths, cpu_limit_s);
       if (!problem.encode_error().empty()) {
         out["encode_error"] = problem.encode_error();
+        out["encode_interrupted"] = problem.encode_interrupted();
         return out.dump();
       }
       const double remaining = left - clock.Seconds();
@@ -618,10 +619,10 @@ class PortfolioRun {
         last_reason_ = out.value("encode_error", "");
         if (trace_) fmt::print(stderr, "loopfuse: {:6.2f}-{:6.2f} s  candidate {}  limit {:.1f}: {}\n", started,
                                clock_.Seconds(), job.candidate, job.limit_s, last_reason_);
-        if (last_reason_.rfind("encoding interrupted", 0) != 0) {
-          encode_errors_[job.candidate] = last_reason_;
-        } else {
+        if (out.value("encode_interrupted", false)) {
           encoding_passed_[job.candidate] = std::max(encoding_passed_[job.candidate], job.limit_s);
+        } else {
+          encode_errors_[job.candidate] = last_reason_;
         }
         continue;
       } else {

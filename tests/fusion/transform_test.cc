@@ -1106,6 +1106,7 @@ TEST(Solver, ACpuTimeLimitEndsTheEncodingToo) {
     int main() { int x = __VERIFIER_nondet_int(); __VERIFIER_assert(fib(x) >= 0); return 0; })");
   HornProblem cut(fib, 60, false, false, kMergeAbovePaths, 0.02);
   EXPECT_EQ(cut.encode_error().rfind("encoding interrupted", 0), 0u) << cut.encode_error();
+  EXPECT_TRUE(cut.encode_interrupted());
   const SolveResult r = cut.Solve(Portfolio()[0], 60, 0, 1);
   EXPECT_EQ(r.status, SolveStatus::kUnknown);
   EXPECT_EQ(r.reason, cut.encode_error());
@@ -1113,6 +1114,7 @@ TEST(Solver, ACpuTimeLimitEndsTheEncodingToo) {
   HornProblem small(ParseText(R"(int main() { int x = __VERIFIER_nondet_int(); if (x > 0) __VERIFIER_assert(x != 0);
     return 0; })"), 60, false, false, kMergeAbovePaths, 1);
   EXPECT_EQ(small.encode_error(), "");
+  EXPECT_FALSE(small.encode_interrupted());
   EXPECT_EQ(small.Solve(Portfolio()[0], 60, 0, 10).status, SolveStatus::kSafe);
 }
 
