@@ -259,16 +259,43 @@ StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& n
 }
 
 StmtPtr SubstituteStmt(const StmtPtr& s, const std::string& name, const ExprPtr& value) {
-  return MapExprs(s, [&](const ExprPtr& e) { return Substitute(e, name, value); });
+  return SubstituteStmt(s, {{name, value}});
+}
+
+ExprPtr Substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& values) {
+  if (!e) return e;
+  if (e->kind == ExprKind::kVar) {
+    const auto it = values.find(e->name);
+    return it == values.end() ? e : MakeCast(e->type, it->second);
+  }
+  return e->args.empty() ? e : MapOperands(e, [&](const ExprPtr& a) { return Substitute(a, values); });
+}
+
+StmtPtr SubstituteStmt(const StmtPtr& s, const std::map<std::string, ExprPtr>& values) {
+  if (!s || values.empty()) return s;
+  const auto expr = [&](const ExprPtr& e) { return Substitute(e, values); };
+  const ExprPtr lhs = expr(s->lhs), rhs = expr(s->rhs), cond = expr(s->cond), size = expr(s->size);
+  const StmtPtr step = SubstituteStmt(s->step, values);
+  bool changed = lhs != s->lhs || rhs != s->rhs || cond != s->cond || size != s->size || step != s->step;
+  std::vector<StmtPtr> body;
+  body.reserve(s->body.size());
+  for (const StmtPtr& b : s->body) {
+    body.push_back(SubstituteStmt(b, values));
+    changed = changed || body.back() != b;
+  }
+  if (!changed) return s;
+  auto copy = std::make_shared<Stmt>(*s);
+  copy->lhs = lhs;
+  copy->rhs = rhs;
+  copy->cond = cond;
+  copy->size = size;
+  copy->step = step;
+  copy->body = std::move(body);
+  return copy;
 }
 
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value) {
-  if (!e) return e;
-  if (e->kind == ExprKind::kVar && e->name == name) return MakeCast(e->type, value);
-  if (e->args.empty()) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  for (auto& a : copy->args) a = Substitute(a, name, value);
-  return copy;
+  return Substitute(e, {{name, value}});
 }
 
 std::optional<Int128> OffsetFromCounter(const ExprPtr& e, const std::string& counter) {

@@ -77,8 +77,15 @@ StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>&
 // Calls f on every expression in s (each statement's own: conditions, sides of assignments, array sizes; null
 // ones included), in the nested statements too.
 void ForEachExpr(const StmtPtr& s, const std::function<void(const ExprPtr&)>& f);
+// e with each variable of the map replaced by its value (cast to the variable's type), in one pass that shares
+// the subexpressions that read none: an inlined call's parameters are substituted at every level of a deep
+// inlining, and copying all of its body for each was the most of its time.
+ExprPtr Substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& values);
 // e with the variable name replaced by the expression value.
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value);
+// s with each variable of the map replaced by its value wherever it is read (s writes none of them); the
+// statements that read none are shared, as above.
+StmtPtr SubstituteStmt(const StmtPtr& s, const std::map<std::string, ExprPtr>& values);
 // s with the variable name replaced by value wherever it is read (s must not write it).
 StmtPtr SubstituteStmt(const StmtPtr& s, const std::string& name, const ExprPtr& value);
 // The constant k when e is the counter plus k (through value-preserving casts); nothing otherwise.

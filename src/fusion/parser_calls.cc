@@ -178,16 +178,17 @@ StmtPtr Parser::Inline(const FunctionDef& fn, const Arguments& arguments, Loc lo
   const Effects effects = EffectsOf(body);
   std::set<std::string> written = effects.ArraysWritten();
   written.insert(effects.writes.begin(), effects.writes.end());
+  std::map<std::string, ExprPtr> substituted;  // parameter names are fresh: no argument reads another's
   for (size_t i = 0; i < params.size(); ++i) {
     if (!params[i]) continue;
     const Var& p = *params[i];
     if (!HasNondet(args[i]) && !written.count(p.name) && ReadsNone(args[i], written)) {
-      body = SubstituteStmt(body, p.name, args[i]);
+      substituted.emplace(p.name, args[i]);
     } else {
       out.push_back(MakeAssign(MakeVar(p.name, p.type), MakeCast(p.type, args[i])));
     }
   }
-  out.push_back(body);
+  out.push_back(SubstituteStmt(body, substituted));
   return MakeBlock(std::move(out));
 }
 
@@ -378,13 +379,15 @@ ExprPtr Parser::ParseExpressionCall(const Token& t) {
     }
   };
   require_small();
+  std::map<std::string, ExprPtr> substituted;
   for (size_t i = 0; i < params.size(); ++i) {
     if (!params[i]) continue;
     if (HasNondet(args[i])) {
       FailUnsupported(file_, t.loc, "argument of '" + fn.name + "' that reads an input, inside an expression");
     }
-    value = Substitute(value, params[i]->name, args[i]);
+    substituted.emplace(params[i]->name, args[i]);
   }
+  value = Substitute(value, substituted);
   require_small();
   return MakeCast(fn.result_type, value);
 }

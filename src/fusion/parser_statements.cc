@@ -14,8 +14,21 @@
 
 namespace fusion::parsing {
 
+namespace {
+
+// Whether s holds a return, in nested statements and loops too.
+bool HoldsReturn(const StmtPtr& s) {
+  if (!s) return false;
+  if (s->kind == StmtKind::kReturn) return true;
+  return std::any_of(s->body.begin(), s->body.end(), HoldsReturn);
+}
+
+}  // namespace
+
 StmtPtr LowerReturns(const StmtPtr& s, const ExprPtr& flag, bool in_loop, bool& may_return) {
-  if (!s) return s;
+  // A statement with no return is shared, not rebuilt: the bodies inlined into this one were lowered when
+  // they were parsed, and copying them again at each level of a deep inlining was quadratic.
+  if (!HoldsReturn(s)) return s;
   switch (s->kind) {
     case StmtKind::kReturn: {
       may_return = true;
