@@ -1,6 +1,7 @@
 #include "fusion/affine.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -134,6 +135,33 @@ AffineInvariants AffineInvariants::True(const HornSystem& sys) {
 
 namespace {
 
+// A predicate applied in a clause's body, and its arguments there.
+struct BodyAtom {
+  size_t pred;
+  const std::vector<z3::expr>* args;
+};
+
+// The predicates in a clause's body: its body predicate's, then the summary of each call it makes. With more
+// than one the clause is nonlinear, and its head's states are those of every combination of its body's: the
+// hulls (and zones) are kept by it when its head's holds its constraint with each atom inside its own.
+std::vector<BodyAtom> BodyAtoms(const HornClause& c) {
+  std::vector<BodyAtom> atoms;
+  if (c.body_pred >= 0) atoms.push_back({static_cast<size_t>(c.body_pred), &c.body_args});
+  for (const SummaryAtom& call : c.calls) atoms.push_back({static_cast<size_t>(call.pred), &call.args});
+  return atoms;
+}
+
+// The invariant of each atom of a clause's body at its arguments, conjoined (true for none; a single atom's as
+// it is, so that a linear clause's formulas are what they were before calls had atoms).
+z3::expr AtomsHold(z3::context& ctx, const std::vector<BodyAtom>& atoms,
+                   const std::function<z3::expr(size_t, const std::vector<z3::expr>&)>& at) {
+  if (atoms.empty()) return ctx.bool_val(true);
+  if (atoms.size() == 1) return at(atoms[0].pred, *atoms[0].args);
+  z3::expr_vector conj(ctx);
+  for (const BodyAtom& a : atoms) conj.push_back(at(a.pred, *a.args));
+  return z3::mk_and(conj);
+}
+
 // The predicates of sys by the strongly connected components of the clauses' graph (body to head), in a
 // topological order: each component as a mask over the predicates.
 std::vector<std::vector<bool>> ComponentsInOrder(const HornSystem& sys) {
@@ -141,7 +169,8 @@ std::vector<std::vector<bool>> ComponentsInOrder(const HornSystem& sys) {
   std::vector<std::vector<bool>> reaches(preds, std::vector<bool>(preds, false));
   for (size_t p = 0; p < preds; ++p) reaches[p][p] = true;
   for (const HornClause& c : sys.clauses) {
-    if (c.body_pred >= 0 && c.head_pred >= 0) reaches[c.body_pred][c.head_pred] = true;
+    if (c.head_pred < 0) continue;
+    for (const BodyAtom& a : BodyAtoms(c)) reaches[a.pred][static_cast<size_t>(c.head_pred)] = true;
   }
   for (size_t k = 0; k < preds; ++k) {
     for (size_t i = 0; i < preds; ++i) {
@@ -221,10 +250,11 @@ void InferBounds(const HornSystem& sys, z3::context& ctx, const std::vector<std:
       for (const HornClause& c : sys.clauses) {
         if (c.head_pred < 0 || !in_component[static_cast<size_t>(c.head_pred)]) continue;
         const auto q = static_cast<size_t>(c.head_pred);
-        const auto b = static_cast<size_t>(c.body_pred);
-        if (c.body_pred >= 0 && !reached[b]) continue;
-        const z3::expr body = c.body_pred >= 0 ? inv.At(ctx, c.body_pred, c.body_args) && zone(b, c.body_args)
-                                               : ctx.bool_val(true);
+        const std::vector<BodyAtom> atoms = BodyAtoms(c);
+        if (std::any_of(atoms.begin(), atoms.end(), [&](const BodyAtom& a) { return !reached[a.pred]; })) continue;
+        const z3::expr body = AtomsHold(ctx, atoms, [&](size_t p, const std::vector<z3::expr>& args) {
+          return inv.At(ctx, static_cast<int>(p), args) && zone(p, args);
+        });
         while (true) {
           if (clock.Seconds() > deadline_s) throw GiveUp{};
           s.push();
@@ -311,10 +341,15 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
   z3::params params(ctx);
   params.set("timeout", static_cast<unsigned>(std::max(1.0, time_limit_s * 1000)));
   s.set(params);
-  // How often each hull has grown, and the growth counts of a clause's body and head at its last
-  // conclusive query: a clause is asked again only once one of them has grown since.
+  // How often each hull has grown, and the growth counts of a clause's body (its atoms' together) and head at its
+  // last conclusive query: a clause is asked again only once one of them has grown since.
   std::vector<long> grown(preds, 0);
   std::vector<std::pair<long, long>> asked(sys.clauses.size(), {-1, -1});
+  const auto body_grown = [&](const std::vector<BodyAtom>& atoms) {
+    long sum = 0;
+    for (const BodyAtom& a : atoms) sum += grown[a.pred];
+    return sum;
+  };
   try {
     // Round-robin over the clauses until none leads outside its head's hull: each hull grows at most once
     // per dimension beyond its first point, so this ends.
@@ -324,14 +359,20 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
         const HornClause& c = sys.clauses[k];
         if (c.head_pred < 0) continue;
         const auto q = static_cast<size_t>(c.head_pred);
-        const long body_grown = c.body_pred >= 0 ? grown[static_cast<size_t>(c.body_pred)] : 0;
-        if (asked[k] == std::make_pair(body_grown, grown[q])) continue;
-        if (c.body_pred >= 0 && hulls[static_cast<size_t>(c.body_pred)].empty()) continue;
+        const std::vector<BodyAtom> atoms = BodyAtoms(c);
+        if (asked[k] == std::make_pair(body_grown(atoms), grown[q])) continue;
+        if (std::any_of(atoms.begin(), atoms.end(), [&](const BodyAtom& a) { return hulls[a.pred].empty(); })) {
+          continue;
+        }
         while (!hulls[q].full()) {
           if (clock.Seconds() > time_limit_s) throw GiveUp{};
           s.push();
           s.add(c.constraint);
-          if (c.body_pred >= 0) s.add(current.At(ctx, c.body_pred, c.body_args));
+          if (!atoms.empty()) {
+            s.add(AtomsHold(ctx, atoms, [&](size_t p, const std::vector<z3::expr>& args) {
+              return current.At(ctx, static_cast<int>(p), args);
+            }));
+          }
           if (!hulls[q].empty()) s.add(!current.At(ctx, c.head_pred, c.head_args));
           const std::optional<z3::model> found = ModelOrPop(s);
           if (!found) break;
@@ -350,7 +391,7 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
           ++grown[q];
           grew = true;
         }
-        asked[k] = {c.body_pred >= 0 ? grown[static_cast<size_t>(c.body_pred)] : 0, grown[q]};
+        asked[k] = {body_grown(atoms), grown[q]};
       }
     }
   } catch (const GiveUp&) {
@@ -379,7 +420,11 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
 HornSystem Strengthened(const HornSystem& sys, const AffineInvariants& invariants, z3::context& ctx) {
   HornSystem out = sys;
   for (HornClause& c : out.clauses) {
-    if (c.body_pred >= 0) c.constraint = c.constraint && invariants.At(ctx, c.body_pred, c.body_args);
+    const std::vector<BodyAtom> atoms = BodyAtoms(c);
+    if (atoms.empty()) continue;
+    c.constraint = c.constraint && AtomsHold(ctx, atoms, [&](size_t p, const std::vector<z3::expr>& args) {
+                     return invariants.At(ctx, static_cast<int>(p), args);
+                   });
   }
   return out;
 }

@@ -1,9 +1,11 @@
-// Affine equalities that hold at every loop head of a Horn system: the least inductive invariant in Karr's
-// domain, computed from models of the clauses rather than by transfer functions (Thakur and Reps'
-// symbolic abstraction: ask for a head state outside the current hull, add it, repeat). Why: Spacer
-// 4.8.12 does not find equalities such as `x_2 + z_2 == guess_x_2 + guess_y_2` through the disjunctive
-// transition of six fused loops (in-de62's under-no-wrap half: time-out in 30 s under every option set),
-// and proves the property at once when they are given.
+// Affine equalities that hold at every loop head and procedure summary of a Horn system: the least inductive
+// invariant in Karr's domain, computed from models of the clauses rather than by transfer functions (Thakur and
+// Reps' symbolic abstraction: ask for a head state outside the current hull, add it, repeat). A clause that calls
+// procedures is nonlinear: its head's states come from those of its body's predicate and its calls' summaries
+// together. Why: Spacer 4.8.12 does not find equalities such as `x_2 + z_2 == guess_x_2 + guess_y_2` through the
+// disjunctive transition of six fused loops (in-de62's under-no-wrap half: time-out in 30 s under every option
+// set), nor a summary's `r == m + n` (recursive's Addition03-1: 30 s, one bound `r >= m + k` after another), and
+// proves the property at once when they are given.
 #pragma once
 
 #include <gmpxx.h>
@@ -62,8 +64,8 @@ inline constexpr int kBoundGrowths = 2;
 // are quadratically many.
 inline constexpr size_t kMaxDifferenceArgs = 12;
 
-// The clauses of sys with each body strengthened by its predicate's invariant: the same least model, as the
-// invariants hold of every reachable state.
+// The clauses of sys with each body strengthened by the invariants of its predicate and of its calls'
+// summaries: the same least model, as the invariants hold of every reachable state.
 HornSystem Strengthened(const HornSystem& sys, const AffineInvariants& invariants, z3::context& ctx);
 
 }  // namespace fusion

@@ -169,9 +169,10 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
   auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cpu_limit_s);
   try {
     const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
-    // The affine invariants follow one predicate to the next: a nonlinear clause (a call's summary) is outside them.
-    const AffineInvariants affine = affine_invariants && sys.Linear() ? InferAffineInvariants(sys, ctx, affine_limit_s)
-                                                                     : AffineInvariants::True(sys);
+    // A call's summary gets them too (a clause's body is its predicate and its calls' summaries together):
+    // Spacer alone learns recursive's Addition03-1's `r >= m + k` for one k after another, 30 s to `r = m + n`.
+    const AffineInvariants affine =
+        affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : AffineInvariants::True(sys);
     solved_ = std::make_unique<HornSystem>(Strengthened(sys, affine, ctx));
     // Runs Spacer on the strengthened clauses; with inline_rules false, with Z3's inlining of rules off.
     std::optional<z3::model> model;

@@ -10,6 +10,7 @@
 #include "fusion/affine.h"
 #include "fusion/fuse.h"
 #include "fusion/horn.h"
+#include "fusion/parser.h"
 #include "fusion/solver.h"
 #include "fusion/wrap_checks.h"
 #include "test_util.h"
@@ -75,6 +76,7 @@ struct Inferred {
       z3::solver s(ctx);
       s.add(c.constraint);
       if (c.body_pred >= 0) s.add(inv.At(ctx, c.body_pred, c.body_args));
+      for (const SummaryAtom& call : c.calls) s.add(inv.At(ctx, call.pred, call.args));
       s.add(!inv.At(ctx, c.head_pred, c.head_args));
       if (s.check() != z3::unsat) return false;
     }
@@ -223,6 +225,34 @@ TEST(Affine, TheSameProgramGetsTheSameEqualities) {
       EXPECT_EQ(a.inv.equalities[p][k].constant, b.inv.equalities[p][k].constant);
     }
   }
+}
+
+TEST(Affine, ASummaryGetsTheEqualitiesOfItsRecursion) {
+  // SV-COMP's recursive/Addition03-1 in essence: the summary is r == m + n, which Spacer alone approaches one bound
+  // `r >= m + k` at a time (30 s with long long). Its clauses are nonlinear: a call's summary in the body.
+  const char* text = R"(extern int __VERIFIER_nondet_int(void);
+    extern void reach_error(void);
+    long long add(long long m, long long n) {
+      if (n == 0) return m;
+      if (n > 0) return add(m + 1, n - 1);
+      return add(m - 1, n + 1);
+    }
+    int main() {
+      int m = __VERIFIER_nondet_int();
+      int n = __VERIFIER_nondet_int();
+      long long r = add(m, n);
+      if (m >= 100 && n >= 100 && r < 200) reach_error();
+      return 0; })";
+  const Program summarized = Parse("t.c", text, DataModel::kLP64, true);
+  Inferred in(summarized);
+  ASSERT_FALSE(in.sys.Linear());
+  const int summary = in.PredWith("add_result");
+  ASSERT_GE(summary, 0);
+  ASSERT_EQ(in.sys.pred_vars[summary].size(), 3u);
+  const std::vector<z3::expr> args = in.Args(summary);
+  EXPECT_TRUE(in.Implies(summary, args[2] == args[0] + args[1]));
+  EXPECT_TRUE(in.Inductive());
+  EXPECT_EQ(testing::SolveAny(summarized, 5), SolveStatus::kSafe);
 }
 
 }  // namespace
