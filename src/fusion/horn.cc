@@ -402,7 +402,8 @@ class Encoder {
   }
 
   // Starts the paths at node with every variable fresh; pred (if any) holds of the live ones; at the entry of
-  // procedure proc, its parameters hold values of their types, as every call gives them.
+  // procedure proc, its parameters and the globals it reads or writes hold values of their types, as every call
+  // gives them.
   void StartFrom(int node, int pred, const Procedure* proc = nullptr) {
     vars_.clear();
     path_calls_.clear();
@@ -453,6 +454,11 @@ class Encoder {
     }
     if (proc) {
       for (const std::string& v : proc->params) path.push_back(InRange(st.at(v), prog_.VarNamed(v).type));
+      // The globals' values at the call too, as every caller's state holds them: without their ranges the summary
+      // is also about values no call passes (an unsigned x below 0 that a base case `x <= 0` returns as it is).
+      for (size_t k = 0; k < proc->globals.size(); ++k) {
+        path.push_back(InRange(st.at(proc->global_ins[k]), prog_.VarNamed(proc->globals[k]).type));
+      }
     }
     // A cut point starts by taking its first step, not by ending the path at itself.
     if (blocks_ == Blocks::kMerged) {

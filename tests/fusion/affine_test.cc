@@ -255,5 +255,23 @@ TEST(Affine, ASummaryGetsTheEqualitiesOfItsRecursion) {
   EXPECT_EQ(testing::SolveAny(summarized, 5), SolveStatus::kSafe);
 }
 
+TEST(Affine, AProceduresGlobalsHoldValuesOfTheirTypesAtItsEntry) {
+  // The base case returns x as it is where x <= 0: for an unsigned x only 0, which every call passes, so the
+  // summary's x after the call is 0. Without the range at the entry it would be any x <= 0, and no equality.
+  const Program summarized = Parse("t.c", R"(extern unsigned int __VERIFIER_nondet_uint(void);
+    extern void reach_error(void);
+    unsigned int x;
+    void down(void) { if (x > 0) { x--; down(); } }
+    int main() { x = __VERIFIER_nondet_uint(); down(); if (x != 0) reach_error(); return 0; })",
+                                   DataModel::kLP64, true);
+  Inferred in(summarized);
+  const int summary = in.PredWith("down_result");
+  ASSERT_GE(summary, 0);
+  const std::vector<std::string>& vars = in.sys.pred_vars[summary];
+  ASSERT_EQ(vars.back(), "x") << "the global's value after the call comes last";
+  EXPECT_TRUE(in.Implies(summary, in.Args(summary).back() == 0));
+  EXPECT_TRUE(in.Inductive());
+}
+
 }  // namespace
 }  // namespace fusion
