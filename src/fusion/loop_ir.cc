@@ -220,13 +220,23 @@ ExprPtr MapOperands(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&
 
 StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>& f) {
   if (!s) return s;
+  const ExprPtr lhs = f(s->lhs), rhs = f(s->rhs), cond = f(s->cond), size = f(s->size);
+  const StmtPtr step = MapExprs(s->step, f);
+  bool changed = lhs != s->lhs || rhs != s->rhs || cond != s->cond || size != s->size || step != s->step;
+  std::vector<StmtPtr> body;
+  body.reserve(s->body.size());
+  for (const StmtPtr& b : s->body) {
+    body.push_back(MapExprs(b, f));
+    changed = changed || body.back() != b;
+  }
+  if (!changed) return s;
   auto copy = std::make_shared<Stmt>(*s);
-  copy->lhs = f(s->lhs);
-  copy->rhs = f(s->rhs);
-  copy->cond = f(s->cond);
-  copy->size = f(s->size);
-  for (auto& b : copy->body) b = MapExprs(b, f);
-  copy->step = MapExprs(s->step, f);
+  copy->lhs = lhs;
+  copy->rhs = rhs;
+  copy->cond = cond;
+  copy->size = size;
+  copy->step = step;
+  copy->body = std::move(body);
   return copy;
 }
 
@@ -272,26 +282,8 @@ ExprPtr Substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& value
 }
 
 StmtPtr SubstituteStmt(const StmtPtr& s, const std::map<std::string, ExprPtr>& values) {
-  if (!s || values.empty()) return s;
-  const auto expr = [&](const ExprPtr& e) { return Substitute(e, values); };
-  const ExprPtr lhs = expr(s->lhs), rhs = expr(s->rhs), cond = expr(s->cond), size = expr(s->size);
-  const StmtPtr step = SubstituteStmt(s->step, values);
-  bool changed = lhs != s->lhs || rhs != s->rhs || cond != s->cond || size != s->size || step != s->step;
-  std::vector<StmtPtr> body;
-  body.reserve(s->body.size());
-  for (const StmtPtr& b : s->body) {
-    body.push_back(SubstituteStmt(b, values));
-    changed = changed || body.back() != b;
-  }
-  if (!changed) return s;
-  auto copy = std::make_shared<Stmt>(*s);
-  copy->lhs = lhs;
-  copy->rhs = rhs;
-  copy->cond = cond;
-  copy->size = size;
-  copy->step = step;
-  copy->body = std::move(body);
-  return copy;
+  if (values.empty()) return s;
+  return MapExprs(s, [&](const ExprPtr& e) { return Substitute(e, values); });
 }
 
 ExprPtr Substitute(const ExprPtr& e, const std::string& name, const ExprPtr& value) {

@@ -72,7 +72,7 @@ ExprPtr RenameExpr(const ExprPtr& e, const std::map<std::string, std::string>& n
 StmtPtr RenameStmt(const StmtPtr& s, const std::map<std::string, std::string>& names);
 // e with f applied to each of its operands, rebuilt only where one changes.
 ExprPtr MapOperands(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f);
-// s with every expression in it (not the names of havocs) replaced by f of it.
+// s with every expression in it (not the names of havocs) replaced by f of it, rebuilt only where one changes.
 StmtPtr MapExprs(const StmtPtr& s, const std::function<ExprPtr(const ExprPtr&)>& f);
 // Calls f on every expression in s (each statement's own: conditions, sides of assignments, array sizes; null
 // ones included), in the nested statements too.
