@@ -6,80 +6,11 @@
 #include <string>
 
 #include "common/stopwatch.h"
+#include "fusion/affine_hull.h"
+#include "fusion/polynomial.h"
 
 namespace fusion {
 namespace {
-
-// The affine hull of the points seen at one predicate, over its integer arguments: a base point and the
-// directions from it in reduced row echelon form (exact rationals: models may hold numbers of any size).
-class AffineHull {
- public:
-  explicit AffineHull(size_t dims) : dims_(dims) {}
-
-  bool empty() const { return !base_; }
-  // True once the hull is the whole space: no equality is left to find.
-  bool full() const { return base_ && rows_.size() == dims_; }
-
-  // Adds a point; returns whether the hull grew.
-  bool Add(const std::vector<mpq_class>& point) {
-    if (!base_) {
-      base_ = point;
-      return true;
-    }
-    std::vector<mpq_class> d(dims_);
-    for (size_t i = 0; i < dims_; ++i) d[i] = point[i] - (*base_)[i];
-    for (size_t r = 0; r < rows_.size(); ++r) {
-      const mpq_class f = d[pivots_[r]];
-      if (f == 0) continue;
-      for (size_t i = 0; i < dims_; ++i) d[i] -= f * rows_[r][i];
-    }
-    size_t pivot = 0;
-    while (pivot < dims_ && d[pivot] == 0) ++pivot;
-    if (pivot == dims_) return false;
-    const mpq_class lead = d[pivot];
-    for (auto& x : d) x /= lead;
-    for (auto& row : rows_) {
-      const mpq_class f = row[pivot];
-      if (f == 0) continue;
-      for (size_t i = 0; i < dims_; ++i) row[i] -= f * d[i];
-    }
-    const size_t at = static_cast<size_t>(std::lower_bound(pivots_.begin(), pivots_.end(), pivot) - pivots_.begin());
-    rows_.insert(rows_.begin() + static_cast<std::ptrdiff_t>(at), std::move(d));
-    pivots_.insert(pivots_.begin() + static_cast<std::ptrdiff_t>(at), pivot);
-    return true;
-  }
-
-  // The equalities of the hull in integer coefficients, one per dimension without a pivot:
-  // x_f - sum_r rows_[r][f] x_pivot(r) == the same at the base point.
-  std::vector<std::pair<std::vector<mpz_class>, mpz_class>> Equalities() const {
-    std::vector<std::pair<std::vector<mpz_class>, mpz_class>> out;
-    if (!base_) return out;
-    size_t r = 0;
-    for (size_t f = 0; f < dims_; ++f) {
-      if (r < pivots_.size() && pivots_[r] == f) {
-        ++r;
-        continue;
-      }
-      std::vector<mpq_class> a(dims_, 0);
-      a[f] = 1;
-      for (size_t k = 0; k < rows_.size(); ++k) a[pivots_[k]] = -rows_[k][f];
-      mpq_class b = 0;
-      for (size_t i = 0; i < dims_; ++i) b += a[i] * (*base_)[i];
-      mpz_class scale = b.get_den();
-      for (const auto& x : a) mpz_lcm(scale.get_mpz_t(), scale.get_mpz_t(), x.get_den().get_mpz_t());
-      std::vector<mpz_class> coeffs(dims_);
-      for (size_t i = 0; i < dims_; ++i) coeffs[i] = mpq_class(a[i] * scale).get_num();
-      out.emplace_back(std::move(coeffs), mpq_class(b * scale).get_num());
-    }
-    return out;
-  }
-
- private:
-  size_t dims_;
-  std::optional<std::vector<mpq_class>> base_;
-  std::vector<std::vector<mpq_class>> rows_;
-  std::vector<size_t> pivots_;  // the pivot column of each row, ascending
-};
 
 // Thrown when the inference runs out of time or a query is inconclusive.
 struct GiveUp {};
@@ -94,72 +25,6 @@ std::optional<z3::model> ModelOrPop(z3::solver& s) {
     return std::nullopt;
   }
   return s.get_model();
-}
-
-// coeffs · args.
-z3::expr LinearTerm(z3::context& ctx, const std::vector<mpz_class>& coeffs, const std::vector<z3::expr>& args) {
-  z3::expr_vector terms(ctx);
-  for (size_t i = 0; i < coeffs.size(); ++i) {
-    if (coeffs[i] == 0) continue;
-    const z3::expr c = ctx.int_val(coeffs[i].get_str().c_str());
-    terms.push_back(coeffs[i] == 1 ? args[i] : c * args[i]);
-  }
-  return terms.empty() ? ctx.int_val(0) : z3::sum(terms);
-}
-
-}  // namespace
-
-z3::expr AffineEquality::At(z3::context& ctx, const std::vector<z3::expr>& args) const {
-  return LinearTerm(ctx, coeffs, args) == ctx.int_val(constant.get_str().c_str());
-}
-
-z3::expr AffineBound::At(z3::context& ctx, const std::vector<z3::expr>& args) const {
-  return LinearTerm(ctx, coeffs, args) <= ctx.int_val(bound.get_str().c_str());
-}
-
-z3::expr AffineInvariants::At(z3::context& ctx, int pred, const std::vector<z3::expr>& args) const {
-  if (!reachable[pred]) return ctx.bool_val(false);
-  z3::expr_vector conj(ctx);
-  for (const auto& e : equalities[pred]) conj.push_back(e.At(ctx, args));
-  for (const auto& b : bounds[pred]) conj.push_back(b.At(ctx, args));
-  return z3::mk_and(conj);
-}
-
-AffineInvariants AffineInvariants::True(const HornSystem& sys) {
-  AffineInvariants out;
-  out.reachable.assign(sys.preds.size(), true);
-  out.equalities.assign(sys.preds.size(), {});
-  out.bounds.assign(sys.preds.size(), {});
-  return out;
-}
-
-namespace {
-
-// A predicate applied in a clause's body, and its arguments there.
-struct BodyAtom {
-  size_t pred;
-  const std::vector<z3::expr>* args;
-};
-
-// The predicates in a clause's body: its body predicate's, then the summary of each call it makes. With more
-// than one the clause is nonlinear, and its head's states are those of every combination of its body's: the
-// hulls (and zones) are kept by it when its head's holds its constraint with each atom inside its own.
-std::vector<BodyAtom> BodyAtoms(const HornClause& c) {
-  std::vector<BodyAtom> atoms;
-  if (c.body_pred >= 0) atoms.push_back({static_cast<size_t>(c.body_pred), &c.body_args});
-  for (const SummaryAtom& call : c.calls) atoms.push_back({static_cast<size_t>(call.pred), &call.args});
-  return atoms;
-}
-
-// The invariant of each atom of a clause's body at its arguments, conjoined (true for none; a single atom's as
-// it is, so that a linear clause's formulas are what they were before calls had atoms).
-z3::expr AtomsHold(z3::context& ctx, const std::vector<BodyAtom>& atoms,
-                   const std::function<z3::expr(size_t, const std::vector<z3::expr>&)>& at) {
-  if (atoms.empty()) return ctx.bool_val(true);
-  if (atoms.size() == 1) return at(atoms[0].pred, *atoms[0].args);
-  z3::expr_vector conj(ctx);
-  for (const BodyAtom& a : atoms) conj.push_back(at(a.pred, *a.args));
-  return z3::mk_and(conj);
 }
 
 // The predicates of sys by the strongly connected components of the clauses' graph (body to head), in a
@@ -202,7 +67,7 @@ std::vector<std::vector<bool>> ComponentsInOrder(const HornSystem& sys) {
 // widened (a bound that grows more than kBoundGrowths times is dropped), added to inv. Throws GiveUp when the time runs
 // out or a query is inconclusive.
 void InferBounds(const HornSystem& sys, z3::context& ctx, const std::vector<std::vector<size_t>>& ints,
-                 const common::Stopwatch& clock, double deadline_s, z3::solver& s, AffineInvariants& inv) {
+                 const common::Stopwatch& clock, double deadline_s, z3::solver& s, InferredInvariants& inv) {
   const size_t preds = sys.preds.size();
   // The templates of each predicate (coefficients at its full argument list), their bounds (none: unbounded)
   // and how often each has grown.
@@ -278,9 +143,12 @@ void InferBounds(const HornSystem& sys, z3::context& ctx, const std::vector<std:
             reached[q] = true;
             continue;
           }
-          // A bound the model exceeds grows to the most the clause reaches, or goes once it has grown enough.
+          // A bound the model exceeds grows to the most the clause reaches, or goes once it has grown enough, or at
+          // once where the clause multiplies variables: Z3 4.8.12's optimization over nonlinear arithmetic ran on
+          // past every timeout and interrupt (nla-digbench's geo2: 10 s of a 2-s job).
+          const bool nonlinear = MultipliesVariables(c.constraint);
           for (size_t t : exceeded) {
-            if (++growths[q][t] > kBoundGrowths) {
+            if (nonlinear || ++growths[q][t] > kBoundGrowths) {
               upper[q][t].reset();
               continue;
             }
@@ -309,7 +177,7 @@ void InferBounds(const HornSystem& sys, z3::context& ctx, const std::vector<std:
 
 }  // namespace
 
-AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, double time_limit_s) {
+InferredInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, double time_limit_s) {
   const size_t preds = sys.preds.size();
   // The integer arguments of each predicate (arrays take no part).
   std::vector<std::vector<size_t>> ints(preds);
@@ -321,10 +189,8 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
   std::vector<AffineHull> hulls;
   for (size_t p = 0; p < preds; ++p) hulls.emplace_back(ints[p].size());
   // The hulls' invariants as they stand: no predicate reached yet.
-  AffineInvariants current;
+  InferredInvariants current = InferredInvariants::True(sys);
   current.reachable.assign(preds, false);
-  current.equalities.assign(preds, {});
-  current.bounds.assign(preds, {});
   // The equalities of a hull, at the predicate's full argument list.
   const auto equalities = [&](size_t p) {
     std::vector<AffineEquality> eqs;
@@ -395,9 +261,9 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
       }
     }
   } catch (const GiveUp&) {
-    return AffineInvariants::True(sys);
+    return InferredInvariants::True(sys);
   } catch (const z3::exception&) {
-    return AffineInvariants::True(sys);
+    return InferredInvariants::True(sys);
   }
   const auto has_array = [](const z3::func_decl& pred) {
     for (unsigned i = 0; i < pred.arity(); ++i) {
@@ -406,7 +272,7 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
     return false;
   };
   if (std::any_of(sys.preds.begin(), sys.preds.end(), has_array)) return current;
-  AffineInvariants with_bounds = current;
+  InferredInvariants with_bounds = current;
   try {
     InferBounds(sys, ctx, ints, clock, time_limit_s, s, with_bounds);
   } catch (const GiveUp&) {
@@ -417,16 +283,5 @@ AffineInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx, 
   return with_bounds;
 }
 
-HornSystem Strengthened(const HornSystem& sys, const AffineInvariants& invariants, z3::context& ctx) {
-  HornSystem out = sys;
-  for (HornClause& c : out.clauses) {
-    const std::vector<BodyAtom> atoms = BodyAtoms(c);
-    if (atoms.empty()) continue;
-    c.constraint = c.constraint && AtomsHold(ctx, atoms, [&](size_t p, const std::vector<z3::expr>& args) {
-                     return invariants.At(ctx, static_cast<int>(p), args);
-                   });
-  }
-  return out;
-}
 
 }  // namespace fusion

@@ -1075,6 +1075,22 @@ class Encoder {
 
 }  // namespace
 
+std::vector<BodyAtom> BodyAtoms(const HornClause& c) {
+  std::vector<BodyAtom> atoms;
+  if (c.body_pred >= 0) atoms.push_back({static_cast<size_t>(c.body_pred), &c.body_args});
+  for (const SummaryAtom& call : c.calls) atoms.push_back({static_cast<size_t>(call.pred), &call.args});
+  return atoms;
+}
+
+z3::expr AtomsHold(z3::context& ctx, const std::vector<BodyAtom>& atoms,
+                   const std::function<z3::expr(size_t, const std::vector<z3::expr>&)>& at) {
+  if (atoms.empty()) return ctx.bool_val(true);
+  if (atoms.size() == 1) return at(atoms[0].pred, *atoms[0].args);
+  z3::expr_vector conj(ctx);
+  for (const BodyAtom& a : atoms) conj.push_back(at(a.pred, *a.args));
+  return z3::mk_and(conj);
+}
+
 bool HornSystem::Linear() const {
   return std::none_of(clauses.begin(), clauses.end(), [](const HornClause& c) { return !c.calls.empty(); });
 }

@@ -6,6 +6,7 @@
 
 #include <z3++.h>
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -46,6 +47,21 @@ struct HornClause {
   // nonlinear, and stands for no one run that its counterexample could be replayed as.
   std::vector<SummaryAtom> calls = {};
 };
+
+// A predicate applied in a clause's body (its body predicate or a call's summary), and its arguments there.
+struct BodyAtom {
+  size_t pred = 0;
+  const std::vector<z3::expr>* args = nullptr;
+};
+
+// The predicates in a clause's body: its body predicate's, then the summary of each call it makes. With more
+// than one the clause is nonlinear, and its head's states are those of every combination of its body's.
+std::vector<BodyAtom> BodyAtoms(const HornClause& c);
+
+// What `at` says of each atom of a clause's body at its arguments, conjoined (true for none; a single atom's as
+// it is, so that a linear clause's formulas are what they were before calls had atoms).
+z3::expr AtomsHold(z3::context& ctx, const std::vector<BodyAtom>& atoms,
+                   const std::function<z3::expr(size_t, const std::vector<z3::expr>&)>& at);
 
 // The clauses of one program, and the variables each predicate ranges over (for printing invariants). A
 // procedure's summary is a predicate too, over its parameters, globals and result (symbolic parameters first, as

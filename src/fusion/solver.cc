@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "fusion/cpu_clock.h"
 #include "fusion/errors.h"
 #include "fusion/horn.h"
+#include "fusion/polynomial.h"
 
 namespace fusion {
 namespace {
@@ -74,26 +76,40 @@ class Watchdog {
   std::thread thread_;
 };
 
-// The invariant of a predicate at the arguments of a clause side: the model's interpretation, conjoined
-// with the affine invariant that the clauses Spacer solved assumed.
-z3::expr Invariant(const HornSystem& sys, const z3::model& m, const AffineInvariants& affine, z3::context& ctx,
-                   int pred, const std::vector<z3::expr>& args) {
-  z3::expr_vector a(ctx);
-  for (const auto& x : args) a.push_back(x);
-  return m.eval(sys.preds[pred](a), false) && affine.At(ctx, pred, args);
+// An invariant per predicate, at the arguments of a clause side.
+using InvariantAt = std::function<z3::expr(int pred, const std::vector<z3::expr>& args)>;
+
+// The invariants of Spacer's model: its interpretation of each predicate conjoined with the invariants inferred
+// for the clauses it solved.
+InvariantAt ModelInvariant(const HornSystem& sys, const z3::model& m, const InferredInvariants& inferred,
+                           z3::context& ctx) {
+  return [&sys, m, &inferred, &ctx](int pred, const std::vector<z3::expr>& args) {
+    z3::expr_vector a(ctx);
+    for (const auto& x : args) a.push_back(x);
+    return m.eval(sys.preds[pred](a), false) && inferred.At(ctx, pred, args);
+  };
 }
 
-// Checks that the invariants make every clause of the system as encoded valid; empty when they do, else
-// why not. The caller's watchdog bounds the time.
-std::string CheckInductive(const HornSystem& sys, const z3::model& m, const AffineInvariants& affine,
-                           z3::context& ctx) {
+// Checks that the invariants make every clause of the system as encoded valid, with the inferred consequences
+// (InferredInvariants::consequences) assumed in each body too; empty when they do, else why not. The caller's
+// watchdog bounds the time, and rlimit > 0 (Z3's resource limit) each clause's query.
+std::string CheckInductive(const HornSystem& sys, const InvariantAt& invariant, const InferredInvariants& inferred,
+                           z3::context& ctx, unsigned rlimit = 0) {
+  const auto assumed = [&](int pred, const std::vector<z3::expr>& args) {
+    return invariant(pred, args) && inferred.Consequences(ctx, pred, args);
+  };
   for (size_t i = 0; i < sys.clauses.size(); ++i) {
     const HornClause& c = sys.clauses[i];
     z3::solver s(ctx);
+    if (rlimit > 0) {
+      z3::params p(ctx);
+      p.set("rlimit", rlimit);
+      s.set(p);
+    }
     s.add(c.constraint);
-    if (c.body_pred >= 0) s.add(Invariant(sys, m, affine, ctx, c.body_pred, c.body_args));
-    for (const SummaryAtom& call : c.calls) s.add(Invariant(sys, m, affine, ctx, call.pred, call.args));
-    if (c.head_pred >= 0) s.add(!Invariant(sys, m, affine, ctx, c.head_pred, c.head_args));
+    if (c.body_pred >= 0) s.add(assumed(c.body_pred, c.body_args));
+    for (const SummaryAtom& call : c.calls) s.add(assumed(call.pred, call.args));
+    if (c.head_pred >= 0) s.add(!invariant(c.head_pred, c.head_args));
     const z3::check_result r = s.check();
     if (r == z3::sat) return "invariant check failed on clause " + std::to_string(i);
     if (r == z3::unknown) return "invariant check inconclusive on clause " + std::to_string(i) + " (" + s.reason_unknown() + ")";
@@ -104,6 +120,11 @@ std::string CheckInductive(const HornSystem& sys, const z3::model& m, const Affi
 // The share of a run's time limit that the affine invariants may take (they take milliseconds on the
 // benchmark's programs; the rest is Spacer's).
 constexpr double kAffineShare = 0.25;
+// The share that the polynomial equalities may take, where a clause multiplies variables.
+constexpr double kPolynomialShare = 0.25;
+// Z3's resource limit of one clause's query when the inferred invariants are checked as a proof of their own (not
+// a "timeout": polynomial.cc).
+constexpr unsigned kDirectCheckRlimit = 500'000;
 
 }  // namespace
 
@@ -171,9 +192,26 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
     // A call's summary gets them too (a clause's body is its predicate and its calls' summaries together):
     // Spacer alone learns recursive's Addition03-1's `r >= m + k` for one k after another, 30 s to `r = m + n`.
-    const AffineInvariants affine =
-        affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : AffineInvariants::True(sys);
-    solved_ = std::make_unique<HornSystem>(Strengthened(sys, affine, ctx));
+    InferredInvariants inferred =
+        affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : InferredInvariants::True(sys);
+    if (affine_invariants && MultipliesVariables(sys)) {
+      InferPolynomialEqualities(sys, ctx, kPolynomialShare / kAffineShare * affine_limit_s, inferred);
+    }
+    solved_ = std::make_unique<HornSystem>(Strengthened(sys, inferred, ctx));
+    // The invariants of the proof, once there is one.
+    std::optional<InvariantAt> proof;
+    // Polynomial equalities are often the property itself (nla-digbench asserts them at the loop head): with the
+    // affine invariants they may prove it alone, Spacer not run. Each query within kDirectCheckRlimit: a
+    // nonlinear one may run on without an answer.
+    if (std::any_of(inferred.polynomials.begin(), inferred.polynomials.end(), [](const auto& p) { return !p.empty(); })) {
+      const InvariantAt inferred_at = [&](int pred, const std::vector<z3::expr>& args) {
+        return inferred.At(ctx, pred, args);
+      };
+      if (CheckInductive(sys, inferred_at, inferred, ctx, kDirectCheckRlimit).empty()) {
+        proof = inferred_at;
+        out.by_inferred = true;
+      }
+    }
     // Runs Spacer on the strengthened clauses; with inline_rules false, with Z3's inlining of rules off.
     std::optional<z3::model> model;
     const auto run = [&](bool inline_rules) {
@@ -195,10 +233,10 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     const auto check = [&] {
       dog.reset();
       dog = std::make_unique<Watchdog>(ctx, std::max(check_limit_s, time_limit_s - clock.Seconds()));
-      return CheckInductive(sys, *model, affine, ctx);
+      return CheckInductive(sys, ModelInvariant(sys, *model, inferred, ctx), inferred, ctx);
     };
-    z3::check_result r = run(true);
-    if (r == z3::sat) {
+    z3::check_result r = proof ? z3::sat : run(true);
+    if (r == z3::sat && !proof) {
       out.reason = check();
       // Z3 4.8.12 does not carry every model back through the rules it inlined before Spacer ran (Z3 issues
       // #5920, #6664: known, not to be fixed): the model then fails the check (psyco_io_1: the entry clause's
@@ -221,17 +259,17 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
         }
       }
     }
+    if (r == z3::sat && out.reason.empty() && !proof) proof = ModelInvariant(sys, *model, inferred, ctx);
     if (r == z3::unsat) {
       out.status = SolveStatus::kUnsafe;
-    } else if (r == z3::sat && out.reason.empty()) {
-      const z3::model& m = *model;
+    } else if (proof) {
       out.status = SolveStatus::kSafe;
       for (size_t k = 0; k < sys.preds.size(); ++k) {
         std::vector<z3::expr> args;
         for (const auto& v : sys.pred_vars[k]) {
           args.push_back(ctx.constant(v.c_str(), sys.preds[k].domain(static_cast<unsigned>(args.size()))));
         }
-        z3::expr inv = Invariant(sys, m, affine, ctx, static_cast<int>(k), args).simplify();
+        z3::expr inv = (*proof)(static_cast<int>(k), args).simplify();
         // A predicate of one dispatch value says what holds at its loop head when the variable has that value.
         if (const auto split = sys.dispatch_values.find(static_cast<int>(k)); split != sys.dispatch_values.end()) {
           const auto& [var, value] = split->second;

@@ -53,6 +53,8 @@ struct SolveResult {
   std::string reason;
   std::vector<std::string> invariants;
   double seconds = 0;
+  // Proved by the invariants inferred before Spacer alone (polynomial equalities among them), Spacer not run.
+  bool by_inferred = false;
 };
 
 // The Horn clauses of one program in their own Z3 context, encoded once and solved under several
@@ -70,8 +72,10 @@ class HornProblem {
   // may take up to check_limit_s more (or what is left of time_limit_s, if longer). cpu_limit_s > 0 also
   // ends the search once the calling thread has used that much CPU time (a limit that means the same on
   // a loaded machine as on an idle one). Nothing else stops a run: the verifier runs each in a process
-  // of its own and kills it (verifier.cc). affine: first infer the affine invariants (fusion/affine.h) and
-  // give Spacer the clauses strengthened by them; the invariants reported and re-checked include them.
+  // of its own and kills it (verifier.cc). affine: first infer the affine invariants (fusion/affine.h), and where a
+  // clause multiplies variables the polynomial equalities (fusion/polynomial.h), and give Spacer the clauses
+  // strengthened by them (or none, where they prove the clauses alone: SolveResult::by_inferred); the invariants
+  // reported and re-checked include them.
   SolveResult Solve(const OptionSet& options, double time_limit_s, double check_limit_s = 0, double cpu_limit_s = 0,
                     bool affine = true);
   // The inputs of a run to an error that Spacer finds under one option set (counterexample.h), within

@@ -14,6 +14,7 @@
 #include "common/exit_codes.h"
 #include "common/progress.h"
 #include "fusion/affine.h"
+#include "fusion/polynomial.h"
 #include "fusion/cells.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
@@ -34,7 +35,7 @@ constexpr int kExitTrue = 0;
 constexpr int kExitFalse = 1;
 constexpr int kExitUnknown = 4;
 
-// Time for the affine invariants of `horn --affine` (a program with no time limit of its own; milliseconds
+// Time for each kind of invariant of `horn --affine` (a program with no time limit of its own; milliseconds
 // on the benchmark's programs).
 constexpr double kAffineSeconds = 60;
 
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
   AddDataModelOption(*verify, va.data_model, "the task file's data_model, else LP64");
   verify->add_option("--timeout", va.timeout, "seconds for the whole run")->check(tools::FinitePositive());
   verify->add_flag("--no-fusion", va.no_fusion, "only the original program (no fused candidates)");
-  verify->add_flag("--no-affine", va.no_affine, "Spacer without the affine invariants (to measure what they add)");
+  verify->add_flag("--no-affine", va.no_affine, "Spacer without the inferred invariants, affine and polynomial (to measure what they add)");
   verify->add_flag("--invariants", va.invariants, "print the loop invariants of a proof");
   verify->add_flag("--json", va.json, "one JSON object on stdout");
   verify->add_flag("-q,--quiet", va.quiet, "no progress line (--json implies it)");
@@ -246,17 +247,17 @@ int main(int argc, char** argv) {
   AddHalfOption(*horn, horn_half);
   AddDataModelOption(*horn, horn_model, "LP64");
   AddCellsAndLiftFlags(*horn, horn_cells, horn_lift);
-  horn->add_flag("--affine", horn_affine, "the clauses strengthened by the affine invariants, as verify solves them");
+  horn->add_flag("--affine", horn_affine,
+                 "the clauses strengthened by the inferred invariants (affine; polynomial equalities where the clauses "
+                 "multiply variables), as verify solves them");
   horn->add_flag("--summaries", horn_summaries,
                  "recursive functions as procedures with summaries (nonlinear clauses), as verify's summaries "
-                 "candidate has them; not with --mode, --half, --cells, --lift or --affine");
+                 "candidate has them; not with --mode, --half, --cells or --lift");
   horn->add_flag("--json", horn_json, "one JSON object on stdout: file, transformations, smt2");
   horn->callback([&] {
     std::vector<std::string> applied;
-    // verify infers no affine invariants for nonlinear clauses (HornProblem::Solve), so --affine would show
-    // clauses it never solves.
-    if (horn_summaries && (horn_mode != "none" || horn_half != "none" || horn_cells || horn_lift || horn_affine)) {
-      throw common::InputError("--summaries: not with --mode, --half, --cells, --lift or --affine");
+    if (horn_summaries && (horn_mode != "none" || horn_half != "none" || horn_cells || horn_lift)) {
+      throw common::InputError("--summaries: not with --mode, --half, --cells or --lift");
     }
     fusion::Program prog = horn_summaries ? fusion::ParseFile(horn_file, ModelNamed(horn_model), true)
                                           : Shown(horn_file, horn_model, horn_lift, horn_half, horn_cells, applied);
@@ -268,14 +269,18 @@ int main(int argc, char** argv) {
     z3::context ctx;
     fusion::HornSystem sys = fusion::EncodeHorn(prog, ctx);
     if (horn_affine) {
-      const fusion::AffineInvariants inv = fusion::InferAffineInvariants(sys, ctx, kAffineSeconds);
-      size_t equalities = 0, unreachable = 0;
+      fusion::InferredInvariants inv = fusion::InferAffineInvariants(sys, ctx, kAffineSeconds);
+      if (fusion::MultipliesVariables(sys)) fusion::InferPolynomialEqualities(sys, ctx, kAffineSeconds, inv);
+      size_t equalities = 0, polynomials = 0, consequences = 0, unreachable = 0;
       for (size_t p = 0; p < inv.reachable.size(); ++p) {
         equalities += inv.equalities[p].size();
+        polynomials += inv.polynomials[p].size();
+        consequences += inv.consequences[p].size();
         unreachable += !inv.reachable[p];
       }
-      applied.push_back(fmt::format("strengthened by the affine invariants: {} equalities, {} loop heads unreachable",
-                                    equalities, unreachable));
+      applied.push_back(fmt::format("strengthened by the inferred invariants: {} equalities, {} polynomial equalities "
+                                    "and {} of their consequences, {} loop heads unreachable",
+                                    equalities, polynomials, consequences, unreachable));
       sys = fusion::Strengthened(sys, inv, ctx);
     }
     const std::string smt2 = fusion::HornToSmt2(sys, ctx);

@@ -18,6 +18,7 @@
 namespace fusion {
 namespace {
 
+using testing::Inferred;
 using testing::ParseText;
 
 // loops-crafted-1/in-de62.c: x ends where it started (0) after six loops that move counts between x, y, z.
@@ -33,56 +34,6 @@ constexpr const char* kInDe62 = R"(int main() {
     while (y > 0) { y--; x--; }
     __VERIFIER_assert(x == 0);
     return 0; })";
-
-// A Horn system with its context, and the invariants inferred for it.
-struct Inferred {
-  z3::context ctx;
-  HornSystem sys;
-  AffineInvariants inv;
-  Inferred(const Program& prog, double time_limit_s = 10)
-      : sys(EncodeHorn(prog, ctx)), inv(InferAffineInvariants(sys, ctx, time_limit_s)) {}
-
-  // The predicate over variable `var` (the first, in encoding order), or -1.
-  int PredWith(const std::string& var) const {
-    for (size_t p = 0; p < sys.pred_vars.size(); ++p) {
-      for (const auto& v : sys.pred_vars[p]) {
-        if (v == var) return static_cast<int>(p);
-      }
-    }
-    return -1;
-  }
-  // The predicate's arguments as constants named after its variables.
-  std::vector<z3::expr> Args(int pred) {
-    std::vector<z3::expr> args;
-    for (unsigned i = 0; i < sys.preds[pred].arity(); ++i) {
-      args.push_back(ctx.constant(sys.pred_vars[pred][i].c_str(), sys.preds[pred].domain(i)));
-    }
-    return args;
-  }
-  // The integer constant of variable `name` in Args.
-  z3::expr Var(const std::string& name) { return ctx.int_const(name.c_str()); }
-  // Whether the invariant of pred implies fact.
-  bool Implies(int pred, const z3::expr& fact) {
-    z3::solver s(ctx);
-    s.add(inv.At(ctx, pred, Args(pred)));
-    s.add(!fact);
-    return s.check() == z3::unsat;
-  }
-  // Whether every clause leads from a state in its body's invariant to one in its head's (the clauses that
-  // end in an error aside: the invariants need not prove anything).
-  bool Inductive() {
-    for (const HornClause& c : sys.clauses) {
-      if (c.head_pred < 0) continue;
-      z3::solver s(ctx);
-      s.add(c.constraint);
-      if (c.body_pred >= 0) s.add(inv.At(ctx, c.body_pred, c.body_args));
-      for (const SummaryAtom& call : c.calls) s.add(inv.At(ctx, call.pred, call.args));
-      s.add(!inv.At(ctx, c.head_pred, c.head_args));
-      if (s.check() != z3::unsat) return false;
-    }
-    return true;
-  }
-};
 
 // The fused under-no-wrap half of in-de62, as the verifier builds it (split, then guess-and-assume).
 Program InDe62FusedUnderNoWrap() {

@@ -118,12 +118,35 @@ TEST(Cli, TheAffineInvariantsProveTheOriginalAndShowInItsInvariants) {
   EXPECT_NE(invariants.find("(= (+ (* (- 1) i) k) 0)"), std::string::npos) << invariants;
 }
 
+TEST(Cli, APolynomialEqualityProvesASumOfSquaresWithoutSpacer) {
+  // nla-digbench's ps3: x is 1 + 4 + ... + y^2, so 6x == 2y^3 + 3y^2 + y; its twin asserts 6x == 2y^3 + y. Too
+  // many inputs for the interpreter to run each.
+  const char* program = R"(int main() {
+      int k = __VERIFIER_nondet_int();
+      if (!(k >= 0 && k <= 1000000)) return 0;
+      int y = 0, x = 0, c = 0;
+      while (c < k) { c = c + 1; y = y + 1; x = y * y + x; }
+      __VERIFIER_assert(%s);
+      return 0; })";
+  char text[1024];
+  std::snprintf(text, sizeof text, program, "6 * x == 2 * y * y * y + 3 * y * y + y");
+  nlohmann::json j;
+  EXPECT_EQ(Verify("--timeout 30 --no-fusion " + WriteTemp("squares.c", text), j), 0) << j.dump();
+  EXPECT_EQ(j["verdict"], "true");
+  EXPECT_NE(j["solved_by"].get<std::string>().find("inferred invariants"), std::string::npos) << j.dump();
+  std::snprintf(text, sizeof text, program, "6 * x == 2 * y * y * y + y");
+  EXPECT_EQ(Verify("--timeout 30 --no-fusion " + WriteTemp("squares_bug.c", text), j), 1) << j.dump();
+  EXPECT_EQ(j["verdict"], "false");
+}
+
 TEST(Cli, HornShowsTheClausesStrengthenedByTheAffineInvariants) {
   const std::string file = WriteTemp("up.c", kUp);
   std::string plain, strengthened;
   ASSERT_EQ(RunCommand(kBin + " horn " + file, plain), 0);
   ASSERT_EQ(RunCommand(kBin + " horn --affine " + file, strengthened), 0);
-  EXPECT_EQ(strengthened.rfind("; strengthened by the affine invariants: 1 equalities, 0 loop heads unreachable\n", 0),
+  EXPECT_EQ(strengthened.rfind("; strengthened by the inferred invariants: 1 equalities, 0 polynomial equalities and 0 "
+                               "of their consequences, 0 loop heads unreachable\n",
+                               0),
             0u)
       << strengthened;
   // k == i in the body of both clauses that leave the first loop's head.

@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 
 #include "common/fork_server.h"
+#include "fusion/affine.h"
 #include "fusion/parser.h"
+#include "fusion/polynomial.h"
 #include "fusion/printer.h"
 
 namespace fusion::testing {
@@ -149,6 +151,49 @@ std::string GccProgram::Run(const std::vector<long long>& inputs) const {
              out);
   if (out.size() >= 10 && out.compare(out.size() - 10, 10, " undefined") == 0) return "undefined";
   return out.empty() ? "finished" : out;
+}
+
+Inferred::Inferred(const Program& prog, double time_limit_s, bool polynomials)
+    : sys(EncodeHorn(prog, ctx)), inv(InferAffineInvariants(sys, ctx, time_limit_s)) {
+  if (polynomials) InferPolynomialEqualities(sys, ctx, time_limit_s, inv);
+}
+
+int Inferred::PredWith(const std::string& var) const {
+  for (size_t p = 0; p < sys.pred_vars.size(); ++p) {
+    for (const auto& v : sys.pred_vars[p]) {
+      if (v == var) return static_cast<int>(p);
+    }
+  }
+  return -1;
+}
+
+std::vector<z3::expr> Inferred::Args(int pred) {
+  std::vector<z3::expr> args;
+  for (unsigned i = 0; i < sys.preds[pred].arity(); ++i) {
+    args.push_back(ctx.constant(sys.pred_vars[pred][i].c_str(), sys.preds[pred].domain(i)));
+  }
+  return args;
+}
+
+bool Inferred::Implies(int pred, const z3::expr& fact) {
+  z3::solver s(ctx);
+  s.add(inv.Assumed(ctx, pred, Args(pred)));
+  s.add(!fact);
+  return s.check() == z3::unsat;
+}
+
+bool Inferred::Inductive() {
+  for (const HornClause& c : sys.clauses) {
+    if (c.head_pred < 0) continue;
+    z3::solver s(ctx);
+    s.add(c.constraint);
+    s.add(AtomsHold(ctx, BodyAtoms(c), [&](size_t p, const std::vector<z3::expr>& args) {
+      return inv.Assumed(ctx, static_cast<int>(p), args);
+    }));
+    s.add(!inv.At(ctx, c.head_pred, c.head_args));
+    if (s.check() != z3::unsat) return false;
+  }
+  return true;
 }
 
 }  // namespace fusion::testing

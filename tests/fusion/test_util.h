@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <z3++.h>
+
 #include "fusion/ast.h"
+#include "fusion/horn.h"
 #include "fusion/interpreter.h"
+#include "fusion/invariants.h"
 #include "fusion/solver.h"
 #include "fusion/svcomp_tasks.h"
 
@@ -82,5 +86,26 @@ std::vector<SvCompTask> SvCompTasks();
 
 // Runs a shell command; returns its exit status and fills out with its stdout.
 int RunCommand(const std::string& command, std::string& out);
+
+// A program's Horn system in a context of its own and the invariants inferred for it: the affine ones, and with
+// `polynomials` the polynomial equalities too; questions about them.
+struct Inferred {
+  z3::context ctx;
+  HornSystem sys;
+  InferredInvariants inv;
+  explicit Inferred(const Program& prog, double time_limit_s = 10, bool polynomials = false);
+
+  // The predicate over variable `var` (the first, in encoding order), or -1.
+  int PredWith(const std::string& var) const;
+  // The predicate's arguments as constants named after its variables.
+  std::vector<z3::expr> Args(int pred);
+  // The integer constant of variable `name` in Args.
+  z3::expr Var(const std::string& name) { return ctx.int_const(name.c_str()); }
+  // Whether what a clause's body may assume of pred (its invariants and their consequences) implies fact.
+  bool Implies(int pred, const z3::expr& fact);
+  // Whether every clause leads from states its body may assume to one in its head's invariant (the clauses that
+  // end in an error aside: the invariants need not prove anything).
+  bool Inductive();
+};
 
 }  // namespace fusion::testing
