@@ -203,7 +203,8 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     // Polynomial equalities are often the property itself (nla-digbench asserts them at the loop head): with the
     // affine invariants they may prove it alone, Spacer not run. Each query within kDirectCheckRlimit: a
     // nonlinear one may run on without an answer.
-    if (std::any_of(inferred.polynomials.begin(), inferred.polynomials.end(), [](const auto& p) { return !p.empty(); })) {
+    const auto found = [](const std::vector<PolynomialEquality>& p) { return !p.empty(); };
+    if (std::any_of(inferred.polynomials.begin(), inferred.polynomials.end(), found)) {
       const InvariantAt inferred_at = [&](int pred, const std::vector<z3::expr>& args) {
         return inferred.At(ctx, pred, args);
       };
