@@ -1,7 +1,6 @@
 #include "fusion/affine.h"
 
 #include <algorithm>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -282,6 +281,5 @@ InferredInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx
   }
   return with_bounds;
 }
-
 
 }  // namespace fusion

@@ -14,7 +14,6 @@
 #include "common/exit_codes.h"
 #include "common/progress.h"
 #include "fusion/affine.h"
-#include "fusion/polynomial.h"
 #include "fusion/cells.h"
 #include "fusion/errors.h"
 #include "fusion/fuse.h"
@@ -22,6 +21,7 @@
 #include "fusion/lift.h"
 #include "fusion/normalize.h"
 #include "fusion/parser.h"
+#include "fusion/polynomial.h"
 #include "fusion/printer.h"
 #include "fusion/svcomp_tasks.h"
 #include "fusion/verifier.h"
@@ -205,7 +205,8 @@ int main(int argc, char** argv) {
   AddDataModelOption(*verify, va.data_model, "the task file's data_model, else LP64");
   verify->add_option("--timeout", va.timeout, "seconds for the whole run")->check(tools::FinitePositive());
   verify->add_flag("--no-fusion", va.no_fusion, "only the original program (no fused candidates)");
-  verify->add_flag("--no-affine", va.no_affine, "Spacer without the inferred invariants, affine and polynomial (to measure what they add)");
+  verify->add_flag("--no-affine", va.no_affine,
+                   "Spacer without the inferred invariants, affine and polynomial (to measure what they add)");
   verify->add_flag("--invariants", va.invariants, "print the loop invariants of a proof");
   verify->add_flag("--json", va.json, "one JSON object on stdout");
   verify->add_flag("-q,--quiet", va.quiet, "no progress line (--json implies it)");
