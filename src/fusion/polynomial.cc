@@ -417,17 +417,17 @@ std::vector<std::vector<size_t>> KeepInductive(const HornSystem& sys, z3::contex
 
 bool MultipliesVariables(const z3::expr& e) {
   std::unordered_set<unsigned> visited;
-  std::vector<z3::expr> todo = {e};
-  while (!todo.empty()) {
-    const z3::expr t = todo.back();
-    todo.pop_back();
+  std::vector<z3::expr> pending = {e};
+  while (!pending.empty()) {
+    const z3::expr t = pending.back();
+    pending.pop_back();
     if (!t.is_app() || !visited.insert(t.id()).second) continue;
     if (t.decl().decl_kind() == Z3_OP_MUL) {
       unsigned symbolic = 0;
       for (unsigned i = 0; i < t.num_args(); ++i) symbolic += !t.arg(i).is_numeral();
       if (symbolic >= 2) return true;
     }
-    for (unsigned i = 0; i < t.num_args(); ++i) todo.push_back(t.arg(i));
+    for (unsigned i = 0; i < t.num_args(); ++i) pending.push_back(t.arg(i));
   }
   return false;
 }
