@@ -103,8 +103,9 @@ void InferBounds(const HornSystem& sys, z3::context& ctx, const std::vector<std:
     return z3::mk_and(conj);
   };
   const auto numeral = [&](const z3::expr& v) {
-    if (!v.is_numeral()) throw GiveUp{};
-    return mpz_class(Z3_get_numeral_string(ctx, v));
+    const std::optional<mpz_class> n = IntegerOf(v);
+    if (!n) throw GiveUp{};
+    return *n;
   };
   z3::params params(ctx);
   params.set("timeout", static_cast<unsigned>(std::max(1.0, (deadline_s - clock.Seconds()) * 1000)));
@@ -244,9 +245,9 @@ InferredInvariants InferAffineInvariants(const HornSystem& sys, z3::context& ctx
           const z3::model& m = *found;
           std::vector<mpq_class> point;
           for (size_t i : ints[q]) {
-            const z3::expr v = m.eval(c.head_args[i], true);
-            if (!v.is_numeral()) throw GiveUp{};
-            point.emplace_back(mpz_class(Z3_get_numeral_string(ctx, v)));
+            const std::optional<mpz_class> v = IntegerOf(m.eval(c.head_args[i], true));
+            if (!v) throw GiveUp{};
+            point.emplace_back(*v);
           }
           s.pop();
           // A model outside the equalities is outside the hull; anything else is a bug, not a fixpoint.

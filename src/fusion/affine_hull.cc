@@ -46,13 +46,17 @@ std::vector<std::pair<std::vector<mpz_class>, mpz_class>> AffineHull::Equalities
     for (size_t k = 0; k < rows_.size(); ++k) a[pivots_[k]] = -rows_[k][f];
     mpq_class b = 0;
     for (size_t i = 0; i < dims_; ++i) b += a[i] * (*base_)[i];
-    mpz_class scale = b.get_den();
-    for (const auto& x : a) mpz_lcm(scale.get_mpz_t(), scale.get_mpz_t(), x.get_den().get_mpz_t());
+    const mpz_class scale = DenominatorLcm(a, b.get_den());
     std::vector<mpz_class> coeffs(dims_);
     for (size_t i = 0; i < dims_; ++i) coeffs[i] = mpq_class(a[i] * scale).get_num();
     out.emplace_back(std::move(coeffs), mpq_class(b * scale).get_num());
   }
   return out;
+}
+
+mpz_class DenominatorLcm(const std::vector<mpq_class>& v, mpz_class lcm) {
+  for (const auto& x : v) mpz_lcm(lcm.get_mpz_t(), lcm.get_mpz_t(), x.get_den().get_mpz_t());
+  return lcm;
 }
 
 }  // namespace fusion

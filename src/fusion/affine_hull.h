@@ -37,4 +37,8 @@ class AffineHull {
   std::vector<size_t> pivots_;  // the pivot column of each row, ascending
 };
 
+// The least common multiple of the denominators of v's entries and of `lcm`: the factor that makes each entry
+// an integer.
+mpz_class DenominatorLcm(const std::vector<mpq_class>& v, mpz_class lcm = 1);
+
 }  // namespace fusion

@@ -2,6 +2,11 @@
 
 namespace fusion {
 
+std::optional<mpz_class> IntegerOf(const z3::expr& value) {
+  if (!value.is_numeral()) return std::nullopt;
+  return mpz_class(Z3_get_numeral_string(value.ctx(), value));
+}
+
 z3::expr LinearTerm(z3::context& ctx, const std::vector<mpz_class>& coeffs, const std::vector<z3::expr>& args) {
   z3::expr_vector terms(ctx);
   for (size_t i = 0; i < coeffs.size(); ++i) {

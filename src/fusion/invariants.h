@@ -6,6 +6,7 @@
 #include <gmpxx.h>
 #include <z3++.h>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,9 @@ struct InferredInvariants {
 // The clauses of sys with each body strengthened by the invariants of its predicate and of its calls'
 // summaries (Assumed): the same least model, as the invariants hold of every reachable state.
 HornSystem Strengthened(const HornSystem& sys, const InferredInvariants& invariants, z3::context& ctx);
+
+// The integer a Z3 value stands for, or none where it is no numeral (a model that left a term symbolic).
+std::optional<mpz_class> IntegerOf(const z3::expr& value);
 
 // coeffs · args.
 z3::expr LinearTerm(z3::context& ctx, const std::vector<mpz_class>& coeffs, const std::vector<z3::expr>& args);

@@ -40,13 +40,6 @@ constexpr size_t kStaleRounds = 8;
 constexpr unsigned kSampleRlimit = 200'000;
 constexpr unsigned kCheckRlimit = 500'000;
 
-// The values of an integer term in a model, or none where the model leaves it symbolic.
-std::optional<mpz_class> Numeral(z3::context& ctx, const z3::model& m, const z3::expr& e) {
-  const z3::expr v = m.eval(e, true);
-  if (!v.is_numeral()) return std::nullopt;
-  return mpz_class(Z3_get_numeral_string(ctx, v));
-}
-
 // The monomials of degree 1 (0 with with_one) to `degree` over `vars` (argument indices), by degree, each sorted.
 std::vector<Monomial> MonomialsUpTo(const std::vector<size_t>& vars, size_t degree, bool with_one = false) {
   std::vector<Monomial> out;
@@ -186,7 +179,7 @@ class Sampler {
     if (model) {
       std::vector<mpz_class> state;
       for (size_t i : ints_[q]) {
-        const std::optional<mpz_class> v = Numeral(ctx_, *model, c.head_args[i]);
+        const std::optional<mpz_class> v = IntegerOf(model->eval(c.head_args[i], true));
         if (!v) break;
         state.push_back(*v);
       }
@@ -283,8 +276,7 @@ class Guesses {
   PolynomialEquality Equality(size_t f) const {
     const std::vector<mpq_class>& v = found_[f];
     PolynomialEquality e;
-    mpz_class scale = 1;
-    for (const mpq_class& x : v) mpz_lcm(scale.get_mpz_t(), scale.get_mpz_t(), x.get_den().get_mpz_t());
+    const mpz_class scale = DenominatorLcm(v);
     for (size_t i = 0; i + 1 < v.size(); ++i) {
       if (v[i] == 0) continue;
       Monomial args;

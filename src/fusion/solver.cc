@@ -189,13 +189,14 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
   // cut short by the solver's deadline would throw the proof away.
   auto dog = std::make_unique<Watchdog>(ctx, time_limit_s, cpu_limit_s);
   try {
-    const double affine_limit_s = kAffineShare * (cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s);
+    // The limit that the shares of the inferred invariants are of.
+    const double inference_base_s = cpu_limit_s > 0 ? std::min(cpu_limit_s, time_limit_s) : time_limit_s;
     // A call's summary gets them too (a clause's body is its predicate and its calls' summaries together):
     // Spacer alone learns recursive's Addition03-1's `r >= m + k` for one k after another, 30 s to `r = m + n`.
     InferredInvariants inferred =
-        affine_invariants ? InferAffineInvariants(sys, ctx, affine_limit_s) : InferredInvariants::True(sys);
+        affine_invariants ? InferAffineInvariants(sys, ctx, kAffineShare * inference_base_s) : InferredInvariants::True(sys);
     if (affine_invariants && MultipliesVariables(sys)) {
-      InferPolynomialEqualities(sys, ctx, kPolynomialShare / kAffineShare * affine_limit_s, inferred);
+      InferPolynomialEqualities(sys, ctx, kPolynomialShare * inference_base_s, inferred);
     }
     solved_ = std::make_unique<HornSystem>(Strengthened(sys, inferred, ctx));
     // The invariants of the proof, once there is one.
