@@ -7,6 +7,10 @@ std::optional<mpz_class> IntegerOf(const z3::expr& value) {
   return mpz_class(Z3_get_numeral_string(value.ctx(), value));
 }
 
+z3::solver EliminatingSolver(z3::context& ctx) {
+  return (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt")).mk_solver();
+}
+
 z3::expr LinearTerm(z3::context& ctx, const std::vector<mpz_class>& coeffs, const std::vector<z3::expr>& args) {
   z3::expr_vector terms(ctx);
   for (size_t i = 0; i < coeffs.size(); ++i) {
@@ -25,6 +29,14 @@ z3::expr AffineBound::At(z3::context& ctx, const std::vector<z3::expr>& args) co
   return LinearTerm(ctx, coeffs, args) <= ctx.int_val(bound.get_str().c_str());
 }
 
+z3::expr AffineBound::ReachedAt(z3::context& ctx, const std::vector<z3::expr>& args) const {
+  return LinearTerm(ctx, coeffs, args) == ctx.int_val(bound.get_str().c_str());
+}
+
+z3::expr BoundDisjunction::At(z3::context& ctx, const std::vector<z3::expr>& args) const {
+  return reached.ReachedAt(ctx, args) || bound.At(ctx, args);
+}
+
 z3::expr PolynomialEquality::At(z3::context& ctx, const std::vector<z3::expr>& args) const {
   z3::expr_vector sum(ctx);
   for (const auto& [coeff, monomial] : terms) {
@@ -41,6 +53,7 @@ z3::expr InferredInvariants::At(z3::context& ctx, int pred, const std::vector<z3
   for (const auto& e : equalities[pred]) conj.push_back(e.At(ctx, args));
   for (const auto& b : bounds[pred]) conj.push_back(b.At(ctx, args));
   for (const auto& p : polynomials[pred]) conj.push_back(p.At(ctx, args));
+  for (const auto& d : disjunctions[pred]) conj.push_back(d.At(ctx, args));
   return z3::mk_and(conj);
 }
 
@@ -61,6 +74,7 @@ InferredInvariants InferredInvariants::True(const HornSystem& sys) {
   out.equalities.assign(sys.preds.size(), {});
   out.bounds.assign(sys.preds.size(), {});
   out.polynomials.assign(sys.preds.size(), {});
+  out.disjunctions.assign(sys.preds.size(), {});
   out.consequences.assign(sys.preds.size(), {});
   return out;
 }

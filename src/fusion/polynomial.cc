@@ -1,6 +1,7 @@
 #include "fusion/polynomial.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -339,20 +340,186 @@ class Guesses {
   std::vector<size_t> generators_;
 };
 
-// Houdini's fixpoint: drops every generator that a clause, from states satisfying the known invariants and the
-// generators left, leads out of, until none does. Returns the generators left per predicate. Throws OutOfTime at
-// the deadline.
+// The pairs of predicate p's arguments (by index, the smaller first) that a comparison in a clause compares
+// with each other and nothing else, where p is in the clause's body (its loop's guard: `n <= a`).
+std::set<std::pair<size_t, size_t>> ComparedPairs(const HornSystem& sys, size_t p) {
+  std::set<std::pair<size_t, size_t>> out;
+  for (const HornClause& c : sys.clauses) {
+    for (const BodyAtom& atom : BodyAtoms(c)) {
+      if (atom.pred != p) continue;
+      std::map<unsigned, size_t> position;
+      for (size_t i = 0; i < atom.args->size(); ++i) position.emplace((*atom.args)[i].id(), i);
+      std::unordered_set<unsigned> visited;
+      std::vector<z3::expr> pending = {c.constraint};
+      while (!pending.empty()) {
+        const z3::expr t = pending.back();
+        pending.pop_back();
+        if (!t.is_app() || !visited.insert(t.id()).second) continue;
+        for (unsigned i = 0; i < t.num_args(); ++i) pending.push_back(t.arg(i));
+        const Z3_decl_kind kind = t.decl().decl_kind();
+        if (kind != Z3_OP_LE && kind != Z3_OP_LT && kind != Z3_OP_GE && kind != Z3_OP_GT && kind != Z3_OP_EQ) continue;
+        // The arguments of p that the comparison mentions; any other variable rules it out.
+        std::set<size_t> mentioned;
+        bool others = false;
+        std::vector<z3::expr> within = {t};
+        while (!within.empty() && !others) {
+          const z3::expr u = within.back();
+          within.pop_back();
+          const auto at = position.find(u.id());
+          if (at != position.end()) {
+            mentioned.insert(at->second);
+          } else if (u.is_const() && !u.is_numeral()) {
+            others = true;
+          } else if (u.is_app()) {
+            for (unsigned i = 0; i < u.num_args(); ++i) within.push_back(u.arg(i));
+          }
+        }
+        if (!others && mentioned.size() == 2) out.emplace(*mentioned.begin(), *mentioned.rbegin());
+      }
+    }
+  }
+  return out;
+}
+
+// The disjunctions guessed at one predicate from its states (over its integer arguments `ints`, of `arity`
+// arguments in all): for each of its known bounds and each term t over the integer arguments, x and -x of each and
+// x + y, x - y, -x + y, -x - y of each pair in `pairs` (argument indices: those a guard compares), but the
+// bound's own, "the bound reached, or t >= m", m the least t of the states where the bound is not reached, unless
+// a known bound says t >= m alone. First those where a state that reaches the bound has a smaller t (the states
+// show the disjunction needed), then the others (the states may not show it: a short converted from an unsigned
+// short input is negative only from 2^15 on, which the sampling seldom draws). Of bounds reached at the same
+// states only the first is used: `n >= 0`, `x >= 0` and `z >= 6` are all reached at cohencu's start, and their
+// disjunctions would say the same. At most kMaxDisjunctions.
+std::vector<BoundDisjunction> GuessDisjunctions(const std::vector<std::vector<mpz_class>>& states,
+                                                const std::vector<size_t>& ints, const std::vector<AffineBound>& bounds,
+                                                const std::set<std::pair<size_t, size_t>>& pairs, size_t arity) {
+  // The value of coeffs · args in each state; none where a coefficient is on an argument that is no integer.
+  const auto values = [&](const std::vector<mpz_class>& coeffs) -> std::optional<std::vector<mpz_class>> {
+    mpz_class on_ints = 0;
+    for (size_t k = 0; k < ints.size(); ++k) on_ints += abs(coeffs[ints[k]]);
+    mpz_class on_all = 0;
+    for (const mpz_class& c : coeffs) on_all += abs(c);
+    if (on_ints != on_all) return std::nullopt;
+    std::vector<mpz_class> out;
+    for (const auto& state : states) {
+      mpz_class v = 0;
+      for (size_t k = 0; k < ints.size(); ++k) v += coeffs[ints[k]] * state[k];
+      out.push_back(v);
+    }
+    return out;
+  };
+  std::vector<std::vector<mpz_class>> terms;
+  const auto term = [&](size_t i, int ci, size_t j, int cj) {
+    std::vector<mpz_class> t(arity, 0);
+    t[i] += ci;
+    t[j] += cj;
+    terms.push_back(std::move(t));
+  };
+  for (size_t i : ints) {
+    term(i, 1, i, 0);
+    term(i, -1, i, 0);
+  }
+  for (const auto& [i, j] : pairs) {
+    const bool both_ints = std::count(ints.begin(), ints.end(), i) > 0 && std::count(ints.begin(), ints.end(), j) > 0;
+    if (!both_ints) continue;
+    term(i, 1, j, 1);
+    term(i, 1, j, -1);
+    term(i, -1, j, 1);
+    term(i, -1, j, -1);
+  }
+  std::vector<BoundDisjunction> shown, others;
+  std::set<std::vector<bool>> reached_sets;
+  for (const AffineBound& b : bounds) {
+    const std::optional<std::vector<mpz_class>> lhs = values(b.coeffs);
+    if (!lhs) continue;
+    std::vector<bool> reached;
+    for (const mpz_class& v : *lhs) reached.push_back(v == b.bound);
+    if (std::count(reached.begin(), reached.end(), true) == 0 ||
+        std::count(reached.begin(), reached.end(), false) == 0 || !reached_sets.insert(reached).second) {
+      continue;
+    }
+    std::vector<mpz_class> opposite;
+    for (const mpz_class& c : b.coeffs) opposite.push_back(-c);
+    for (const std::vector<mpz_class>& t : terms) {
+      if (t == b.coeffs || t == opposite) continue;
+      const std::vector<mpz_class> tv = *values(t);
+      std::optional<mpz_class> least;
+      for (size_t k = 0; k < states.size(); ++k) {
+        if (!reached[k] && (!least || tv[k] < *least)) least = tv[k];
+      }
+      std::vector<mpz_class> negated;
+      for (const mpz_class& c : t) negated.push_back(-c);
+      const AffineBound bound{std::move(negated), -*least};
+      const auto says = [&](const AffineBound& known) {
+        return known.coeffs == bound.coeffs && known.bound <= bound.bound;
+      };
+      if (std::any_of(bounds.begin(), bounds.end(), says)) continue;
+      bool needed = false;
+      for (size_t k = 0; k < states.size(); ++k) needed = needed || (reached[k] && tv[k] < *least);
+      (needed ? shown : others).push_back(BoundDisjunction{b, bound});
+    }
+  }
+  shown.insert(shown.end(), others.begin(), others.end());
+  if (shown.size() > kMaxDisjunctions) shown.resize(kMaxDisjunctions);
+  return shown;
+}
+
+// Drops each of known's disjunctions that its equalities, its bounds and the other disjunctions left imply
+// (`c == 0 || c >= 1` where c >= 0; `c == 0 || c + k >= 2` with `c == 0 || c <= k`): each would be one more case
+// split in every query about its predicate. A query that is inconclusive keeps its disjunction.
+void DropImplied(const HornSystem& sys, z3::context& ctx, InferredInvariants& known) {
+  z3::solver s = EliminatingSolver(ctx);
+  z3::params limit(ctx);
+  limit.set("rlimit", kCheckRlimit);
+  s.set(limit);
+  for (size_t p = 0; p < sys.preds.size(); ++p) {
+    std::vector<BoundDisjunction>& ds = known.disjunctions[p];
+    if (ds.empty()) continue;
+    std::vector<z3::expr> args;
+    for (unsigned i = 0; i < sys.preds[p].arity(); ++i) {
+      args.push_back(ctx.constant(("disjunction_arg_" + std::to_string(i)).c_str(), sys.preds[p].domain(i)));
+    }
+    s.push();
+    for (const AffineEquality& e : known.equalities[p]) s.add(e.At(ctx, args));
+    for (const AffineBound& b : known.bounds[p]) s.add(b.At(ctx, args));
+    for (size_t k = 0; k < ds.size();) {
+      s.push();
+      for (size_t j = 0; j < ds.size(); ++j) {
+        if (j != k) s.add(ds[j].At(ctx, args));
+      }
+      s.add(!ds[k].At(ctx, args));
+      const bool implied = s.check() == z3::unsat;
+      s.pop();
+      if (implied) {
+        ds.erase(ds.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        ++k;
+      }
+    }
+    s.pop();
+  }
+}
+
+// A guessed invariant of one predicate: its formula at a clause side's arguments.
+using Candidate = std::function<z3::expr(const std::vector<z3::expr>& args)>;
+
+// Houdini's fixpoint: drops every candidate that a clause, from states satisfying the known invariants and the
+// candidates left, leads out of, until none does. Returns the indices of the candidates left per predicate.
+// Throws OutOfTime at the deadline.
 std::vector<std::vector<size_t>> KeepInductive(const HornSystem& sys, z3::context& ctx,
-                                               const InferredInvariants& known, const std::vector<Guesses>& guesses,
+                                               const InferredInvariants& known,
+                                               const std::vector<std::vector<Candidate>>& candidates,
                                                const common::Stopwatch& clock, double deadline_s) {
   const size_t preds = sys.preds.size();
   std::vector<std::vector<size_t>> kept(preds);
-  for (size_t p = 0; p < preds; ++p) kept[p] = guesses[p].Generators();
-  z3::solver s(ctx);
+  for (size_t p = 0; p < preds; ++p) {
+    for (size_t f = 0; f < candidates[p].size(); ++f) kept[p].push_back(f);
+  }
+  z3::solver s = EliminatingSolver(ctx);
   const auto holds = [&](size_t p, const std::vector<z3::expr>& args) {
     z3::expr_vector conj(ctx);
     conj.push_back(known.At(ctx, static_cast<int>(p), args));
-    for (size_t f : kept[p]) conj.push_back(guesses[p].Equality(f).At(ctx, args));
+    for (size_t f : kept[p]) conj.push_back(candidates[p][f](args));
     return z3::mk_and(conj);
   };
   const auto check = [&] {
@@ -373,7 +540,7 @@ std::vector<std::vector<size_t>> KeepInductive(const HornSystem& sys, z3::contex
         // Made again after each drop: a loop's body assumes what its head keeps.
         const z3::expr body = c.constraint && AtomsHold(ctx, BodyAtoms(c), holds);
         z3::expr_vector heads(ctx);
-        for (size_t f : kept[q]) heads.push_back(guesses[q].Equality(f).At(ctx, c.head_args));
+        for (size_t f : kept[q]) heads.push_back(candidates[q][f](c.head_args));
         s.push();
         s.add(body && !z3::mk_and(heads));
         const z3::check_result r = check();
@@ -389,7 +556,7 @@ std::vector<std::vector<size_t>> KeepInductive(const HornSystem& sys, z3::contex
         s.pop();
         if (r == z3::unsat) break;
         if (r == z3::unknown) {
-          // One at a time: an inconclusive check drops only the generator it was about.
+          // One at a time: an inconclusive check drops only the candidate it was about.
           for (size_t k = 0; k < kept[q].size(); ++k) {
             s.push();
             s.add(body && !heads[static_cast<int>(k)]);
@@ -429,7 +596,7 @@ bool MultipliesVariables(const HornSystem& sys) {
                      [](const HornClause& c) { return MultipliesVariables(c.constraint); });
 }
 
-void InferPolynomialEqualities(const HornSystem& sys, z3::context& ctx, double time_limit_s,
+void InferPolynomialInvariants(const HornSystem& sys, z3::context& ctx, double time_limit_s,
                                InferredInvariants& known) {
   const common::Stopwatch clock;
   const size_t preds = sys.preds.size();
@@ -447,18 +614,42 @@ void InferPolynomialEqualities(const HornSystem& sys, z3::context& ctx, double t
     Sampler sampler(sys, ctx, ints, clock, kSamplingShare * time_limit_s);
     sampler.Run(wanted);
     std::vector<Guesses> guesses;
-    bool any = false;
+    std::vector<std::vector<BoundDisjunction>> disjunctions(preds);
+    // Per predicate the equalities' generators first, then the disjunctions.
+    std::vector<std::vector<Candidate>> candidates(preds);
     for (size_t p = 0; p < preds; ++p) {
       const bool sampled = known.reachable[p] && sampler.States(p).size() >= 2;
-      guesses.emplace_back(sampled ? sampler.States(p) : std::vector<std::vector<mpz_class>>{}, ints[p]);
-      any = any || !guesses.back().Generators().empty();
+      const std::vector<std::vector<mpz_class>> none;
+      guesses.emplace_back(sampled ? sampler.States(p) : none, ints[p]);
+      for (size_t f : guesses[p].Generators()) {
+        candidates[p].push_back([&ctx, e = guesses[p].Equality(f)](const std::vector<z3::expr>& args) {
+          return e.At(ctx, args);
+        });
+      }
+      if (sampled) {
+        disjunctions[p] =
+            GuessDisjunctions(sampler.States(p), ints[p], known.bounds[p], ComparedPairs(sys, p), sys.preds[p].arity());
+      }
+      for (const BoundDisjunction& d : disjunctions[p]) {
+        candidates[p].push_back([&ctx, d](const std::vector<z3::expr>& args) { return d.At(ctx, args); });
+      }
     }
-    if (!any) return;
-    const std::vector<std::vector<size_t>> kept = KeepInductive(sys, ctx, known, guesses, clock, time_limit_s);
+    if (std::all_of(candidates.begin(), candidates.end(), [](const auto& c) { return c.empty(); })) return;
+    const std::vector<std::vector<size_t>> kept = KeepInductive(sys, ctx, known, candidates, clock, time_limit_s);
     for (size_t p = 0; p < preds; ++p) {
-      for (size_t f : kept[p]) known.polynomials[p].push_back(guesses[p].Equality(f));
-      known.consequences[p] = guesses[p].ImpliedBy(kept[p]);
+      const std::vector<size_t>& generators = guesses[p].Generators();
+      std::vector<size_t> equalities;
+      for (size_t k : kept[p]) {
+        if (k < generators.size()) {
+          equalities.push_back(generators[k]);
+          known.polynomials[p].push_back(guesses[p].Equality(generators[k]));
+        } else {
+          known.disjunctions[p].push_back(disjunctions[p][k - generators.size()]);
+        }
+      }
+      known.consequences[p] = guesses[p].ImpliedBy(equalities);
     }
+    DropImplied(sys, ctx, known);
   } catch (const OutOfTime&) {
     return;
   } catch (const z3::exception&) {

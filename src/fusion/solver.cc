@@ -90,9 +90,15 @@ InvariantAt ModelInvariant(const HornSystem& sys, const z3::model& m, const Infe
   };
 }
 
+// The most inferred disjunctions that the check of a clause splits into cases (2^k queries).
+constexpr size_t kMaxSplitDisjunctions = 4;
+
 // Checks that the invariants make every clause of the system as encoded valid, with the inferred consequences
 // (InferredInvariants::consequences) assumed in each body too; empty when they do, else why not. The caller's
-// watchdog bounds the time, and rlimit > 0 (Z3's resource limit) each clause's query.
+// watchdog bounds the time, and rlimit > 0 (Z3's resource limit) each query. Where the body's predicates have
+// inferred disjunctions (at most kMaxSplitDisjunctions), each case of them is a query of its own, its disjuncts
+// facts: Z3 then eliminates a variable by a case's equality, which inside the disjunction it does not (cohencu's
+// exit with `n == 0 || n <= a + 1`: 8 s as one query, 0.05 s by cases).
 std::string CheckInductive(const HornSystem& sys, const InvariantAt& invariant, const InferredInvariants& inferred,
                            z3::context& ctx, unsigned rlimit = 0) {
   const auto assumed = [&](int pred, const std::vector<z3::expr>& args) {
@@ -100,19 +106,34 @@ std::string CheckInductive(const HornSystem& sys, const InvariantAt& invariant, 
   };
   for (size_t i = 0; i < sys.clauses.size(); ++i) {
     const HornClause& c = sys.clauses[i];
-    z3::solver s(ctx);
-    if (rlimit > 0) {
-      z3::params p(ctx);
-      p.set("rlimit", rlimit);
-      s.set(p);
+    z3::expr_vector query(ctx);
+    query.push_back(c.constraint);
+    std::vector<std::pair<z3::expr, z3::expr>> disjuncts;
+    const auto add_body = [&](int pred, const std::vector<z3::expr>& args) {
+      query.push_back(assumed(pred, args));
+      for (const BoundDisjunction& d : inferred.disjunctions[pred]) {
+        disjuncts.emplace_back(d.reached.ReachedAt(ctx, args), d.bound.At(ctx, args));
+      }
+    };
+    if (c.body_pred >= 0) add_body(c.body_pred, c.body_args);
+    for (const SummaryAtom& call : c.calls) add_body(call.pred, call.args);
+    if (c.head_pred >= 0) query.push_back(!invariant(c.head_pred, c.head_args));
+    if (disjuncts.size() > kMaxSplitDisjunctions) disjuncts.clear();
+    for (size_t cases = size_t{1} << disjuncts.size(), k = 0; k < cases; ++k) {
+      z3::solver s = EliminatingSolver(ctx);
+      if (rlimit > 0) {
+        z3::params p(ctx);
+        p.set("rlimit", rlimit);
+        s.set(p);
+      }
+      s.add(query);
+      for (size_t d = 0; d < disjuncts.size(); ++d) s.add((k >> d & 1) != 0 ? disjuncts[d].second : disjuncts[d].first);
+      const z3::check_result r = s.check();
+      if (r == z3::sat) return "invariant check failed on clause " + std::to_string(i);
+      if (r == z3::unknown) {
+        return "invariant check inconclusive on clause " + std::to_string(i) + " (" + s.reason_unknown() + ")";
+      }
     }
-    s.add(c.constraint);
-    if (c.body_pred >= 0) s.add(assumed(c.body_pred, c.body_args));
-    for (const SummaryAtom& call : c.calls) s.add(assumed(call.pred, call.args));
-    if (c.head_pred >= 0) s.add(!invariant(c.head_pred, c.head_args));
-    const z3::check_result r = s.check();
-    if (r == z3::sat) return "invariant check failed on clause " + std::to_string(i);
-    if (r == z3::unknown) return "invariant check inconclusive on clause " + std::to_string(i) + " (" + s.reason_unknown() + ")";
   }
   return "";
 }
@@ -196,7 +217,7 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     InferredInvariants inferred =
         affine_invariants ? InferAffineInvariants(sys, ctx, kAffineShare * inference_base_s) : InferredInvariants::True(sys);
     if (affine_invariants && MultipliesVariables(sys)) {
-      InferPolynomialEqualities(sys, ctx, kPolynomialShare * inference_base_s, inferred);
+      InferPolynomialInvariants(sys, ctx, kPolynomialShare * inference_base_s, inferred);
     }
     solved_ = std::make_unique<HornSystem>(Strengthened(sys, inferred, ctx));
     // The invariants of the proof, once there is one.
@@ -204,8 +225,9 @@ SolveResult HornProblem::Solve(const OptionSet& options, double time_limit_s, do
     // Polynomial equalities are often the property itself (nla-digbench asserts them at the loop head): with the
     // affine invariants they may prove it alone, Spacer not run. Each query within kDirectCheckRlimit: a
     // nonlinear one may run on without an answer.
-    const auto found = [](const std::vector<PolynomialEquality>& p) { return !p.empty(); };
-    if (std::any_of(inferred.polynomials.begin(), inferred.polynomials.end(), found)) {
+    const auto found = [](const auto& p) { return !p.empty(); };
+    if (std::any_of(inferred.polynomials.begin(), inferred.polynomials.end(), found) ||
+        std::any_of(inferred.disjunctions.begin(), inferred.disjunctions.end(), found)) {
       const InvariantAt inferred_at = [&](int pred, const std::vector<z3::expr>& args) {
         return inferred.At(ctx, pred, args);
       };

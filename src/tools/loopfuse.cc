@@ -271,17 +271,19 @@ int main(int argc, char** argv) {
     fusion::HornSystem sys = fusion::EncodeHorn(prog, ctx);
     if (horn_affine) {
       fusion::InferredInvariants inv = fusion::InferAffineInvariants(sys, ctx, kAffineSeconds);
-      if (fusion::MultipliesVariables(sys)) fusion::InferPolynomialEqualities(sys, ctx, kAffineSeconds, inv);
-      size_t equalities = 0, polynomials = 0, consequences = 0, unreachable = 0;
+      if (fusion::MultipliesVariables(sys)) fusion::InferPolynomialInvariants(sys, ctx, kAffineSeconds, inv);
+      size_t equalities = 0, polynomials = 0, consequences = 0, disjunctions = 0, unreachable = 0;
       for (size_t p = 0; p < inv.reachable.size(); ++p) {
         equalities += inv.equalities[p].size();
         polynomials += inv.polynomials[p].size();
         consequences += inv.consequences[p].size();
+        disjunctions += inv.disjunctions[p].size();
         unreachable += !inv.reachable[p];
       }
       applied.push_back(fmt::format("strengthened by the inferred invariants: {} equalities, {} polynomial equalities "
-                                    "and {} of their consequences, {} loop heads unreachable",
-                                    equalities, polynomials, consequences, unreachable));
+                                    "and {} of their consequences, {} disjunctions of bounds, {} loop heads "
+                                    "unreachable",
+                                    equalities, polynomials, consequences, disjunctions, unreachable));
       sys = fusion::Strengthened(sys, inv, ctx);
     }
     const std::string smt2 = fusion::HornToSmt2(sys, ctx);

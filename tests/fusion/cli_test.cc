@@ -145,7 +145,7 @@ TEST(Cli, HornShowsTheClausesStrengthenedByTheAffineInvariants) {
   ASSERT_EQ(RunCommand(kBin + " horn " + file, plain), 0);
   ASSERT_EQ(RunCommand(kBin + " horn --affine " + file, strengthened), 0);
   EXPECT_EQ(strengthened.rfind("; strengthened by the inferred invariants: 1 equalities, 0 polynomial equalities and 0 "
-                               "of their consequences, 0 loop heads unreachable\n",
+                               "of their consequences, 0 disjunctions of bounds, 0 loop heads unreachable\n",
                                0),
             0u)
       << strengthened;

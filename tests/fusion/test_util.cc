@@ -155,7 +155,7 @@ std::string GccProgram::Run(const std::vector<long long>& inputs) const {
 
 Inferred::Inferred(const Program& prog, double time_limit_s, bool polynomials)
     : sys(EncodeHorn(prog, ctx)), inv(InferAffineInvariants(sys, ctx, time_limit_s)) {
-  if (polynomials) InferPolynomialEqualities(sys, ctx, time_limit_s, inv);
+  if (polynomials) InferPolynomialInvariants(sys, ctx, time_limit_s, inv);
 }
 
 int Inferred::PredWith(const std::string& var) const {
