@@ -26,9 +26,10 @@ bool MultipliesVariables(const HornSystem& sys);
 // predicate's integer arguments, and to known.disjunctions "a bound of known.bounds reached, or a bound of one
 // argument or of two that a clause compares" (none that the others imply), that the clauses keep, with the
 // invariants of `known` assumed in every body, within time_limit_s seconds; to known.consequences what the
-// equalities imply. What it adds is inductive (every clause from states satisfying its body's invariants leads
-// to a state satisfying its head's), so it holds of every reachable state; where the time runs out or a query is
-// inconclusive before the fixpoint, nothing is added.
+// equalities imply. The equalities are checked first, the disjunctions then with them assumed. What it adds is
+// inductive (every clause from states satisfying its body's invariants leads to a state satisfying its head's),
+// so it holds of every reachable state; where the time runs out before a fixpoint, nothing of that kind is added
+// (no equality, or no disjunction).
 void InferPolynomialInvariants(const HornSystem& sys, z3::context& ctx, double time_limit_s, InferredInvariants& known);
 
 // The highest degree of a guessed monomial.

@@ -175,8 +175,23 @@ std::vector<z3::expr> Inferred::Args(int pred) {
   return args;
 }
 
+namespace {
+
+// A solver for the questions about inferred invariants: variables that equalities define are eliminated first
+// (Z3's solve-eqs), without which the default solver ran on without end on geo2's nonlinear invariants with a
+// disjunction; and a minute at most, so that a question it cannot decide fails its test instead of hanging it.
+z3::solver Checker(z3::context& ctx) {
+  z3::solver s = (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt")).mk_solver();
+  z3::params p(ctx);
+  p.set("timeout", 60'000u);
+  s.set(p);
+  return s;
+}
+
+}  // namespace
+
 bool Inferred::Implies(int pred, const z3::expr& fact) {
-  z3::solver s(ctx);
+  z3::solver s = Checker(ctx);
   s.add(inv.Assumed(ctx, pred, Args(pred)));
   s.add(!fact);
   return s.check() == z3::unsat;
@@ -185,7 +200,7 @@ bool Inferred::Implies(int pred, const z3::expr& fact) {
 bool Inferred::Inductive() {
   for (const HornClause& c : sys.clauses) {
     if (c.head_pred < 0) continue;
-    z3::solver s(ctx);
+    z3::solver s = Checker(ctx);
     s.add(c.constraint);
     s.add(AtomsHold(ctx, BodyAtoms(c), [&](size_t p, const std::vector<z3::expr>& args) {
       return inv.Assumed(ctx, static_cast<int>(p), args);
