@@ -123,14 +123,15 @@ TEST(Polynomial, EachDisjunctionKeptSaysWhatTheOthersDoNot) {
 
 TEST(Polynomial, ADisjunctionTheStatesDoNotShowIsGuessedToo) {
   // nla-digbench's cohencu-ll: a is negative only where the input is 2^15 or more, which the sampling's small
-  // draws seldom are, so no state shows that n <= a + 1 alone does not hold.
+  // draws seldom are, so no state shows that n <= a + 1 alone does not hold. A minute for each inference: the
+  // equalities' inconclusive queries took the disjunctions' time under the sanitizers with 10 s.
   Inferred in(ParseText(R"(int main() {
       short a = __VERIFIER_nondet_unsigned_short();
       long long n = 0, x = 0, y = 1, z = 6;
       while (n <= a) { n = n + 1; x = x + y; y = y + z; z = z + 6; }
       __VERIFIER_assert(6 * a * x - x * z + 12 * x == 0);
       return 0; })"),
-              10, true);
+              60, true);
   const int loop = in.PredWith("x");
   ASSERT_GE(loop, 0);
   const auto v = [&](const char* name) { return in.Var(name); };
@@ -140,7 +141,8 @@ TEST(Polynomial, ADisjunctionTheStatesDoNotShowIsGuessedToo) {
 
 TEST(Polynomial, TheEqualitiesAreCheckedBeforeTheDisjunctions) {
   // nla-digbench's geo2: `1 + x*z - x - z*y == 0` is inductive alone; checked together with the disjunctions,
-  // their case splits made the loop's query run out of its resource limit and the equality was dropped.
+  // their case splits made the loop's query run out of its resource limit and the equality was dropped. A minute
+  // for each inference, as above.
   Inferred in(ParseText(R"(int main() {
       int z = __VERIFIER_nondet_int(); int k = __VERIFIER_nondet_int();
       int x = 1, y = 1, c = 1;
@@ -150,7 +152,7 @@ TEST(Polynomial, TheEqualitiesAreCheckedBeforeTheDisjunctions) {
         c = c + 1; x = x * z + 1; y = y * z;
       }
       return 0; })"),
-              10, true);
+              60, true);
   const int loop = in.PredWith("x");
   ASSERT_GE(loop, 0);
   EXPECT_TRUE(in.Inductive());
