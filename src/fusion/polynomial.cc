@@ -628,10 +628,10 @@ void InferPolynomialInvariants(const HornSystem& sys, z3::context& ctx, double t
         });
       }
     }
-    const auto none = [](const std::vector<std::vector<Candidate>>& c) {
+    const auto no_candidates = [](const std::vector<std::vector<Candidate>>& c) {
       return std::all_of(c.begin(), c.end(), [](const auto& of_pred) { return of_pred.empty(); });
     };
-    if (!none(candidates)) {
+    if (!no_candidates(candidates)) {
       const std::vector<std::vector<size_t>> kept = KeepInductive(sys, ctx, known, candidates, clock, time_limit_s);
       for (size_t p = 0; p < preds; ++p) {
         std::vector<size_t> equalities;
@@ -650,7 +650,7 @@ void InferPolynomialInvariants(const HornSystem& sys, z3::context& ctx, double t
         candidates[p].push_back([&ctx, d](const std::vector<z3::expr>& args) { return d.At(ctx, args); });
       }
     }
-    if (none(candidates)) return;
+    if (no_candidates(candidates)) return;
     const std::vector<std::vector<size_t>> kept = KeepInductive(sys, ctx, known, candidates, clock, time_limit_s);
     for (size_t p = 0; p < preds; ++p) {
       for (size_t k : kept[p]) known.disjunctions[p].push_back(disjunctions[p][k]);
